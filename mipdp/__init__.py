@@ -1,0 +1,28 @@
+"""mipdp: differentially private best subset selection by mixed-integer optimization.
+
+>>> from mipdp import private_bss
+>>> from mipdp.datasets import make_bss_regression
+>>> X, y, true_support = make_bss_regression(n=500, p=20, s=3, random_state=0)
+>>> res = private_bss(X, y, s=3, eps=1.0, bounds=(0.5, 0.5), random_state=0)
+>>> res.support.shape
+(3,)
+"""
+
+from .exceptions import (BackendUnavailableError, BudgetError, CertificationError,
+                         ConditionalPrivacyWarning, PrivacyLeakWarning, SizeLimitError,
+                         SolverError)
+from .result import SelectionResult
+from .selection import PrivateBSSResult, private_bss
+from .selector import PrivateBestSubsetSelector
+
+__version__ = "0.1.0"
+
+__all__ = ["private_bss", "PrivateBSSResult", "PrivateBestSubsetSelector", "SelectionResult", "PrivacyLeakWarning",
+           "ConditionalPrivacyWarning", "CertificationError", "BudgetError", "SolverError",
+           "BackendUnavailableError", "SizeLimitError", "available_backends"]
+
+
+def available_backends() -> list[str]:
+    """Names of the MIP backends whose solver package is installed."""
+    from solvers import available_backends as _ab
+    return _ab()

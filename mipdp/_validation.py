@@ -1,0 +1,165 @@
+"""Input checks shared by every public function: arrays, bounds, parameters, RNG."""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+
+from .exceptions import PrivacyLeakWarning
+
+__all__ = ["check_X_y", "check_sparsity", "check_epsilon", "check_positive",
+           "check_bounds", "clip_data", "check_random_state", "check_labels_pm1"]
+
+
+def _as_float_matrix(X, name: str) -> np.ndarray:
+    if hasattr(X, "toarray") and callable(X.toarray):  # scipy.sparse
+        X = X.toarray()
+    try:
+        arr = np.asarray(X)
+    except Exception as exc:  # pragma: no cover - exotic containers
+        raise TypeError(f"{name}: could not convert to a numeric array ({exc})") from exc
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name}: expected numeric values, got dtype {arr.dtype}") from exc
+    if np.iscomplexobj(arr):
+        raise TypeError(f"{name}: complex values are not supported")
+    return np.array(arr, dtype=np.float64, copy=True)
+
+
+def check_X_y(X, y, *, min_samples: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """Validate and copy ``X`` (n, p) and ``y`` (n,) as float64 arrays.
+
+    Raises
+    ------
+    TypeError
+        Non-numeric data.
+    ValueError
+        Wrong dimensions, mismatched lengths, too few rows, NaN or inf.
+    """
+    X = _as_float_matrix(X, "X")
+    y = _as_float_matrix(y, "y")
+    if X.ndim != 2:
+        raise ValueError(f"X: expected a 2-D array of shape (n_samples, n_features), got shape {X.shape}")
+    if y.ndim == 2 and 1 in y.shape:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"y: expected a 1-D array of shape (n_samples,), got shape {y.shape}")
+    if X.shape[0] != y.shape[0]:
+        raise ValueError(f"X and y: X has {X.shape[0]} rows but y has {y.shape[0]} entries")
+    if X.shape[0] < min_samples:
+        raise ValueError(f"X: need at least {min_samples} samples, got {X.shape[0]}")
+    if X.shape[1] < 1:
+        raise ValueError("X: need at least one feature")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("X: contains NaN or infinite values")
+    if not np.all(np.isfinite(y)):
+        raise ValueError("y: contains NaN or infinite values")
+    return X, y
+
+
+def check_sparsity(s, p: int, name: str = "s") -> int:
+    """``s`` must be an integer with ``1 <= s < p``."""
+    if isinstance(s, bool) or not isinstance(s, numbers.Integral):
+        raise TypeError(f"{name}: expected an integer, got {type(s).__name__}")
+    s = int(s)
+    if not 1 <= s < p:
+        raise ValueError(f"{name}: must satisfy 1 <= {name} < p = {p}, got {s}")
+    return s
+
+
+def check_positive(value, name: str, *, allow_zero: bool = False, allow_inf: bool = False) -> float:
+    """A real number ``> 0`` (or ``>= 0``), finite unless ``allow_inf``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected a real number, got {type(value).__name__}")
+    value = float(value)
+    if np.isnan(value) or (np.isinf(value) and not allow_inf):
+        raise ValueError(f"{name}: must be finite, got {value}")
+    if value < 0 or (value == 0 and not allow_zero):
+        raise ValueError(f"{name}: must be {'>= 0' if allow_zero else '> 0'}, got {value}")
+    return value
+
+
+def check_epsilon(eps, name: str = "eps") -> float:
+    """Privacy parameter ``eps > 0`` (finite)."""
+    return check_positive(eps, name)
+
+
+def check_bounds(bounds, X: np.ndarray, y: np.ndarray | None, *, need_y: bool = True,
+                 name: str = "bounds") -> tuple[float, float | None]:
+    """Resolve clipping bounds ``(b_x, b_y)``.
+
+    A missing bound is read off the data (``max |x_ij|`` or ``max |y_i|``) with a
+    :class:`PrivacyLeakWarning`: such a bound is not private and voids the guarantee
+    for whatever depends on it.
+    """
+    if bounds is None:
+        bounds = (None, None)
+    if isinstance(bounds, numbers.Real) and not isinstance(bounds, bool):
+        bounds = (bounds, bounds)
+    try:
+        b_x, b_y = bounds
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name}: expected (bound_x, bound_y), got {bounds!r}") from exc
+    derived = []
+    if b_x is None:
+        b_x = float(np.max(np.abs(X))) or 1.0
+        derived.append(f"bound_x = max|X| = {b_x:.6g}")
+    else:
+        b_x = check_positive(b_x, f"{name}[0] (bound on |x_ij|)")
+    if need_y:
+        if b_y is None:
+            b_y = float(np.max(np.abs(y))) or 1.0
+            derived.append(f"bound_y = max|y| = {b_y:.6g}")
+        else:
+            b_y = check_positive(b_y, f"{name}[1] (bound on |y_i|)")
+    else:
+        b_y = None if b_y is None else check_positive(b_y, f"{name}[1] (bound on |y_i|)")
+    if derived:
+        warnings.warn(
+            f"{name}: no clipping bounds given, so they were read off the data ("
+            + ", ".join(derived) + "). Bounds taken from the data are not private and the "
+            "released output is not differentially private with respect to them; pass "
+            f"{name}=(bound_x, bound_y) from domain knowledge.", PrivacyLeakWarning, stacklevel=3)
+    return b_x, b_y
+
+
+def clip_data(X: np.ndarray, y: np.ndarray | None, b_x: float, b_y: float | None):
+    """Coordinate-wise clipping to ``[-b_x, b_x]`` and ``[-b_y, b_y]`` (returns copies)."""
+    Xc = np.clip(X, -b_x, b_x)
+    yc = None if y is None else (y.copy() if b_y is None else np.clip(y, -b_y, b_y))
+    return Xc, yc
+
+
+def check_labels_pm1(y: np.ndarray, name: str = "y") -> np.ndarray:
+    """Labels must be exactly -1 and +1 and both present."""
+    vals = np.unique(y)
+    if not np.all(np.isin(vals, (-1.0, 1.0))):
+        raise ValueError(f"{name}: labels must be -1 or +1 for the hinge loss, got values "
+                         f"{vals[:5].tolist()}{'...' if vals.size > 5 else ''}")
+    if vals.size < 2:
+        raise ValueError(f"{name}: all labels are {vals[0]:+g}; need both -1 and +1")
+    return y
+
+
+def check_random_state(random_state) -> np.random.Generator:
+    """Turn ``random_state`` into a :class:`numpy.random.Generator`.
+
+    ``None`` draws fresh OS entropy; an int or :class:`numpy.random.SeedSequence`
+    seeds a new PCG64 generator; a Generator is used as is (shared, not copied).
+    The legacy global RNG is never used.
+    """
+    if random_state is None or isinstance(random_state, (numbers.Integral, np.random.SeedSequence)):
+        if isinstance(random_state, bool):
+            raise TypeError("random_state: expected None, an int or a numpy Generator, got bool")
+        if isinstance(random_state, numbers.Integral) and random_state < 0:
+            raise ValueError(f"random_state: must be non-negative, got {random_state}")
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    raise TypeError("random_state: expected None, an int, a SeedSequence or a "
+                    f"numpy.random.Generator, got {type(random_state).__name__} "
+                    "(the legacy RandomState is not accepted)")

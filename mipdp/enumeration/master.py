@@ -1,0 +1,168 @@
+"""The outer-approximation master problem, held in one persistent backend model.
+
+    min η   s.t.   η >= cut_t(z)  for every cut t,   Σ z = s,   z ∈ {0,1}^p,
+                   (optional) region rows on Σ_{i∈S*} z_i,   no-good rows,   η <= cutoff.
+
+``η`` is stored in *privacy units*: ``η = (L - offset) / scale`` with ``scale`` the
+sensitivity Δ, so the solver's absolute feasibility tolerances (≈1e-6) translate into a
+log-probability error of at most ≈1e-6·ε in the samplers.  Rows are only ever
+appended; a cut found in one phase serves every later phase.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from solvers import get_backend
+from solvers.base import MIPBackend, SolveResult
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["MasterProblem"]
+
+
+class MasterProblem:
+    """Cuts, cardinality and region rows over one backend.
+
+    Parameters
+    ----------
+    p, s : int
+        Number of features and support size.
+    offset, scale : float
+        ``η = (L - offset) / scale``; ``L >= 0`` gives ``η >= -offset / scale``.
+    backend : str or MIPBackend
+        Backend name (see :func:`solvers.get_backend`).
+    backend_options : dict, optional
+        Passed to the backend constructor.
+    """
+
+    def __init__(self, p: int, s: int, offset: float, scale: float,
+                 backend: str | MIPBackend = "highs", backend_options: dict | None = None) -> None:
+        self.p, self.s = p, s
+        self.offset, self.scale = float(offset), float(scale)
+        self.backend = get_backend(backend, **(backend_options or {}))
+        self.backend.check_size(p + 1, 1)
+        self.eta = int(self.backend.add_variables(1, -self.offset / self.scale, np.inf)[0])
+        self.z = self.backend.add_variables(p, 0.0, 1.0, integer=True)
+        self.backend.add_rows([(self.z, np.ones(p), float(s), float(s))])
+        self.backend.set_objective([self.eta], [1.0])
+        self.n_cuts = 0
+        self.n_nogoods = 0
+        self._region_rows: dict[tuple, int] = {}
+        self._cut_supports: set[tuple] = set()
+        self._cut_const: list[float] = []
+        self._cut_grad: list[np.ndarray] = []
+        self._fixed = np.zeros(p, dtype=bool)
+
+    # -- scaling ------------------------------------------------------------------------
+    def to_eta(self, value: float) -> float:
+        """Objective value ``L`` in master units."""
+        return (value - self.offset) / self.scale
+
+    def to_value(self, eta: float) -> float:
+        """Master units back to an objective value ``L``."""
+        return self.offset + self.scale * eta
+
+    # -- rows -----------------------------------------------------------------------------
+    def has_cut(self, support: np.ndarray) -> bool:
+        """Whether a cut at this support is already in the model."""
+        return tuple(int(i) for i in support) in self._cut_supports
+
+    def cut_row(self, support: np.ndarray, value: float, grad: np.ndarray) -> tuple:
+        """Register the cut ``η >= (value + gᵀ(z - 1_S) - offset) / scale`` and return its row.
+
+        The caller adds the row (directly, or as a lazy row through the backend).
+        """
+        self._cut_supports.add(tuple(int(i) for i in support))
+        self.n_cuts += 1
+        g = np.asarray(grad, dtype=float) / self.scale
+        rhs = self.to_eta(value) - float(g[np.asarray(support)].sum())
+        self._cut_const.append(rhs)
+        self._cut_grad.append(g)
+        idx = np.concatenate(([self.eta], self.z))
+        coef = np.concatenate(([1.0], -g))
+        return (idx, coef, rhs, np.inf)
+
+    def cuts(self) -> tuple[np.ndarray, np.ndarray]:
+        """All cuts so far as ``(const, grad)``: ``η >= const[t] + grad[t] @ z``."""
+        return np.asarray(self._cut_const), np.vstack(self._cut_grad)
+
+    def fix_zero(self, mask: np.ndarray) -> int:
+        """Fix ``z_j = 0`` where ``mask`` (only valid for the current region and cutoff).
+
+        Returns the number of newly fixed columns; :meth:`unfix` restores them.
+        """
+        new = np.asarray(mask) & ~self._fixed
+        if np.any(new):
+            self.backend.set_variable_bounds(self.z[new], 0.0, 0.0)
+            self._fixed |= new
+        return int(new.sum())
+
+    def unfix(self) -> None:
+        """Undo :meth:`fix_zero`."""
+        if np.any(self._fixed):
+            self.backend.set_variable_bounds(self.z[self._fixed], 0.0, 1.0)
+            self._fixed[:] = False
+
+    @property
+    def n_fixed(self) -> int:
+        """Columns currently fixed to zero."""
+        return int(self._fixed.sum())
+
+    def add_cut(self, support: np.ndarray, value: float, grad: np.ndarray) -> None:
+        """Add the cut at ``support`` now (no-op if it is already in the model)."""
+        if not self.has_cut(support):
+            self.backend.add_rows([self.cut_row(support, value, grad)])
+
+    def nogood_row(self, support: np.ndarray) -> tuple:
+        """Register and return the no-good row ``Σ_{i∈S} z_i <= s - 1`` excluding one support."""
+        S = np.asarray(support)
+        self.n_nogoods += 1
+        return (self.z[S], np.ones(S.size), -np.inf, self.s - 1.0)
+
+    def set_region(self, center: np.ndarray, lo: float, hi: float) -> None:
+        """Restrict ``Σ_{i∈center} z_i`` to ``[lo, hi]`` (one persistent row per center)."""
+        key = tuple(int(i) for i in center)
+        row = self._region_rows.get(key)
+        if row is None:
+            C = np.asarray(center)
+            row = int(self.backend.add_rows([(self.z[C], np.ones(C.size), float(lo), float(hi))])[0])
+            self._region_rows[key] = row
+        else:
+            self.backend.set_row_bounds([row], lo, hi)
+        for other, r in self._region_rows.items():
+            if other != key:
+                self.backend.set_row_bounds([r], -np.inf, np.inf)
+
+    def clear_region(self) -> None:
+        """Drop every region restriction."""
+        for r in self._region_rows.values():
+            self.backend.set_row_bounds([r], -np.inf, np.inf)
+
+    def set_cutoff(self, value: float | None, margin: float = 1e-5) -> None:
+        """Only look for supports with ``L < value`` (``η <= to_eta(value) + margin``).
+
+        ``margin`` (in units of Δ) exceeds the solver's feasibility tolerance, so an
+        *infeasible* master proves ``L(S) > value`` for every support it still allows.
+        """
+        ub = np.inf if value is None or not np.isfinite(value) else self.to_eta(value) + margin
+        self.backend.set_variable_bounds([self.eta], -self.offset / self.scale, ub)
+
+    # -- solving ----------------------------------------------------------------------------
+    def solve(self, *, mip_rel_gap: float = 1e-9, time_limit: float | None = None,
+              lazy=None) -> tuple[SolveResult, np.ndarray | None]:
+        """Solve; return the result and the support of ``z`` (``None`` if infeasible)."""
+        res = self.backend.solve(mip_rel_gap=mip_rel_gap, time_limit=time_limit, lazy=lazy)
+        if res.status == "infeasible":
+            return res, None
+        return res, self.support_of(res.x)
+
+    def support_of(self, x: np.ndarray) -> np.ndarray:
+        """The support encoded by a solution vector (binaries rounded)."""
+        zval = np.asarray(x)[self.z]
+        S = np.flatnonzero(zval > 0.5)
+        if S.size != self.s:  # pragma: no cover - solver returned a non-integral point
+            raise RuntimeError(f"master returned {S.size} selected features, expected {self.s}")
+        return S

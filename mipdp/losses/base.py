@@ -1,0 +1,107 @@
+"""What a loss must provide to the enumeration and the samplers.
+
+A :class:`Loss` is a small, data-free object (its ridge ``λ``, its radius ``r``, its
+sensitivity formula).  :meth:`Loss.bind` attaches data and returns a
+:class:`SupportObjective`, which computes the support objective
+
+    L(S) = min_{||β||_2 <= r}  (1/n) Σ_i ℓ(y_i, x_{i,S}ᵀβ)  +  (λ / (c n)) ||β||²
+
+exactly for given supports, the outer-approximation cut of its perspective
+relaxation at a support, and the objective of every one-swap neighbour of a support.
+A new convex loss is one new pair of classes; the enumeration never changes.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+import numpy as np
+
+__all__ = ["Loss", "SupportObjective"]
+
+
+class Loss(ABC):
+    """A convex per-sample loss with a ridge term and an ℓ2-ball constraint.
+
+    Parameters
+    ----------
+    ridge : float
+        Ridge parameter ``λ > 0`` (the exact OA cuts need ``λ > 0``).
+    radius : float
+        Radius ``r`` of the ℓ2 ball on the coefficients.
+    """
+
+    #: Registry name.
+    name: ClassVar[str] = "abstract"
+    #: Whether the sensitivity uses a bound on ``|y_i|`` (regression) or not (±1 labels).
+    needs_y_bound: ClassVar[bool] = True
+
+    def __init__(self, ridge: float = 120.0, radius: float = 1.1) -> None:
+        from .._validation import check_positive
+        self.ridge = check_positive(ridge, "ridge")
+        self.radius = check_positive(radius, "radius", allow_inf=True)
+
+    @abstractmethod
+    def sample_bound(self, s: int, b_x: float, b_y: float | None) -> float:
+        """Upper bound ``B`` on one sample's loss over the feasible set (after clipping)."""
+
+    def sensitivity(self, n: int, s: int, b_x: float, b_y: float | None) -> float:
+        """Replace-one sensitivity ``Δ = B / n`` of ``L(S)`` (the ridge term is data-free)."""
+        return self.sample_bound(s, b_x, b_y) / n
+
+    def check_targets(self, y: np.ndarray) -> np.ndarray:
+        """Validate ``y`` for this loss (regression: anything finite)."""
+        return y
+
+    @abstractmethod
+    def bind(self, X: np.ndarray, y: np.ndarray) -> "SupportObjective":
+        """Attach (clipped) data and return the objective over supports."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(ridge={self.ridge:g}, radius={self.radius:g})"
+
+
+class SupportObjective(ABC):
+    """``L(S)`` on fixed data, with cuts and one-swap evaluation."""
+
+    def __init__(self, loss: Loss, X: np.ndarray, y: np.ndarray) -> None:
+        self.loss = loss
+        self.X = X
+        self.y = y
+        self.n, self.p = X.shape
+        #: number of supports evaluated so far (statistics only)
+        self.n_evaluations = 0
+
+    @abstractmethod
+    def values(self, supports: np.ndarray) -> np.ndarray:
+        """Exact ``L(S)`` for each row of ``supports`` (shape ``(m, s)``, sorted indices)."""
+
+    @abstractmethod
+    def value_and_cut(self, support: np.ndarray) -> tuple[float, np.ndarray]:
+        """``(L(S), g)`` with ``g`` the gradient of the perspective relaxation at ``1_S``.
+
+        The cut ``η >= L(S) + gᵀ(z - 1_S)`` is a global lower bound on ``L`` over all
+        binary ``z`` (convexity of the perspective relaxation), so it stays valid in
+        every later master problem.
+        """
+
+    def one_swap_values(self, support: np.ndarray) -> np.ndarray:
+        """Objective of every one-swap neighbour of ``support``.
+
+        Returns
+        -------
+        ndarray, shape (s, p)
+            Entry ``[a, j]`` is ``L(S - {S[a]} + {j})``; ``inf`` where ``j ∈ S``.
+            The default evaluates all ``s (p - s)`` supports with :meth:`values`;
+            losses with a closed form override it with a vectorised update.
+        """
+        support = np.asarray(support)
+        s = support.size
+        out = np.full((s, self.p), np.inf)
+        outside = np.setdiff1d(np.arange(self.p), support)
+        for a in range(s):
+            rest = np.delete(support, a)
+            cand = np.sort(np.column_stack([np.broadcast_to(rest, (outside.size, s - 1)), outside]), axis=1)
+            out[a, outside] = self.values(cand)
+        return out

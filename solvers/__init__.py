@@ -1,0 +1,70 @@
+"""MIP backend adapters for mipdp.
+
+Each backend is a small adapter (see :class:`solvers.base.MIPBackend`) around one
+solver; the solver's package is imported only when the backend is created, so
+``import mipdp`` works with HiGHS alone.
+
+>>> from solvers import available_backends, get_backend
+>>> "highs" in available_backends()
+True
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+from .base import (BackendUnavailableError, MIPBackend, SizeLimitError, SolveResult,
+                   SolverError, SolverTimeLimitError)
+
+__all__ = ["MIPBackend", "SolveResult", "SolverError", "BackendUnavailableError",
+           "SizeLimitError", "SolverTimeLimitError", "get_backend", "available_backends",
+           "BACKENDS"]
+
+#: name -> (module holding the adapter, adapter class, Python package it needs, pip extra)
+BACKENDS: dict[str, tuple[str, str, str, str]] = {
+    "highs": ("solvers.highs", "HighsBackend", "highspy", "highspy"),
+    "gurobi": ("solvers.gurobi", "GurobiBackend", "gurobipy", "mipdp[gurobi]"),
+    "pyomo": ("solvers.pyomo", "PyomoBackend", "pyomo", "mipdp[pyomo]"),
+}
+
+
+def available_backends() -> list[str]:
+    """Names of the backends whose solver package is importable here."""
+    return [name for name, (_, _, pkg, _) in BACKENDS.items()
+            if importlib.util.find_spec(pkg) is not None]
+
+
+def get_backend(name: str | MIPBackend = "highs", **options) -> MIPBackend:
+    """Create a fresh backend (one empty model) by name.
+
+    Parameters
+    ----------
+    name : {"highs", "gurobi", "pyomo"} or MIPBackend subclass instance
+        Backend name.  An existing instance is returned unchanged only if it holds
+        no model yet.
+    **options
+        Passed to the adapter (``time_limit``, ``threads``, ``verbose``; Pyomo also
+        takes ``solver=``).
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not a known backend.
+    BackendUnavailableError
+        The backend's solver package is not installed.
+    """
+    if isinstance(name, MIPBackend):
+        if name.n_cols or name.n_rows:
+            raise ValueError("backend: pass a backend name or an empty backend instance; "
+                             "this instance already holds a model")
+        return name
+    if not isinstance(name, str) or name.lower() not in BACKENDS:
+        raise ValueError(f"backend: unknown backend {name!r}; choose one of "
+                         f"{sorted(BACKENDS)} (installed: {available_backends()})")
+    module, cls, pkg, extra = BACKENDS[name.lower()]
+    if importlib.util.find_spec(pkg) is None:
+        raise BackendUnavailableError(
+            f"backend={name!r} needs the Python package {pkg!r}, which is not installed; "
+            f"install it with `pip install {extra}` or use one of {available_backends()}")
+    return getattr(importlib.import_module(module), cls)(**options)

@@ -1,0 +1,294 @@
+"""The small interface every MIP backend implements.
+
+The outer-approximation master problem of :mod:`mipdp` is a mixed-integer *linear*
+program: one continuous epigraph variable, ``p`` binaries and linear rows (cuts,
+cardinality rows, no-good rows) added between solves.  A backend is a thin adapter
+around one solver that exposes exactly that and nothing more.
+
+A backend owns one persistent model.  Rows are appended (never rebuilt), so cuts
+found in one phase of the enumeration stay in the model for every later phase.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Callable, ClassVar, Sequence
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+INF = float("inf")
+
+#: A linear row ``lb <= sum(coef[k] * x[idx[k]]) <= ub``.
+Row = tuple  # (idx: np.ndarray[int], coef: np.ndarray[float], lb: float, ub: float)
+
+#: A lazy-constraint oracle: called with an integer-feasible point ``x`` (all columns),
+#: returns the rows that cut it off (empty list to accept it).
+LazyOracle = Callable[[np.ndarray], Sequence[Row]]
+
+
+class SolverError(RuntimeError):
+    """A backend failed: it could not start, hit a limit, or returned no usable answer."""
+
+
+class BackendUnavailableError(SolverError, ImportError):
+    """The Python package behind a backend is not installed (or has no licence)."""
+
+
+class SizeLimitError(SolverError):
+    """The model exceeds what the installed solver licence allows."""
+
+
+class SolverTimeLimitError(SolverError):
+    """The solver hit its time limit before certifying optimality or infeasibility."""
+
+
+@dataclass
+class SolveResult:
+    """Outcome of one call to :meth:`MIPBackend.solve`.
+
+    Attributes
+    ----------
+    status : {"optimal", "infeasible"}
+        ``"optimal"``: ``x`` is optimal within the requested gap and ``bound`` is a
+        valid dual (lower) bound.  ``"infeasible"``: the solver proved that no point
+        satisfies the rows (with lazy rows, every point was cut off).  Any other
+        outcome raises :class:`SolverError` instead of returning.
+    x : ndarray or None
+        Values of all columns (``None`` when infeasible).
+    objective : float
+        Objective of ``x`` (``inf`` when infeasible).
+    bound : float
+        Dual bound on the optimum (``inf`` when infeasible).
+    time : float
+        Wall-clock seconds spent in the solver(s).
+    n_solves : int
+        Number of solver invocations (``> 1`` when lazy rows were emulated by re-solving).
+    n_lazy_rows : int
+        Lazy rows added during this call.
+    """
+
+    status: str
+    x: np.ndarray | None
+    objective: float
+    bound: float
+    time: float
+    n_solves: int = 1
+    n_lazy_rows: int = 0
+    info: dict = field(default_factory=dict)
+
+    @property
+    def gap(self) -> float:
+        """Relative gap ``(objective - bound) / max(1, |objective|)`` (0 when infeasible)."""
+        if self.status == "infeasible":
+            return 0.0
+        return max(0.0, self.objective - self.bound) / max(1.0, abs(self.objective))
+
+
+class MIPBackend(ABC):
+    """One persistent MILP model inside one solver.
+
+    Subclasses implement the ``_``-prefixed primitives; :meth:`solve` adds lazy-row
+    handling on top (native callbacks where the solver has them, otherwise the
+    solve / add rows / re-solve loop, keeping the model and its basis warm).
+
+    Parameters
+    ----------
+    time_limit : float, optional
+        Default wall-clock limit in seconds for each :meth:`solve` call.
+    threads : int, optional
+        Solver threads (``None``: the solver's default).
+    verbose : bool, default False
+        Let the solver write its log (through :mod:`logging` where possible).
+    """
+
+    name: ClassVar[str] = "abstract"
+    #: Largest number of columns (or rows) the installed licence allows, if limited.
+    size_limit: ClassVar[int | None] = None
+    #: Whether :meth:`solve` handles ``lazy=`` with a native solver callback.
+    native_lazy: ClassVar[bool] = False
+
+    def __init__(self, *, time_limit: float | None = None, threads: int | None = None,
+                 verbose: bool = False) -> None:
+        self.time_limit = time_limit
+        self.threads = threads
+        self.verbose = verbose
+        self.n_cols = 0
+        self.n_rows = 0
+
+    # -- model building -------------------------------------------------------------
+    @abstractmethod
+    def add_variables(self, n: int, lb: float | np.ndarray, ub: float | np.ndarray, *,
+                      integer: bool = False) -> np.ndarray:
+        """Append ``n`` columns; return their indices (``integer=True`` with bounds 0/1 are binaries)."""
+
+    @abstractmethod
+    def add_rows(self, rows: Sequence[Row]) -> np.ndarray:
+        """Append linear rows ``(idx, coef, lb, ub)``; return their indices."""
+
+    @abstractmethod
+    def set_row_bounds(self, rows: np.ndarray | Sequence[int], lb: np.ndarray | float,
+                       ub: np.ndarray | float) -> None:
+        """Change the bounds of existing rows (use ``±inf`` for a free side)."""
+
+    @abstractmethod
+    def set_variable_bounds(self, cols: np.ndarray | Sequence[int], lb: np.ndarray | float,
+                            ub: np.ndarray | float) -> None:
+        """Change the bounds of existing columns."""
+
+    @abstractmethod
+    def set_objective(self, cols: np.ndarray | Sequence[int], coef: np.ndarray | Sequence[float]) -> None:
+        """Minimise ``sum(coef * x[cols])`` (all other objective coefficients become 0)."""
+
+    @abstractmethod
+    def _solve_once(self, time_limit: float | None, mip_rel_gap: float,
+                    lazy: LazyOracle | None) -> SolveResult:
+        """Solve the current model once.  ``lazy`` is only passed when ``native_lazy``."""
+
+    # -- solving --------------------------------------------------------------------
+    def solve(self, *, time_limit: float | None = None, mip_rel_gap: float = 1e-9,
+              lazy: LazyOracle | None = None, max_rounds: int = 100_000) -> SolveResult:
+        """Minimise the objective over the model, with optional lazy rows.
+
+        Parameters
+        ----------
+        time_limit : float, optional
+            Wall-clock limit for the whole call (all re-solves); defaults to the
+            backend's ``time_limit``.  Hitting it raises :class:`SolverTimeLimitError`.
+        mip_rel_gap : float, default 1e-9
+            Relative optimality gap at which the solver may stop.
+        lazy : callable, optional
+            Lazy-row oracle.  The returned result satisfies every row the oracle
+            ever returned and was accepted by the oracle (or is ``"infeasible"``).
+        max_rounds : int
+            Safety cap on emulated re-solves.
+
+        Returns
+        -------
+        SolveResult
+        """
+        limit = self.time_limit if time_limit is None else time_limit
+        start = time.perf_counter()
+        if lazy is None or self.native_lazy:
+            res = self._solve_once(limit, mip_rel_gap, lazy)
+            res.time = time.perf_counter() - start
+            return res
+        n_solves = n_lazy = 0
+        for _ in range(max_rounds):
+            remaining = None if limit is None else limit - (time.perf_counter() - start)
+            if remaining is not None and remaining <= 0:
+                raise SolverTimeLimitError(
+                    f"{self.name}: time limit of {limit:g} s reached while adding lazy rows "
+                    f"({n_solves} solves); raise time_limit")
+            res = self._solve_once(remaining, mip_rel_gap, None)
+            n_solves += 1
+            if res.status == "infeasible":
+                break
+            new_rows = list(lazy(res.x))
+            if not new_rows:
+                break
+            self.add_rows(new_rows)
+            n_lazy += len(new_rows)
+        else:  # pragma: no cover - safety net
+            raise SolverError(f"{self.name}: lazy-row loop did not settle in {max_rounds} rounds")
+        res.time = time.perf_counter() - start
+        res.n_solves = n_solves
+        res.n_lazy_rows = n_lazy
+        return res
+
+    def check_size(self, n_cols: int, n_rows: int) -> None:
+        """Raise :class:`SizeLimitError` early if the licence cannot hold the model."""
+        lim = self.size_limit
+        if lim is not None and (n_cols > lim or n_rows > lim):
+            raise SizeLimitError(size_limit_message(self.name, lim, n_cols, n_rows))
+
+
+def size_limit_message(name: str, limit: int, n_cols: int, n_rows: int) -> str:
+    """The error text for a model too large for a size-limited licence."""
+    return (f"backend {name!r}: the model has {n_cols} variables and {n_rows} constraints, "
+            f"but the installed licence is limited to {limit} of each (the pip wheel of "
+            f"gurobipy ships such a licence). Use backend='highs' (free, no limit), "
+            f"pre-screen to fewer features with prescreen=..., or install a full licence.")
+
+
+def as_bound_array(values: float | np.ndarray | Sequence[float], n: int, what: str) -> np.ndarray:
+    """Broadcast a scalar or length-``n`` array of bounds/coefficients to ``float64[n]``.
+
+    Raises
+    ------
+    ValueError
+        ``values`` has the wrong length or contains NaN.
+    """
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.ndim == 0:
+        arr = np.full(n, float(arr))
+    arr = arr.reshape(-1)
+    if arr.shape[0] != n:
+        raise ValueError(f"{what}: expected a scalar or {n} values, got {arr.shape[0]}")
+    if np.isnan(arr).any():
+        raise ValueError(f"{what}: contains NaN")
+    return arr
+
+
+def as_index_array(cols: np.ndarray | Sequence[int], n_max: int, what: str) -> np.ndarray:
+    """Validate indices ``0 <= i < n_max`` and return them as ``int64[k]``."""
+    idx = np.asarray(cols, dtype=np.int64).reshape(-1)
+    if idx.size and (idx.min() < 0 or idx.max() >= n_max):
+        raise ValueError(f"{what}: index out of range [0, {n_max})")
+    return idx
+
+
+def rows_to_csr(rows: Sequence[Row], n_cols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                           np.ndarray, np.ndarray]:
+    """Validate rows ``(idx, coef, lb, ub)`` and pack them as CSR arrays.
+
+    Duplicate column indices inside a row are summed.  Shared by the backends so
+    that they all accept and reject exactly the same rows.
+
+    Returns
+    -------
+    start : int64[m + 1]
+    index : int64[nnz]
+    value : float64[nnz]
+    lb, ub : float64[m]
+
+    Raises
+    ------
+    ValueError
+        A row is malformed (lengths differ, index out of range, non-finite
+        coefficient, ``lb > ub``, ``lb == +inf`` or ``ub == -inf``, NaN bound).
+    """
+    m = len(rows)
+    start = np.zeros(m + 1, dtype=np.int64)
+    lbs = np.empty(m)
+    ubs = np.empty(m)
+    idx_parts: list[np.ndarray] = []
+    val_parts: list[np.ndarray] = []
+    for r, row in enumerate(rows):
+        if len(row) != 4:
+            raise ValueError(f"row {r}: expected (idx, coef, lb, ub), got {len(row)} items")
+        idx = np.asarray(row[0], dtype=np.int64).reshape(-1)
+        val = np.asarray(row[1], dtype=np.float64).reshape(-1)
+        lb, ub = float(row[2]), float(row[3])
+        if idx.shape != val.shape:
+            raise ValueError(f"row {r}: {idx.size} indices but {val.size} coefficients")
+        if idx.size and (idx.min() < 0 or idx.max() >= n_cols):
+            raise ValueError(f"row {r}: column index out of range [0, {n_cols})")
+        if not np.isfinite(val).all():
+            raise ValueError(f"row {r}: non-finite coefficient")
+        if np.isnan(lb) or np.isnan(ub) or lb > ub or lb == INF or ub == -INF:
+            raise ValueError(f"row {r}: invalid bounds lb={lb!r}, ub={ub!r}")
+        if idx.size > 1 and np.unique(idx).size != idx.size:
+            uniq, inv = np.unique(idx, return_inverse=True)
+            idx, val = uniq, np.bincount(inv, weights=val, minlength=uniq.size)
+        idx_parts.append(idx)
+        val_parts.append(val)
+        start[r + 1] = start[r] + idx.size
+        lbs[r], ubs[r] = lb, ub
+    index = np.concatenate(idx_parts) if idx_parts else np.zeros(0, dtype=np.int64)
+    value = np.concatenate(val_parts) if val_parts else np.zeros(0)
+    return start, index, value, lbs, ubs

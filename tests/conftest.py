@@ -1,0 +1,39 @@
+"""Shared fixtures: small regression instances of several kinds."""
+
+import numpy as np
+import pytest
+
+import solvers
+
+
+def make_instance(seed: int, n: int = 60, p: int = 9, kind: str = "well", b: float = 0.5):
+    """A small clipped regression problem: ``kind`` in well / ill / ties / dense."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    if kind == "ill":  # near-collinear columns
+        X[:, 1] = X[:, 0] + 1e-3 * rng.normal(size=n)
+        X[:, 3] = 0.5 * X[:, 2] + 0.5 * X[:, 4] + 1e-4 * rng.normal(size=n)
+    elif kind == "ties":  # duplicated columns give exactly tied supports
+        X[:, 5] = X[:, 0]
+        X[:, 6] = X[:, 1]
+    beta = np.zeros(p)
+    beta[rng.choice(p, 3, replace=False)] = rng.choice([-1.0, 1.0], 3)
+    y = X @ beta * 0.4 + 0.5 * rng.normal(size=n)
+    X = np.clip(X * 0.4, -b, b)
+    y = np.clip(y, -b, b)
+    return X, y
+
+
+BACKENDS = solvers.available_backends()
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    """Every installed MIP backend."""
+    return request.param
+
+
+@pytest.fixture
+def instance():
+    """The :func:`make_instance` factory."""
+    return make_instance

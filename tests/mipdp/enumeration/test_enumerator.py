@@ -1,0 +1,95 @@
+"""The enumeration must equal exhaustive search over all C(p, s) supports, on every backend."""
+
+import numpy as np
+import pytest
+
+from mipdp.brute_force import all_supports, least_squares_value
+from mipdp.enumeration import SupportEnumerator, default_R
+from mipdp.losses import LeastSquares
+
+# (seed, p, s, kind, ridge, radius): 24 instances, well- and ill-conditioned, with ties
+CASES = [(seed, p, s, kind, ridge, radius)
+         for seed, (p, s) in enumerate([(8, 2), (9, 3), (10, 4), (12, 3), (14, 2), (11, 1),
+                                       (13, 4), (16, 3)])
+         for kind, ridge, radius in [("well", 5.0, 1.1), ("ill", 1.0, 0.3), ("ties", 20.0, 10.0)]]
+
+
+def brute(X, y, s, ridge, radius):
+    sup = all_supports(X.shape[1], s)
+    vals = np.array([least_squares_value(X, y, S, ridge, radius) for S in sup])
+    return {tuple(S): v for S, v in zip(sup.tolist(), vals)}
+
+
+def check_top(top, table, R):
+    ref = np.sort(np.fromiter(table.values(), float))[:R]
+    assert top.supports.shape == (R, top.supports.shape[1])
+    np.testing.assert_allclose(top.values, ref, rtol=1e-10, atol=1e-13)
+    for S, v in zip(top.supports.tolist(), top.values):
+        assert table[tuple(S)] == pytest.approx(v, rel=1e-10, abs=1e-13)
+    assert len({tuple(S) for S in top.supports.tolist()}) == R
+
+
+def check_mistakes(ms, table, p, s):
+    center = set(ms.center.tolist())
+    best = min(table.values())
+    assert table[tuple(ms.center.tolist())] == pytest.approx(best, rel=1e-10, abs=1e-13)
+    K = min(s, p - s)
+    L = np.full(K + 1, np.inf)
+    for S, v in table.items():
+        k = s - len(center.intersection(S))
+        L[k] = min(L[k], v)
+    one = [v for S, v in table.items() if s - len(center.intersection(S)) == 1]
+    tau1 = max(one)
+    expected = np.minimum(L, tau1)
+    expected[0] = L[0]
+    np.testing.assert_allclose(ms.scores, expected, rtol=1e-10, atol=1e-13)
+    assert ms.second_best == pytest.approx(np.sort(list(table.values()))[1], rel=1e-10, abs=1e-13)
+
+
+def run_case(instance, case, backend):
+    seed, p, s, kind, ridge, radius = case
+    X, y = instance(seed, n=40 + 5 * seed, p=p, kind=kind if p >= 7 else "well")
+    loss = LeastSquares(ridge, radius)
+    table = brute(X, y, s, ridge, radius)
+    scale = loss.sensitivity(X.shape[0], s, 0.5, 0.5)
+    N = len(table)
+    Rs = {default_R(p, s), 1, 3, min(N, default_R(p, s) + 7)} | ({N} if N <= 60 else set())
+    for R in sorted(Rs):
+        enum = SupportEnumerator(loss.bind(X, y), s, scale=scale, backend=backend)
+        top = enum.top_supports(R)
+        check_top(top, table, min(R, N))
+        assert enum.stats.certified
+    enum = SupportEnumerator(loss.bind(X, y), s, scale=scale, backend=backend)
+    check_mistakes(enum.mistake_scores(), table, p, s)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c[3]}-p{c[1]}-s{c[2]}-{c[0]}" for c in CASES])
+def test_matches_brute_force_highs(instance, case):
+    run_case(instance, case, "highs")
+
+
+@pytest.mark.parametrize("case", CASES[::3], ids=[f"{c[3]}-p{c[1]}-s{c[2]}-{c[0]}" for c in CASES[::3]])
+def test_matches_brute_force_every_backend(instance, case, backend):
+    if backend == "highs":
+        pytest.skip("covered above")
+    run_case(instance, case, backend)
+
+
+def test_queries_share_cuts(instance):
+    X, y = instance(0, n=60, p=12)
+    loss = LeastSquares(5.0, 1.1)
+    enum = SupportEnumerator(loss.bind(X, y), 3, scale=0.01)
+    enum.top_supports(default_R(12, 3))
+    cuts = enum.master.n_cuts
+    enum.mistake_scores()
+    assert enum.master.n_cuts >= cuts  # rows are only ever appended
+    assert enum.stats.optimality_gap <= 1e-9
+
+
+def test_larger_instance_against_brute_force(instance):
+    X, y = instance(7, n=120, p=20)
+    loss = LeastSquares(10.0, 1.1)
+    table = brute(X, y, 3, 10.0, 1.1)
+    enum = SupportEnumerator(loss.bind(X, y), 3, scale=loss.sensitivity(120, 3, 0.5, 0.5))
+    check_top(enum.top_supports(default_R(20, 3)), table, default_R(20, 3))
+    check_mistakes(enum.mistake_scores(), table, 20, 3)

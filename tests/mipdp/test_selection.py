@@ -1,0 +1,138 @@
+"""The public entry point: usage, reproducibility, validation."""
+
+import numpy as np
+import pytest
+
+import solvers
+from mipdp import (BackendUnavailableError, PrivacyLeakWarning, PrivateBestSubsetSelector,
+                   private_bss)
+from mipdp.datasets import make_bss_regression
+
+B = (0.5, 0.5)
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y, support = make_bss_regression(n=600, p=14, s=3, random_state=0)
+    return X, y, support
+
+
+def test_release_and_result_fields(data):
+    X, y, _ = data
+    res = private_bss(X, y, 3, 1.0, bounds=B, random_state=0)
+    assert res.support.shape == (3,) and np.all(np.diff(res.support) > 0)
+    assert res.neighbour == "replace-one" and res.delta == 0.0
+    assert "pure" in res.guarantee
+    assert res.stats["certified"] and res.stats["optimality_gap"] <= 1e-9
+    assert res.R == 1 + 3 * 11
+    assert 0.0 < res.probability(res.support) <= 1.0
+    assert res.probability([0, 0, 1]) == 0.0
+    assert set(res.timings) >= {"warm_start", "optimum", "top_r", "sampling", "total"}
+
+
+def test_high_epsilon_recovers_truth(data):
+    X, y, support = data
+    res = private_bss(X, y, 3, 1e4, bounds=B, random_state=0)
+    np.testing.assert_array_equal(res.support, support)
+    np.testing.assert_array_equal(res.candidates[0], support)
+
+
+def test_reproducible_and_fresh_entropy(data):
+    X, y, _ = data
+    a = private_bss(X, y, 3, 0.5, bounds=B, n_draws=20, random_state=7)
+    b = private_bss(X, y, 3, 0.5, bounds=B, n_draws=20, random_state=7)
+    np.testing.assert_array_equal(a.supports, b.supports)
+    c = private_bss(X, y, 3, 0.5, bounds=B, n_draws=20, random_state=np.random.default_rng(7))
+    assert c.supports.shape == (20, 3)
+    private_bss(X, y, 3, 0.5, bounds=B, random_state=None)
+
+
+@pytest.mark.parametrize("backend", solvers.available_backends())
+def test_same_release_on_every_backend(data, backend):
+    X, y, _ = data
+    ref = private_bss(X, y, 3, 0.5, bounds=B, n_draws=10, random_state=3)
+    res = private_bss(X, y, 3, 0.5, bounds=B, n_draws=10, random_state=3, backend=backend)
+    np.testing.assert_array_equal(ref.supports, res.supports)
+
+
+def test_inputs_not_modified(data):
+    X, y, _ = data
+    X0, y0 = X.copy(), y.copy()
+    private_bss(X, y, 3, 1.0, bounds=B, random_state=0)
+    np.testing.assert_array_equal(X, X0)
+    np.testing.assert_array_equal(y, y0)
+
+
+def test_missing_bounds_warn(data):
+    X, y, _ = data
+    with pytest.warns(PrivacyLeakWarning, match="bounds"):
+        private_bss(X, y, 3, 1.0, random_state=0)
+
+
+@pytest.mark.parametrize("kwargs,exc,match", [
+    (dict(s=0), ValueError, "s"),
+    (dict(s=14), ValueError, "s"),
+    (dict(s=2.5), TypeError, "s"),
+    (dict(eps=0.0), ValueError, "eps"),
+    (dict(eps=-1.0), ValueError, "eps"),
+    (dict(eps=np.inf), ValueError, "eps"),
+    (dict(bounds=(0.0, 1.0)), ValueError, "bounds"),
+    (dict(bounds=(1.0, -1.0)), ValueError, "bounds"),
+    (dict(backend="nope"), ValueError, "backend"),
+    (dict(method="nope"), ValueError, "method"),
+    (dict(R=0), ValueError, "R"),
+    (dict(R=2.5), TypeError, "R"),
+    (dict(n_draws=0), ValueError, "n_draws"),
+    (dict(delta=0.1), ValueError, "delta"),
+    (dict(method="mistakes", delta=2.0), ValueError, "delta"),
+    (dict(ridge=0.0), ValueError, "ridge"),
+    (dict(loss="nope"), ValueError, "loss"),
+    (dict(random_state="x"), TypeError, "random_state"),
+])
+def test_bad_parameters(data, kwargs, exc, match):
+    X, y, _ = data
+    args = dict(s=3, eps=1.0, bounds=B)
+    args.update(kwargs)
+    s, eps = args.pop("s"), args.pop("eps")
+    with pytest.raises(exc, match=match):
+        private_bss(X, y, s, eps, **args)
+
+
+@pytest.mark.parametrize("mutate,match", [
+    (lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 5, np.nan, X), y), "X"),
+    (lambda X, y: (X, np.where(np.arange(y.size) == 3, np.inf, y)), "y"),
+    (lambda X, y: (X[:-1], y), "X and y"),
+    (lambda X, y: (X[:, 0], y), "X"),
+    (lambda X, y: (X, np.c_[y, y]), "y"),
+    (lambda X, y: (X.astype(str).astype(object).tolist(), y), None),
+])
+def test_bad_data(data, mutate, match):
+    X, y, _ = data
+    Xb, yb = mutate(X, y)
+    if match is None:  # numeric strings are converted: that is valid input
+        private_bss(Xb, yb, 3, 1.0, bounds=B, random_state=0)
+        return
+    with pytest.raises(ValueError, match=match):
+        private_bss(Xb, yb, 3, 1.0, bounds=B)
+
+
+def test_unavailable_backend(data, monkeypatch):
+    import importlib.util
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "gurobipy" else real(name, *a))
+    X, y, _ = data
+    with pytest.raises(BackendUnavailableError, match="gurobi"):
+        private_bss(X, y, 3, 1.0, bounds=B, backend="gurobi")
+
+
+def test_selector_in_a_pipeline(data):
+    from sklearn.linear_model import LinearRegression
+    from sklearn.pipeline import make_pipeline
+    X, y, support = data
+    sel = PrivateBestSubsetSelector(s=3, eps=1e4, bounds=B, random_state=0)
+    pipe = make_pipeline(sel, LinearRegression()).fit(X, y)
+    np.testing.assert_array_equal(sel.support_, support)
+    assert sel.get_support().sum() == 3
+    assert sel.transform(X).shape == (X.shape[0], 3)
+    assert pipe.predict(X[:3]).shape == (3,)
