@@ -164,6 +164,10 @@ class MIPBackend(ABC):
         lazy : callable, optional
             Lazy-row oracle.  The returned result satisfies every row the oracle
             ever returned and was accepted by the oracle (or is ``"infeasible"``).
+            The oracle is only shown points that satisfy the model's rows and every
+            row it returned earlier in this call (up to the solver's feasibility
+            tolerance), so it may accept a point it has already cut at.  With
+            native callbacks it can be called several times per solve.
         max_rounds : int
             Safety cap on emulated re-solves.
 

@@ -1,0 +1,306 @@
+"""HiGHS backend (through :mod:`highspy`).
+
+HiGHS is free, has no size limit and is the default backend of :mod:`mipdp`.
+
+Lazy rows
+---------
+``native_lazy`` is ``False``: lazy rows are emulated by :meth:`MIPBackend.solve`
+(solve, ask the oracle, add the rows it returns, re-solve; the ``Highs`` object keeps
+the model so only the new rows are passed).  Native lazy constraints were examined
+for highspy 1.15.1 and rejected because they do not work:
+
+* ``cbMipDefineLazyConstraints`` / ``kCallbackMipDefineLazyConstraints`` exists in
+  the enum, but the MIP solver never invokes it (a subscribed callback is never
+  called during a MIP solve), and
+* the callback input struct (``highspy.cb.HighsCallbackInput``) exposes only
+  ``user_interrupt`` and user-solution fields, no cut-set arrays through which
+  rows could be handed back; upstream issue ERGO-Code/HiGHS#3078 confirms lazy
+  constraints / user cuts are not supported by the callback API.
+
+Rejecting an incumbent from ``cbMipSolution`` is not possible either, so any native
+scheme could return a point violating an oracle row; the re-solve loop is exact.
+
+Default options
+---------------
+:data:`DEFAULT_OPTIONS` switches HiGHS presolve and the feasibility-jump heuristic
+off.  On the typical master (eta, ``p`` binaries, a cardinality row and dense cut
+rows) presolve removes nothing, while its probing and the feasibility jump are
+expensive with dense rows: with these defaults a master with p = 2000 and 60 cuts
+solves in 0.14 s instead of 8.7 s, and p = 10 000 with 200 cuts in about 3 s
+instead of more than 20 s (HiGHS 1.15.1).  Pass ``options={"presolve": "choose",
+...}`` to restore the HiGHS defaults.  Correctness does not depend on them.
+
+Integer columns
+---------------
+Values of integer columns are returned as HiGHS reports them, i.e. integral only up
+to ``mip_feasibility_tolerance`` (1e-6).  Callers should round them
+(``np.rint(x[z])`` or ``x[z] > 0.5``) before using them as a support.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from typing import Sequence
+
+import highspy
+import numpy as np
+
+from .base import (INF, LazyOracle, MIPBackend, Row, SolveResult, SolverError,
+                   SolverTimeLimitError, as_bound_array, as_index_array, rows_to_csr)
+
+logger = logging.getLogger(__name__)
+
+_MS = highspy.HighsModelStatus
+
+#: HiGHS options applied to every model (override with ``options=``); see above.
+DEFAULT_OPTIONS: dict[str, object] = {
+    "presolve": "off",
+    "mip_heuristic_run_feasibility_jump": False,
+    # The primal heuristics (sub-MIPs) dominate the time on outer-approximation masters,
+    # whose incumbents come from the oracle anyway: 2.8 s instead of 8.7 s for the top-R
+    # search at p = 1000 (experiments/bench_enumeration.py).
+    "mip_heuristic_effort": 0.0,
+    "mip_heuristic_run_rins": False,
+    "mip_heuristic_run_rens": False,
+    "mip_heuristic_run_root_reduced_cost": False,
+}
+_EMPTY_I32 = np.zeros(0, dtype=np.int32)
+_EMPTY_F64 = np.zeros(0, dtype=np.float64)
+
+
+class HighsBackend(MIPBackend):
+    """A persistent MILP inside one ``highspy.Highs`` object.
+
+    Parameters
+    ----------
+    time_limit : float, optional
+        Default wall-clock limit (seconds) per :meth:`solve` call.
+    threads : int, optional
+        HiGHS ``threads`` option.  HiGHS uses one global thread scheduler per
+        process, so this only takes effect before the first HiGHS solve of the
+        process (HiGHS warns and keeps the old value otherwise).
+    verbose : bool, default False
+        Forward the HiGHS log to this module's logger at INFO level.
+    options : dict, optional
+        HiGHS options (name -> value) applied on top of :data:`DEFAULT_OPTIONS`.
+        ``time_limit`` and ``mip_rel_gap`` are set per solve and cannot be fixed here.
+
+    Raises
+    ------
+    ValueError
+        An option name or value is not accepted by HiGHS.
+    """
+
+    name = "highs"
+    size_limit = None
+    native_lazy = False
+
+    def __init__(self, *, time_limit: float | None = None, threads: int | None = None,
+                 verbose: bool = False, options: dict | None = None) -> None:
+        super().__init__(time_limit=time_limit, threads=threads, verbose=verbose)
+        self._h = highspy.Highs()
+        self.options = {**DEFAULT_OPTIONS, **(options or {})}
+        for key in ("time_limit", "mip_rel_gap"):
+            if key in self.options:
+                raise ValueError(f"highs: pass {key} to solve(), not in options")
+        for key, value in self.options.items():
+            if self._h.setOptionValue(key, value) == highspy.HighsStatus.kError:
+                raise ValueError(f"highs: HiGHS rejected option {key}={value!r}")
+        self._n_int = 0
+        if verbose:
+            self._set_option("output_flag", True)
+            self._set_option("log_to_console", False)
+            self._h.cbLogging.subscribe(self._forward_log)
+        else:
+            self._set_option("output_flag", False)
+        if threads is not None:
+            self._set_option("threads", int(threads))
+
+    # -- helpers --------------------------------------------------------------------
+    @staticmethod
+    def _forward_log(event) -> None:
+        msg = str(event.message).rstrip()
+        if msg:
+            logger.info("HiGHS: %s", msg)
+
+    def _set_option(self, option: str, value) -> None:
+        status = self._h.setOptionValue(option, value)
+        if status == highspy.HighsStatus.kError:
+            raise SolverError(f"highs: could not set option {option}={value!r}")
+
+    def _check(self, status, what: str) -> None:
+        if status == highspy.HighsStatus.kError:
+            raise SolverError(f"highs: {what} failed")
+
+    # -- model building -------------------------------------------------------------
+    def add_variables(self, n: int, lb: float | np.ndarray, ub: float | np.ndarray, *,
+                      integer: bool = False) -> np.ndarray:
+        """Append ``n`` columns with bounds ``[lb, ub]`` (integer if ``integer``).
+
+        Returns
+        -------
+        ndarray of int
+            Indices of the new columns.
+        """
+        n = int(n)
+        if n < 0:
+            raise ValueError(f"add_variables: n must be >= 0, got {n}")
+        lo = as_bound_array(lb, n, "add_variables lb")
+        hi = as_bound_array(ub, n, "add_variables ub")
+        if (lo > hi).any():
+            raise ValueError("add_variables: lb > ub")
+        first = self.n_cols
+        if n == 0:
+            return np.arange(first, first, dtype=np.int64)
+        self._check(self._h.addCols(n, np.zeros(n), lo, hi, 0, _EMPTY_I32, _EMPTY_I32,
+                                    _EMPTY_F64), "addCols")
+        new = np.arange(first, first + n, dtype=np.int64)
+        if integer:
+            self._check(self._h.changeColsIntegrality(
+                n, new.astype(np.int32), np.full(n, highspy.HighsVarType.kInteger)),
+                "changeColsIntegrality")
+            self._n_int += n
+        self.n_cols += n
+        return new
+
+    def add_rows(self, rows: Sequence[Row]) -> np.ndarray:
+        """Append rows ``(idx, coef, lb, ub)`` in one ``addRows`` call.
+
+        Returns
+        -------
+        ndarray of int
+            Indices of the new rows.
+        """
+        rows = list(rows)
+        first = self.n_rows
+        if not rows:
+            return np.arange(first, first, dtype=np.int64)
+        start, index, value, lb, ub = rows_to_csr(rows, self.n_cols)
+        m = len(rows)
+        self._check(self._h.addRows(m, lb, ub, int(index.size), start[:-1].astype(np.int32),
+                                    index.astype(np.int32), value), "addRows")
+        self.n_rows += m
+        return np.arange(first, first + m, dtype=np.int64)
+
+    def set_row_bounds(self, rows: np.ndarray | Sequence[int], lb: np.ndarray | float,
+                       ub: np.ndarray | float) -> None:
+        """Change the bounds of existing rows (``±inf`` for a free side)."""
+        idx = as_index_array(rows, self.n_rows, "set_row_bounds")
+        lo = as_bound_array(lb, idx.size, "set_row_bounds lb")
+        hi = as_bound_array(ub, idx.size, "set_row_bounds ub")
+        if (lo > hi).any() or (lo == INF).any() or (hi == -INF).any():
+            raise ValueError("set_row_bounds: invalid bounds "
+                             "(lb > ub, or infinite on the wrong side)")
+        if idx.size:
+            self._check(self._h.changeRowsBounds(idx.size, idx.astype(np.int32), lo, hi),
+                        "changeRowsBounds")
+
+    def set_variable_bounds(self, cols: np.ndarray | Sequence[int], lb: np.ndarray | float,
+                            ub: np.ndarray | float) -> None:
+        """Change the bounds of existing columns."""
+        idx = as_index_array(cols, self.n_cols, "set_variable_bounds")
+        lo = as_bound_array(lb, idx.size, "set_variable_bounds lb")
+        hi = as_bound_array(ub, idx.size, "set_variable_bounds ub")
+        if (lo > hi).any():
+            raise ValueError("set_variable_bounds: lb > ub")
+        if idx.size:
+            self._check(self._h.changeColsBounds(idx.size, idx.astype(np.int32), lo, hi),
+                        "changeColsBounds")
+
+    def set_objective(self, cols: np.ndarray | Sequence[int],
+                      coef: np.ndarray | Sequence[float]) -> None:
+        """Minimise ``sum(coef * x[cols])``; every other cost becomes 0 (duplicates add up)."""
+        idx = as_index_array(cols, self.n_cols, "set_objective")
+        c = as_bound_array(coef, idx.size, "set_objective coef")
+        if not np.isfinite(c).all():
+            raise ValueError("set_objective: non-finite coefficient")
+        cost = np.zeros(self.n_cols)
+        np.add.at(cost, idx, c)
+        self._check(self._h.changeObjectiveSense(highspy.ObjSense.kMinimize),
+                    "changeObjectiveSense")
+        if self.n_cols:
+            self._check(self._h.changeColsCost(self.n_cols, np.arange(self.n_cols, dtype=np.int32),
+                                               cost), "changeColsCost")
+
+    # -- solving --------------------------------------------------------------------
+    def _run(self, time_limit: float | None, mip_rel_gap: float):
+        self._set_option("time_limit", INF if time_limit is None else max(0.0, float(time_limit)))
+        self._set_option("mip_rel_gap", float(mip_rel_gap))
+        status = self._h.run()
+        model_status = self._h.getModelStatus()
+        if status == highspy.HighsStatus.kError and model_status in (_MS.kOptimal, _MS.kInfeasible):
+            logger.warning("highs: run() returned an error with model status %s",
+                           self._h.modelStatusToString(model_status))
+        return model_status
+
+    def _infeasible(self, n_solves: int = 1) -> SolveResult:
+        return SolveResult("infeasible", None, INF, INF, 0.0, n_solves=n_solves)
+
+    def _feasibility_check(self, time_limit: float | None) -> bool:
+        """Whether the model has a feasible point (objective temporarily zeroed).
+
+        A zero objective cannot be unbounded, so this settles HiGHS's
+        "unbounded or infeasible" answers.
+        """
+        lp = self._h.getLp()
+        cost = np.asarray(lp.col_cost_, dtype=np.float64).copy()
+        idx = np.arange(self.n_cols, dtype=np.int32)
+        self._check(self._h.changeColsCost(self.n_cols, idx, np.zeros(self.n_cols)),
+                    "changeColsCost")
+        try:
+            ms = self._run(time_limit, 1e-4)
+        finally:
+            self._check(self._h.changeColsCost(self.n_cols, idx, cost), "changeColsCost")
+        if ms == _MS.kInfeasible:
+            return False
+        if ms in (_MS.kOptimal, _MS.kModelEmpty):
+            return True
+        if ms == _MS.kTimeLimit:
+            raise SolverTimeLimitError(
+                f"highs: time limit reached while deciding infeasibility "
+                f"(time_limit={time_limit}); raise time_limit")
+        raise SolverError(f"highs: could not decide feasibility (model status "
+                          f"{self._h.modelStatusToString(ms)!r})")
+
+    def _solve_once(self, time_limit: float | None, mip_rel_gap: float,
+                    lazy: LazyOracle | None) -> SolveResult:
+        if lazy is not None:  # pragma: no cover - solve() never passes it (native_lazy False)
+            raise SolverError("highs: native lazy constraints are not supported")
+        t0 = time.perf_counter()
+        ms = self._run(time_limit, mip_rel_gap)
+        n_solves = 1
+        if ms in (_MS.kUnboundedOrInfeasible, _MS.kUnbounded):
+            remaining = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+            n_solves += 1
+            if not self._feasibility_check(remaining):
+                return self._infeasible(n_solves)
+            raise SolverError("highs: the model is unbounded; give every column that appears "
+                              "in the objective a finite bound (e.g. eta >= a lower bound)")
+        if ms == _MS.kInfeasible:
+            return self._infeasible(n_solves)
+        if ms == _MS.kModelEmpty:
+            return SolveResult("optimal", np.zeros(self.n_cols), 0.0, 0.0, 0.0, n_solves=n_solves)
+        if ms == _MS.kTimeLimit:
+            info = self._h.getInfo()
+            raise SolverTimeLimitError(
+                f"highs: time limit of {time_limit:g} s reached before optimality was proved "
+                f"(incumbent {info.objective_function_value:.6g}, bound "
+                f"{info.mip_dual_bound:.6g}); raise time_limit or mip_rel_gap")
+        if ms != _MS.kOptimal:
+            raise SolverError(f"highs: solve ended with model status "
+                              f"{self._h.modelStatusToString(ms)!r}; no certified answer")
+        info = self._h.getInfo()
+        x = np.asarray(self._h.getSolution().col_value, dtype=np.float64)
+        obj = float(info.objective_function_value)
+        if self._n_int:
+            bound = float(info.mip_dual_bound)
+            if not math.isfinite(bound):
+                raise SolverError("highs: reported optimal without a finite dual bound")
+            bound = min(bound, obj)
+        else:
+            bound = obj
+        return SolveResult("optimal", x, obj, bound, 0.0, n_solves=n_solves,
+                           info={"mip_gap": float(info.mip_gap) if self._n_int else 0.0,
+                                 "mip_node_count": int(info.mip_node_count) if self._n_int else 0})

@@ -1,0 +1,374 @@
+"""Pyomo backend: any MILP solver Pyomo can drive (HiGHS through Pyomo by default).
+
+:mod:`pyomo` is imported only when a :class:`PyomoBackend` is created.  The model is
+a ``ConcreteModel`` with one ``VarList`` (the columns) and one ``ConstraintList``
+(the rows); rows are appended between solves.  With a persistent interface such as
+``appsi_highs`` (the default) or ``highs`` (``pyomo.contrib.solver``), Pyomo only
+sends the changes to the solver on each solve.
+
+This backend is slower than :class:`solvers.highs.HighsBackend` (every dense row
+becomes a Pyomo expression) and exists to let users plug in solvers that only
+Pyomo reaches.  Lazy rows are emulated (``native_lazy = False``) by
+:meth:`MIPBackend.solve`: solve, ask the oracle, add its rows, re-solve.
+
+Integer columns
+---------------
+Values of integer columns are returned as the solver reports them (integral only up
+to its tolerance); callers should round them (``np.rint``).  Columns that appear in
+no active row and not in the objective are never sent to the solver; they are
+reported at the feasible value closest to 0.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import math
+import time
+from typing import Sequence
+
+import numpy as np
+
+from .base import (INF, BackendUnavailableError, LazyOracle, MIPBackend, Row, SolveResult,
+                   SolverError, SolverTimeLimitError, as_bound_array, as_index_array,
+                   rows_to_csr)
+
+logger = logging.getLogger(__name__)
+
+#: solver-name fragment -> (relative MIP gap, threads, time limit) option names.  The
+#: time limit is passed both as an option and as ``timelimit=`` because some Pyomo
+#: interfaces (e.g. ``gurobi_direct``) ignore the keyword.
+_OPTION_NAMES: dict[str, tuple[str | None, str | None, str | None]] = {
+    "highs": ("mip_rel_gap", "threads", "time_limit"),
+    "gurobi": ("MIPGap", "Threads", "TimeLimit"),
+    "cplex": ("mipgap", "threads", "timelimit"),
+    "cbc": ("ratioGap", "threads", "sec"),
+    "glpk": ("mipgap", None, "tmlim"),
+    "scip": ("limits/gap", "parallel/maxnthreads", "limits/time"),
+    "xpress": ("miprelstop", "threads", "maxtime"),
+}
+
+
+#: Defaults for HiGHS-based Pyomo solvers, as in :data:`solvers.highs.DEFAULT_OPTIONS`
+#: (presolve and feasibility jump are slow with dense cut rows; override with options=).
+_HIGHS_DEFAULTS: dict[str, object] = {
+    "presolve": "off",
+    "mip_heuristic_run_feasibility_jump": False,
+}
+
+
+def _opt(value: float) -> float | None:
+    """Pyomo spells an infinite bound ``None``."""
+    return None if math.isinf(value) else float(value)
+
+
+class PyomoBackend(MIPBackend):
+    """A persistent Pyomo ``ConcreteModel`` solved by a Pyomo solver.
+
+    Parameters
+    ----------
+    solver : str, default "appsi_highs"
+        Name passed to ``pyomo.environ.SolverFactory`` (e.g. ``"appsi_highs"``,
+        ``"highs"``, ``"gurobi_direct"``, ``"cbc"``).
+    time_limit : float, optional
+        Default wall-clock limit (seconds) per :meth:`solve` call.
+    threads : int, optional
+        Solver threads, for solvers whose option name is known.
+    verbose : bool, default False
+        Stream the solver log into this module's logger at INFO level.
+    options : dict, optional
+        Extra solver options passed on every solve (they override the MIP gap set
+        from ``solve(mip_rel_gap=...)`` and, for HiGHS-based solvers, the defaults
+        ``presolve="off"`` and ``mip_heuristic_run_feasibility_jump=False``).
+
+    Raises
+    ------
+    BackendUnavailableError
+        Pyomo is not installed, or ``solver`` is unknown or not available.
+    """
+
+    name = "pyomo"
+    size_limit = None
+    native_lazy = False
+
+    def __init__(self, *, solver: str = "appsi_highs", time_limit: float | None = None,
+                 threads: int | None = None, verbose: bool = False,
+                 options: dict | None = None) -> None:
+        super().__init__(time_limit=time_limit, threads=threads, verbose=verbose)
+        try:
+            import pyomo.environ as pyo
+            from pyomo.common.log import LoggingIntercept
+            from pyomo.core.expr.numeric_expr import LinearExpression
+            from pyomo.opt import TerminationCondition
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise BackendUnavailableError(
+                "backend='pyomo' needs the Python package 'pyomo', which is not installed; "
+                "install it with `pip install mipdp[pyomo]` or use backend='highs'") from exc
+        self._pyo = pyo
+        self._LinearExpression = LinearExpression
+        self._TC = TerminationCondition
+        self.solver_name = str(solver)
+        self.options = dict(options or {})
+        captured = io.StringIO()
+        try:
+            with LoggingIntercept(captured, "pyomo"):
+                opt = pyo.SolverFactory(self.solver_name)
+                ok = opt is not None and bool(opt.available(exception_flag=False))
+        except Exception as exc:
+            raise BackendUnavailableError(
+                f"backend='pyomo': Pyomo solver {self.solver_name!r} could not be created "
+                f"({exc}); try solver='appsi_highs' or solver='highs'") from exc
+        if not ok:
+            detail = " ".join(captured.getvalue().split())[:200]
+            raise BackendUnavailableError(
+                f"backend='pyomo': Pyomo solver {self.solver_name!r} is not available"
+                + (f" ({detail})" if detail else "")
+                + "; try solver='appsi_highs' or solver='highs' (needs highspy)")
+        self._opt = opt
+        try:
+            from pyomo.solvers.plugins.solvers.persistent_solver import PersistentSolver
+            self._legacy_persistent = isinstance(opt, PersistentSolver)
+        except ImportError:  # pragma: no cover - older/newer Pyomo layouts
+            self._legacy_persistent = False
+        m = pyo.ConcreteModel(name="mipdp")
+        m.x = pyo.VarList()
+        m.rows = pyo.ConstraintList()
+        m.obj = pyo.Objective(expr=LinearExpression(constant=0.0, linear_coefs=[], linear_vars=[]),
+                              sense=pyo.minimize)
+        self._m = m
+        self._vars: list = []
+        self._lb = np.zeros(0)
+        self._ub = np.zeros(0)
+        self._is_int = np.zeros(0, dtype=bool)
+        self._cons: list = []
+        self._exprs: list = []
+        self._obj_terms: tuple[np.ndarray, np.ndarray] = (np.zeros(0, dtype=np.int64), np.zeros(0))
+        self._warned_gap = False
+
+    # -- model building -------------------------------------------------------------
+    def add_variables(self, n: int, lb: float | np.ndarray, ub: float | np.ndarray, *,
+                      integer: bool = False) -> np.ndarray:
+        """Append ``n`` columns with bounds ``[lb, ub]`` (integer if ``integer``).
+
+        Returns
+        -------
+        ndarray of int
+            Indices of the new columns.
+        """
+        n = int(n)
+        if n < 0:
+            raise ValueError(f"add_variables: n must be >= 0, got {n}")
+        lo = as_bound_array(lb, n, "add_variables lb")
+        hi = as_bound_array(ub, n, "add_variables ub")
+        if (lo > hi).any():
+            raise ValueError("add_variables: lb > ub")
+        first = self.n_cols
+        domain = self._pyo.Integers if integer else self._pyo.Reals
+        for i in range(n):
+            v = self._m.x.add()
+            v.domain = domain
+            v.setlb(_opt(lo[i]))
+            v.setub(_opt(hi[i]))
+            self._vars.append(v)
+        self._lb = np.concatenate([self._lb, lo])
+        self._ub = np.concatenate([self._ub, hi])
+        self._is_int = np.concatenate([self._is_int, np.full(n, bool(integer))])
+        self.n_cols += n
+        return np.arange(first, first + n, dtype=np.int64)
+
+    def _constraint_value(self, expr, lb: float, ub: float):
+        if lb == ub:
+            return expr == float(lb)
+        return (_opt(lb), expr, _opt(ub))
+
+    def add_rows(self, rows: Sequence[Row]) -> np.ndarray:
+        """Append rows ``(idx, coef, lb, ub)`` to the ``ConstraintList``.
+
+        Returns
+        -------
+        ndarray of int
+            Indices of the new rows.
+        """
+        rows = list(rows)
+        first = self.n_rows
+        if not rows:
+            return np.arange(first, first, dtype=np.int64)
+        start, index, value, lb, ub = rows_to_csr(rows, self.n_cols)
+        V = self._vars
+        for r in range(len(rows)):
+            sl = slice(start[r], start[r + 1])
+            expr = self._LinearExpression(constant=0.0, linear_coefs=value[sl].tolist(),
+                                          linear_vars=[V[i] for i in index[sl]])
+            self._exprs.append(expr)
+            if lb[r] == -INF and ub[r] == INF:
+                # Pyomo rejects a constraint without bounds: keep a free row, deactivated.
+                con = self._m.rows.add((None, expr, 0.0))
+                con.deactivate()
+            else:
+                con = self._m.rows.add(self._constraint_value(expr, lb[r], ub[r]))
+            self._cons.append(con)
+        self.n_rows += len(rows)
+        return np.arange(first, first + len(rows), dtype=np.int64)
+
+    def set_row_bounds(self, rows: np.ndarray | Sequence[int], lb: np.ndarray | float,
+                       ub: np.ndarray | float) -> None:
+        """Change the bounds of existing rows (``±inf`` for a free side)."""
+        idx = as_index_array(rows, self.n_rows, "set_row_bounds")
+        lo = as_bound_array(lb, idx.size, "set_row_bounds lb")
+        hi = as_bound_array(ub, idx.size, "set_row_bounds ub")
+        if (lo > hi).any() or (lo == INF).any() or (hi == -INF).any():
+            raise ValueError("set_row_bounds: invalid bounds "
+                             "(lb > ub, or infinite on the wrong side)")
+        for r, a, b in zip(idx, lo, hi):
+            con = self._cons[r]
+            if a == -INF and b == INF:
+                con.deactivate()
+                continue
+            con.set_value(self._constraint_value(self._exprs[r], a, b))
+            con.activate()
+
+    def set_variable_bounds(self, cols: np.ndarray | Sequence[int], lb: np.ndarray | float,
+                            ub: np.ndarray | float) -> None:
+        """Change the bounds of existing columns."""
+        idx = as_index_array(cols, self.n_cols, "set_variable_bounds")
+        lo = as_bound_array(lb, idx.size, "set_variable_bounds lb")
+        hi = as_bound_array(ub, idx.size, "set_variable_bounds ub")
+        if (lo > hi).any():
+            raise ValueError("set_variable_bounds: lb > ub")
+        for i, a, b in zip(idx, lo, hi):
+            self._vars[i].setlb(_opt(a))
+            self._vars[i].setub(_opt(b))
+        self._lb[idx] = lo
+        self._ub[idx] = hi
+
+    def set_objective(self, cols: np.ndarray | Sequence[int],
+                      coef: np.ndarray | Sequence[float]) -> None:
+        """Minimise ``sum(coef * x[cols])``; every other cost becomes 0 (duplicates add up)."""
+        idx = as_index_array(cols, self.n_cols, "set_objective")
+        c = as_bound_array(coef, idx.size, "set_objective coef")
+        if not np.isfinite(c).all():
+            raise ValueError("set_objective: non-finite coefficient")
+        uniq, inv = np.unique(idx, return_inverse=True)
+        vals = np.bincount(inv, weights=c, minlength=uniq.size) if idx.size else np.zeros(0)
+        self._set_objective_terms(uniq, vals)
+
+    def _set_objective_terms(self, idx: np.ndarray, vals: np.ndarray) -> None:
+        self._obj_terms = (idx, vals)
+        self._m.obj.expr = self._LinearExpression(
+            constant=0.0, linear_coefs=vals.tolist(), linear_vars=[self._vars[i] for i in idx])
+        self._m.obj.sense = self._pyo.minimize
+
+    # -- solving --------------------------------------------------------------------
+    def _solver_options(self, mip_rel_gap: float, time_limit: float | None) -> dict:
+        opts: dict = {}
+        low = self.solver_name.lower()
+        for key, (gap_name, thr_name, time_name) in _OPTION_NAMES.items():
+            if key in low:
+                if gap_name:
+                    opts[gap_name] = float(mip_rel_gap)
+                if thr_name and self.threads is not None:
+                    opts[thr_name] = int(self.threads)
+                if time_name and time_limit is not None:
+                    opts[time_name] = (max(1, math.ceil(time_limit)) if key == "glpk"
+                                       else max(1e-3, float(time_limit)))
+                break
+        else:
+            if not self._warned_gap:
+                logger.warning("pyomo: do not know the MIP-gap option of solver %r; using its "
+                               "default gap (pass options={...} to set it)", self.solver_name)
+                self._warned_gap = True
+        if "highs" in low:
+            opts.update(_HIGHS_DEFAULTS)
+        opts.update(self.options)
+        return opts
+
+    def _run(self, time_limit: float | None, mip_rel_gap: float):
+        kwargs = {"load_solutions": False,
+                  "options": self._solver_options(mip_rel_gap, time_limit)}
+        if time_limit is not None:
+            kwargs["timelimit"] = max(1e-3, float(time_limit))
+        try:
+            if self._legacy_persistent:
+                # Old-style persistent interfaces (gurobi_persistent, ...) do not track
+                # model changes: hand them the current model each time (a rebuild).
+                self._opt.set_instance(self._m)
+            if self.verbose:
+                from pyomo.common.log import LogStream
+                from pyomo.common.tee import capture_output
+                with capture_output(LogStream(logging.INFO, logger), capture_fd=True):
+                    return self._opt.solve(self._m, tee=True, **kwargs)
+            return self._opt.solve(self._m, **kwargs)
+        except (SolverError, KeyboardInterrupt):
+            raise
+        except Exception as exc:
+            raise SolverError(f"pyomo ({self.solver_name}): solve failed: {exc}") from exc
+
+    def _values(self, results) -> np.ndarray:
+        self._m.solutions.load_from(results)
+        x = np.array([np.nan if v.value is None else float(v.value) for v in self._vars])
+        miss = np.isnan(x)
+        if miss.any():  # columns the solver never saw: any feasible value is optimal
+            x[miss] = np.clip(0.0, self._lb[miss], self._ub[miss])
+            x[miss & self._is_int] = np.ceil(x[miss & self._is_int] - 1e-9)
+        return x
+
+    def _feasible(self, time_limit: float | None) -> bool:
+        """Whether the model is feasible (solved with the objective temporarily zeroed)."""
+        terms = self._obj_terms
+        self._set_objective_terms(np.zeros(0, dtype=np.int64), np.zeros(0))
+        try:
+            res = self._run(time_limit, 1e-4)
+        finally:
+            self._set_objective_terms(*terms)
+        tc = res.solver.termination_condition
+        TC = self._TC
+        if tc in (TC.optimal, TC.globallyOptimal, TC.locallyOptimal, TC.feasible):
+            return True
+        if tc == TC.infeasible:
+            return False
+        if tc == TC.maxTimeLimit:
+            raise SolverTimeLimitError(f"pyomo ({self.solver_name}): time limit reached while "
+                                       f"deciding infeasibility; raise time_limit")
+        raise SolverError(f"pyomo ({self.solver_name}): could not decide feasibility "
+                          f"(termination condition {tc})")
+
+    def _solve_once(self, time_limit: float | None, mip_rel_gap: float,
+                    lazy: LazyOracle | None) -> SolveResult:
+        if lazy is not None:  # pragma: no cover - solve() never passes it (native_lazy False)
+            raise SolverError("pyomo: native lazy constraints are not supported")
+        TC = self._TC
+        t0 = time.perf_counter()
+        res = self._run(time_limit, mip_rel_gap)
+        tc = res.solver.termination_condition
+        if tc in (TC.infeasibleOrUnbounded, TC.unbounded):
+            remaining = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+            if remaining is not None and remaining <= 0:
+                raise SolverTimeLimitError(f"pyomo ({self.solver_name}): time limit reached "
+                                           f"while deciding infeasibility; raise time_limit")
+            if not self._feasible(remaining):
+                return SolveResult("infeasible", None, INF, INF, 0.0, n_solves=2)
+            raise SolverError(f"pyomo ({self.solver_name}): the model is unbounded; give every "
+                              f"column that appears in the objective a finite bound")
+        if tc == TC.infeasible:
+            return SolveResult("infeasible", None, INF, INF, 0.0)
+        if tc == TC.maxTimeLimit:
+            raise SolverTimeLimitError(
+                f"pyomo ({self.solver_name}): time limit of {time_limit:g} s reached before "
+                f"optimality was proved (bound {res.problem.lower_bound}); raise time_limit "
+                f"or mip_rel_gap")
+        if tc not in (TC.optimal, TC.globallyOptimal):
+            raise SolverError(f"pyomo ({self.solver_name}): solve ended with termination "
+                              f"condition {tc}; no certified answer")
+        x = self._values(res)
+        idx, vals = self._obj_terms
+        obj = float(vals @ x[idx]) if idx.size else 0.0
+        bound = res.problem.lower_bound
+        try:
+            bound = float(bound)
+        except (TypeError, ValueError):
+            bound = float("nan")
+        if not math.isfinite(bound):
+            # The solver certified optimality at the requested gap but exposes no bound.
+            bound = obj - mip_rel_gap * max(1.0, abs(obj))
+        return SolveResult("optimal", x, obj, min(bound, obj), 0.0,
+                           info={"termination_condition": str(tc), "solver": self.solver_name})
