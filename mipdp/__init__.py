@@ -11,6 +11,7 @@
 from .exceptions import (BackendUnavailableError, BudgetError, CertificationError,
                          ConditionalPrivacyWarning, PrivacyLeakWarning, SizeLimitError,
                          SolverError)
+from . import comparators
 from .result import SelectionResult
 from .selection import PrivateBSSResult, private_bss
 from .selector import PrivateBestSubsetSelector
@@ -19,7 +20,7 @@ __version__ = "0.1.0"
 
 __all__ = ["private_bss", "PrivateBSSResult", "PrivateBestSubsetSelector", "SelectionResult", "PrivacyLeakWarning",
            "ConditionalPrivacyWarning", "CertificationError", "BudgetError", "SolverError",
-           "BackendUnavailableError", "SizeLimitError", "available_backends"]
+           "BackendUnavailableError", "SizeLimitError", "available_backends", "comparators"]
 
 
 def available_backends() -> list[str]:

@@ -1,0 +1,96 @@
+"""Registry of the comparator selection methods and the private pre-screening entry point."""
+
+from __future__ import annotations
+
+import logging
+from typing import Callable
+
+from ..result import SelectionResult
+from ._common import REPLACE_ONE, check_neighbour
+from .dp_sis import dp_sis
+from .kendall import dp_kendall
+from .mcmc import mcmc
+from .two_stage import two_stage
+
+__all__ = ["get_method", "list_methods", "prescreen", "PRESCREENERS"]
+
+logger = logging.getLogger(__name__)
+
+# Every entry is called as ``fn(X, y, k_or_s, eps, random_state=..., **kwargs)``.
+_METHODS: dict[str, Callable[..., SelectionResult]] = {
+    "dp_sis": dp_sis,
+    "kendall": dp_kendall,
+    "two_stage": two_stage,
+    "mcmc": mcmc,
+}
+
+#: Methods with a pure-DP guarantee that may choose candidate columns for the MIP methods.
+PRESCREENERS = ("dp_sis", "kendall", "two_stage")
+
+
+def list_methods() -> list[str]:
+    """Names of the registered comparator methods."""
+    return sorted(_METHODS)
+
+
+def get_method(name: str) -> Callable[..., SelectionResult]:
+    """The selection function registered under ``name``.
+
+    Raises
+    ------
+    ValueError
+        Unknown name (the message lists the known ones).
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name: expected a string, got {type(name).__name__}")
+    try:
+        return _METHODS[name]
+    except KeyError:
+        raise ValueError(f"name: unknown method {name!r}; known: {list_methods()}") from None
+
+
+def prescreen(name: str, X, y, k: int, eps: float, bounds=None, random_state=None,
+              **kwargs) -> SelectionResult:
+    """Choose ``k`` candidate columns privately with budget ``eps`` (replace-one neighbours).
+
+    The MIP methods (replace-one, ``eps_2``) then run on ``X[:, result.support]``;
+    by basic composition the pipeline is ``(eps + eps_2)``-DP. Always run under
+    replace-one neighbours so the two stages share one neighbour notion.
+
+    Parameters
+    ----------
+    name : {"dp_sis", "kendall", "two_stage"}
+        ``"mcmc"`` is refused: it is only approximately DP.
+    X, y : array_like
+    k : int
+        Number of candidates, ``1 <= k < p``.
+    eps : float
+        Pre-screening budget ``eps_1``.
+    bounds : (b_x, b_y), optional
+        Clipping bounds; used by ``dp_sis`` only (Kendall and two-stage need none).
+    random_state : None, int, SeedSequence or Generator
+    **kwargs
+        Passed on to the method (e.g. ``topk=``, ``n_blocks=``).
+
+    Returns
+    -------
+    SelectionResult
+        ``info["prescreen"] = True``.
+    """
+    if name not in PRESCREENERS:
+        if name in _METHODS:
+            raise ValueError(f"name: {name!r} cannot pre-screen (only approximately DP); "
+                             f"use one of {list(PRESCREENERS)}")
+        raise ValueError(f"name: unknown pre-screener {name!r}; use one of {list(PRESCREENERS)}")
+    if "neighbour" in kwargs and check_neighbour(kwargs["neighbour"]) != REPLACE_ONE:
+        raise ValueError("neighbour: pre-screening always uses 'replace-one' neighbours")
+    kwargs["neighbour"] = REPLACE_ONE
+    fn = _METHODS[name]
+    if name == "dp_sis":
+        result = fn(X, y, k, eps, bounds=bounds, random_state=random_state, **kwargs)
+    else:
+        if bounds is not None:
+            logger.debug("prescreen(%s): bounds are not used by this method", name)
+        result = fn(X, y, k, eps, random_state=random_state, **kwargs)
+    result.info["prescreen"] = True
+    return result
