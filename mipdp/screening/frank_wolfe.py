@@ -1,0 +1,548 @@
+"""Differentially private Frank-Wolfe on the λ-ℓ1 ball (Talwar, Thakurta & Zhang 2015).
+
+The problem is ``min_{||w||_1 <= λ} F(w)``, ``F(w) = (1/n) Σ ℓ(x_iᵀw, y_i)``. The ball is the
+convex hull of its ``2p`` vertices ``±λ e_j``; Frank-Wolfe moves towards the vertex that
+minimises the linearisation ``⟨v, ∇F(w_t)⟩ ∈ {±λ ∂_jF(w_t)}`` with step ``η_t = 2/(t+2)``.
+The private version picks that vertex by report-noisy-min (Laplace noise on the ``2p``
+scores); everything else is post-processing of the picks.
+
+This module also holds the pieces shared with :mod:`.rules`: the result object
+(:class:`ScreeningResult`), the per-part privacy record (:class:`NoiseCalibration`), the
+composition helpers and the Frank-Wolfe engine the screening rules plug into.
+
+Two noise calibrations are offered (``calibration=``):
+
+``"rigorous"`` (default)
+    Replace-one neighbours with ``n`` public. The vertex score ``±λ ∂_jF(w)`` has
+    sensitivity ``Δ = λ · 2 L1 / n`` with ``L1 = b_x Γ`` the loss's ℓ1-Lipschitz constant on
+    the clipped domain (:mod:`.losses`). The scores of ``+λe_j`` and ``−λe_j`` move in
+    opposite directions, so report-noisy-min needs Laplace scale ``2Δ/ε_iter`` to be
+    ``ε_iter``-DP per round (the ``Δ/ε`` scale of Dwork & Roth's Claim 3.9 is for monotone
+    counting queries only).
+``"seed"``
+    The formula of Talwar et al. as seeds 003/004 use it:
+    ``scale = λ L1 √(8T log(1/δ)) / (n ε) = λ L1 / (n ε_iter)`` with ``L1 = 1`` (the
+    seeds' stated constant). That is a quarter of the rigorous scale with the true ``L1``
+    (51 times smaller still at ``λ = 50``); it is kept to reproduce the seeds, and no
+    privacy guarantee is claimed for it.
+
+Both use ``ε_iter = ε/√(8T log(1/δ))``: by the advanced composition theorem, ``T``
+``ε_iter``-DP rounds are ``(ε/2 + T ε_iter(e^{ε_iter} − 1), δ)``-DP, which is ``<= ε`` whenever
+the second term is ``<= ε/2`` (checked; the rigorous mode solves for ``ε_iter`` exactly when
+it is not, and uses basic composition ``ε_iter = ε/T`` when that is larger).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import numbers
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable, Literal
+
+import numpy as np
+from scipy.optimize import brentq
+
+from .._validation import check_positive, check_random_state
+from ..exceptions import PrivacyLeakWarning
+from .losses import SEED_LIPSCHITZ_L1, Loss, get_loss, prepare_data
+
+__all__ = ["dp_frank_wolfe", "fw_noise", "ScreeningResult", "NoiseCalibration",
+           "advanced_composition", "CALIBRATIONS"]
+
+logger = logging.getLogger(__name__)
+
+CALIBRATIONS = ("rigorous", "seed")
+NEIGHBOUR = {
+    "rigorous": "replace-one (one row (x_i, y_i) replaced; n fixed and public)",
+    "seed": "add/remove-one as stated by seeds 003/004 (their sensitivity bounds do not "
+            "establish it; see docs/screening.md)",
+}
+_REFRESH_EVERY = 64  # recompute u = Xw from scratch every so many iterations
+
+
+# =============================================================================== records
+@dataclass(frozen=True)
+class NoiseCalibration:
+    """How one randomised part (optimizer or screening) was calibrated and accounted.
+
+    Attributes
+    ----------
+    part : str
+        ``"optimizer"`` or ``"screening"``.
+    mechanism : str
+        The per-round mechanism.
+    neighbour : str
+        Neighbouring-dataset notion of the sensitivity.
+    sensitivity : float
+        Per-score sensitivity ``Δ`` (Laplace) or ℓ2-sensitivity ``Δ2`` (Gaussian).
+    epsilon, delta : float
+        Budget of this part (``delta`` actually used: 0 when basic composition was chosen).
+    n_rounds : int
+        Number of rounds composed.
+    epsilon_iter, delta_iter : float
+        Per-round privacy parameters.
+    scale : float
+        Laplace scale ``b`` or Gaussian ``σ`` of the selection noise (0 when non-private).
+    threshold_scale : float or None
+        RNM-Screen (rigorous) only: Laplace scale of the fresh noise of the ``< 0`` test.
+    epsilon_composed : float
+        What the composition theorem gives for ``n_rounds`` rounds at ``epsilon_iter``
+        (``<= epsilon`` for the rigorous calibration).
+    composition : str
+        The composition rule in words.
+    formula : str
+        The noise-scale formula.
+    """
+
+    part: str
+    mechanism: str
+    neighbour: str
+    sensitivity: float
+    epsilon: float
+    delta: float
+    n_rounds: int
+    epsilon_iter: float
+    delta_iter: float
+    scale: float
+    threshold_scale: float | None
+    epsilon_composed: float
+    composition: str
+    formula: str
+
+    @property
+    def private(self) -> bool:
+        """False for the non-private (``eps = inf``) runs."""
+        return math.isfinite(self.epsilon)
+
+
+@dataclass
+class ScreeningResult:
+    """Output of :func:`dp_frank_wolfe`, :func:`~mipdp.screening.adp_screen` and
+    :func:`~mipdp.screening.rnm_screen`.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (p,)
+        Final iterate ``w_T`` (``||coef_||_1 <= l1_radius``).
+    support : ndarray of int
+        Sorted indices of the non-zero coefficients.
+    method : str
+        ``"dp_frank_wolfe"``, ``"adp_screen"`` or ``"rnm_screen"``.
+    loss : str
+        ``"squared"`` or ``"logistic"``.
+    l1_radius : float
+        ``λ``.
+    n_iter : int
+        ``T``, the number of Frank-Wolfe steps.
+    epsilon, delta : float
+        Total privacy cost: the optimizer's and the screening's budgets added by basic
+        composition (``inf`` if either part is non-private).
+    neighbour : str
+        Neighbouring-dataset notion of the guarantee.
+    calibration : str
+        ``"rigorous"`` or ``"seed"``.
+    guarantee_proven : bool
+        True only for a finite budget with the rigorous calibration.
+    guarantee : str
+        The guarantee in words.
+    composition : str
+        How the per-round costs were composed into ``(epsilon, delta)``.
+    privacy : dict of str to NoiseCalibration
+        ``"optimizer"`` and (for the screening methods) ``"screening"``.
+    screened : list of ndarray
+        ``screened[t-1]`` = indices the rule set to zero at iteration ``t`` (empty when the
+        rule did not run or did not fire).
+    fw_coordinates, fw_signs : ndarray of shape (T,)
+        The private vertex picks ``sign·λ·e_j`` of every iteration.
+    timings : dict
+        Seconds: ``"total"``, ``"screening"``.
+    coef_path : ndarray of shape (T+1, p) or None
+        All iterates (only with ``return_path=True``); private like ``coef_``.
+    info : dict
+        Further details (bounds used, initialisation, screening iterations).
+    """
+
+    coef_: np.ndarray
+    support: np.ndarray
+    method: str
+    loss: str
+    l1_radius: float
+    n_iter: int
+    epsilon: float
+    delta: float
+    neighbour: str
+    calibration: str
+    guarantee_proven: bool
+    guarantee: str
+    composition: str
+    privacy: dict
+    screened: list
+    fw_coordinates: np.ndarray
+    fw_signs: np.ndarray
+    timings: dict = field(default_factory=dict)
+    coef_path: np.ndarray | None = None
+    info: dict = field(default_factory=dict)
+
+    @property
+    def n_nonzero(self) -> int:
+        """Number of non-zero coefficients."""
+        return int(self.support.size)
+
+    @property
+    def sparsity(self) -> float:
+        """Fraction of non-zero coefficients (seed 004's "sparsity" column)."""
+        return self.n_nonzero / self.coef_.size
+
+    @property
+    def n_screen_events(self) -> int:
+        """How many coefficients the rule set to zero, summed over iterations."""
+        return int(sum(s.size for s in self.screened))
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(method={self.method!r}, loss={self.loss!r}, "
+                f"n_nonzero={self.n_nonzero}/{self.coef_.size}, epsilon={self.epsilon:g}, "
+                f"delta={self.delta:g}, calibration={self.calibration!r}, "
+                f"guarantee_proven={self.guarantee_proven})")
+
+
+# ========================================================================== accounting
+def advanced_composition(eps_iter: float, n_rounds: int, delta: float) -> float:
+    """ε of ``k`` adaptive ``ε_iter``-DP rounds with slack ``δ`` (Dwork, Rothblum & Vadhan 2010).
+
+    ``ε = √(2k log(1/δ)) ε_iter + k ε_iter (e^{ε_iter} − 1)``; the composition is
+    ``(ε, δ)``-DP (plus ``k δ_iter`` if the rounds are ``(ε_iter, δ_iter)``-DP).
+
+    Neighbour notion, sensitivity and noise scale: those of the composed rounds (this is
+    accounting only). The rounds may be chosen adaptively.
+    """
+    k = int(n_rounds)
+    return math.sqrt(2 * k * math.log(1 / delta)) * eps_iter + k * eps_iter * math.expm1(eps_iter)
+
+
+def _check_calibration(calibration: str) -> str:
+    if calibration not in CALIBRATIONS:
+        raise ValueError(f"calibration: expected one of {CALIBRATIONS}, got {calibration!r}")
+    return calibration
+
+
+def _check_eps_delta(eps, delta, eps_name: str, delta_name: str) -> tuple[float, float | None]:
+    eps = check_positive(eps, eps_name, allow_inf=True)
+    if math.isinf(eps):
+        return eps, None
+    if delta is None or isinstance(delta, bool) or not isinstance(delta, numbers.Real):
+        raise ValueError(f"{delta_name}: a finite {eps_name} needs a delta in (0, 1), got {delta!r}")
+    delta = float(delta)
+    if not 0.0 < delta < 1.0:
+        raise ValueError(f"{delta_name}: must lie in (0, 1), got {delta}")
+    return eps, delta
+
+
+def _check_n(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+        raise ValueError(f"n: expected a positive integer number of samples, got {n!r}")
+    return int(n)
+
+
+def _check_n_iter(n_iter) -> int:
+    if isinstance(n_iter, bool) or not isinstance(n_iter, numbers.Integral) or n_iter < 1:
+        raise ValueError(f"n_iter: expected a positive integer, got {n_iter!r}")
+    return int(n_iter)
+
+
+def _pure_rounds(eps: float, delta: float, k: int, calibration: str) -> tuple[float, float, float, str]:
+    """Per-round ε for ``k`` pure-DP rounds: returns ``(ε_iter, ε_composed, δ_used, text)``."""
+    talwar = eps / math.sqrt(8 * k * math.log(1 / delta))
+    text = f"ε_iter = ε/√(8T log(1/δ)) = {talwar:.6g}; advanced composition over T = {k}"
+    if calibration == "seed":
+        return talwar, advanced_composition(talwar, k, delta), delta, text
+    adv = talwar
+    if advanced_composition(adv, k, delta) > eps:
+        adv = brentq(lambda e: advanced_composition(e, k, delta) - eps, 0.0, talwar, xtol=1e-15)
+        text = (f"ε_iter = {adv:.6g} solves the advanced composition bound = ε over T = {k} "
+                "(the √(8T log(1/δ)) rule did not verify)")
+    if eps / k > adv:
+        return eps / k, eps, 0.0, f"ε_iter = ε/T = {eps / k:.6g}; basic composition over T = {k} (δ unused)"
+    return adv, advanced_composition(adv, k, delta), delta, text
+
+
+def fw_noise(n: int, l1_radius: float, n_iter: int, eps: float, delta: float | None,
+             loss: str | Loss = "squared", bounds: tuple[float, float] = (1.0, 1.0),
+             calibration: Literal["rigorous", "seed"] = "rigorous") -> NoiseCalibration:
+    """Laplace scale of DP-FW's report-noisy-min over the ``2p`` vertices.
+
+    Neighbour notion: replace-one, ``n`` public (``"rigorous"``); the seeds' formula
+    (``"seed"``) claims add/remove-one.
+
+    Sensitivity: vertex score ``±λ ∂_jF(w)``; ``Δ = 2 λ L1 / n`` with ``L1 = b_x Γ``
+    (:meth:`Loss.lipschitz_l1`) for ``"rigorous"``; the seeds use ``λ · 1 / n``.
+
+    Noise scale: ``ε_iter = ε/√(8T log(1/δ))`` and
+
+    * rigorous: ``b = 2Δ/ε_iter = 4 λ L1 √(8T log(1/δ)) / (n ε)`` (non-monotone scores);
+    * seed (Talwar et al.'s formula with ``L1 = 1``): ``b = λ √(8T log(1/δ)) / (n ε)``.
+
+    (ε, δ) and composition: each round is ``ε_iter``-DP; ``T`` rounds compose by the advanced
+    composition theorem to ``(ε, δ)`` (see :func:`advanced_composition`; the rigorous mode
+    falls back to an exact solve or to basic composition as described in the module doc).
+    ``eps = inf`` gives ``b = 0`` (plain Frank-Wolfe).
+
+    Returns
+    -------
+    NoiseCalibration
+    """
+    calibration = _check_calibration(calibration)
+    loss = get_loss(loss)
+    n = _check_n(n)
+    l1_radius = check_positive(l1_radius, "l1_radius")
+    n_iter = _check_n_iter(n_iter)
+    eps, delta = _check_eps_delta(eps, delta, "eps", "delta")
+    b_x, b_y = bounds
+    if calibration == "seed":
+        lip = SEED_LIPSCHITZ_L1
+        sens = l1_radius * lip / n
+        formula = "b = λ·L1·√(8T log(1/δ))/(n ε) with L1 = 1 (seeds 003/004, Talwar et al.)"
+    else:
+        lip = loss.lipschitz_l1(b_x, b_y, l1_radius)
+        sens = 2.0 * l1_radius * lip / n
+        formula = (f"b = 2Δ/ε_iter, Δ = 2λ·L1/n, L1 = b_x·Γ = {lip:.6g} "
+                   f"({loss.name} loss, b_x = {b_x:g}, b_y = {b_y})")
+    mech = "report-noisy-min over the 2p vertices ±λe_j, Laplace noise"
+    if math.isinf(eps):
+        return NoiseCalibration("optimizer", "exact argmin (non-private)", NEIGHBOUR[calibration],
+                                sens, math.inf, 0.0, n_iter, math.inf, 0.0, 0.0, None, math.inf,
+                                "none (eps = inf)", formula)
+    eps_iter, eps_comp, delta_used, text = _pure_rounds(eps, delta, n_iter, calibration)
+    scale = sens / eps_iter if calibration == "seed" else 2.0 * sens / eps_iter
+    return NoiseCalibration("optimizer", mech, NEIGHBOUR[calibration], sens, eps, delta_used,
+                            n_iter, eps_iter, 0.0, scale, None, eps_comp, text, formula)
+
+
+# ======================================================================= the FW engine
+def _check_init(init, p: int, l1_radius: float, rng: np.random.Generator) -> tuple[np.ndarray, str]:
+    if isinstance(init, str):
+        if init == "zero":
+            return np.zeros(p), "zero"
+        if init == "random":
+            # uniform in the λ-ℓ1 ball: Dirichlet(1,…,1) over p+1 cells (one is slack), random signs
+            e = rng.exponential(size=p + 1)
+            w = l1_radius * e[:p] / e.sum() * rng.choice(np.array([-1.0, 1.0]), size=p)
+            return w, "random (uniform in the λ-ℓ1 ball, data-independent)"
+        raise ValueError(f"init: expected 'zero', 'random' or an array of shape ({p},), got {init!r}")
+    w = np.asarray(init, dtype=np.float64)
+    if w.shape != (p,) or not np.all(np.isfinite(w)):
+        raise ValueError(f"init: expected a finite array of shape ({p},), got shape {w.shape}")
+    if np.abs(w).sum() > l1_radius * (1 + 1e-12):
+        raise ValueError(f"init: ||init||_1 = {np.abs(w).sum():g} exceeds l1_radius = {l1_radius:g}")
+    return w.copy(), "user-supplied (must not depend on the data)"
+
+
+class _Screener:
+    """Interface of a screening step plugged into :func:`_frank_wolfe_core`."""
+
+    def active(self, t: int) -> bool:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def __call__(self, w: np.ndarray, u: np.ndarray, g: np.ndarray,
+                 rng: np.random.Generator) -> np.ndarray:
+        """Indices to set to zero at the iterate ``w`` (predictions ``u = Xw``, gradient ``g``)."""
+        raise NotImplementedError  # pragma: no cover
+
+
+def _frank_wolfe_core(X: np.ndarray, y: np.ndarray, loss: Loss, l1_radius: float, n_iter: int,
+                      scale: float, rng: np.random.Generator, w0: np.ndarray,
+                      screener: _Screener | None = None, return_path: bool = False,
+                      callback: Callable[[int, np.ndarray], None] | None = None) -> dict:
+    """Run ``T`` (noisy) Frank-Wolfe steps, each optionally followed by a screening step."""
+    n, p = X.shape
+    w = w0.copy()
+    u = X @ w
+    fresh = False
+    g = np.empty(p)
+    coords = np.empty(n_iter, dtype=np.int64)
+    signs = np.empty(n_iter)
+    screened: list[np.ndarray] = []
+    path = np.empty((n_iter + 1, p)) if return_path else None
+    if return_path:
+        path[0] = w
+    t_screen = 0.0
+    empty = np.empty(0, dtype=np.int64)
+    for t in range(1, n_iter + 1):
+        if not fresh:
+            g = (loss.derivative(u, y) @ X) / n
+        # ---- vertex pick: argmin over ±λ e_j of ⟨v, g⟩ (+ Laplace noise)
+        if scale == 0.0:
+            j = int(np.argmax(np.abs(g)))
+            s = -1.0 if g[j] > 0 else 1.0
+        else:
+            noisy = np.concatenate((l1_radius * g, -l1_radius * g)) + rng.laplace(0.0, scale, 2 * p)
+            k = int(np.argmin(noisy))
+            j, s = (k, 1.0) if k < p else (k - p, -1.0)
+        coords[t - 1], signs[t - 1] = j, s
+        eta = 2.0 / (t + 2.0)
+        w *= 1.0 - eta
+        w[j] += eta * s * l1_radius
+        if t % _REFRESH_EVERY == 0:
+            u = X @ w
+        else:
+            u *= 1.0 - eta
+            u += (eta * s * l1_radius) * X[:, j]
+        fresh = False
+        # ---- screening at w_t
+        idx = empty
+        if screener is not None and screener.active(t):
+            t0 = time.perf_counter()
+            g = (loss.derivative(u, y) @ X) / n
+            fresh = True
+            idx = np.asarray(screener(w, u, g, rng), dtype=np.int64)
+            changed = idx[w[idx] != 0.0]
+            if changed.size:
+                u -= X[:, changed] @ w[changed]
+                w[changed] = 0.0
+                fresh = False
+            t_screen += time.perf_counter() - t0
+        screened.append(idx)
+        if return_path:
+            path[t] = w
+        if callback is not None:
+            callback(t, w)
+    return {"w": w, "coords": coords, "signs": signs, "screened": screened, "path": path,
+            "t_screen": t_screen}
+
+
+def _finish(method: str, core: dict, loss: Loss, l1_radius: float, n_iter: int,
+            calibration: str, parts: dict, t_total: float, info: dict) -> ScreeningResult:
+    """Assemble the result object and its privacy statement."""
+    w = core["w"]
+    private = all(c.private for c in parts.values())
+    eps = sum(c.epsilon for c in parts.values()) if private else math.inf
+    delta = sum(c.delta for c in parts.values()) if private else 0.0
+    lines = [f"{name}: {c.mechanism}; {c.composition} → ({c.epsilon:g}, {c.delta:g})"
+             for name, c in parts.items()]
+    composition = "; ".join(lines)
+    if len(parts) > 1:
+        composition += ("; total by basic composition of the two parts (their rounds interleave "
+                        "adaptively; each part's privacy loss is bounded by its own martingale "
+                        "argument, and a union bound adds the δ's)")
+    proven = private and calibration == "rigorous"
+    if not private:
+        guarantee = "none: at least one part ran with eps = inf (non-private)"
+    elif proven:
+        guarantee = (f"({eps:g}, {delta:g})-differentially private under {NEIGHBOUR[calibration]}, "
+                     "for data clipped to the given bounds")
+    else:
+        guarantee = (f"NO PROVEN GUARANTEE: noise calibrated with the seeds' formulas; nominal "
+                     f"({eps:g}, {delta:g}) under add/remove-one as claimed by seeds 003/004, but "
+                     "their sensitivity bounds are not valid (see docs/screening.md)")
+    support = np.flatnonzero(w)
+    return ScreeningResult(
+        coef_=w, support=support, method=method, loss=loss.name, l1_radius=l1_radius,
+        n_iter=n_iter, epsilon=eps, delta=delta, neighbour=NEIGHBOUR[calibration],
+        calibration=calibration, guarantee_proven=proven, guarantee=guarantee,
+        composition=composition, privacy=dict(parts), screened=core["screened"],
+        fw_coordinates=core["coords"], fw_signs=core["signs"],
+        timings={"total": t_total, "screening": core["t_screen"]}, coef_path=core["path"],
+        info=info)
+
+
+def _setup(X, y, loss, l1_radius, n_iter, bounds, calibration, init, random_state):
+    """Shared validation for the three public functions."""
+    calibration = _check_calibration(calibration)
+    loss = get_loss(loss)
+    l1_radius = check_positive(l1_radius, "l1_radius")
+    n_iter = _check_n_iter(n_iter)
+    rng = check_random_state(random_state)
+    Xc, yc, b_x, b_y = prepare_data(X, y, loss, bounds)
+    if calibration == "seed":
+        if b_x > 1.0:
+            raise ValueError(f"bounds: calibration='seed' assumes ||x_i||_inf <= 1 (seeds 003/004); "
+                             f"got bound_x = {b_x:g}. Rescale X or use calibration='rigorous'.")
+        if loss.name == "squared" and b_y > l1_radius:
+            raise ValueError(f"bounds: calibration='seed' assumes |y_i| <= l1_radius (seed 004); got "
+                             f"bound_y = {b_y:g} > {l1_radius:g}")
+        warnings.warn("calibration='seed' reproduces the noise scales of seeds 003/004, whose "
+                      "sensitivity bounds are not valid: the output carries no proven "
+                      "differential-privacy guarantee (see ScreeningResult.guarantee).",
+                      PrivacyLeakWarning, stacklevel=3)
+    w0, init_desc = _check_init(init, Xc.shape[1], l1_radius, rng)
+    info = {"bounds": (b_x, b_y), "init": init_desc, "n_samples": Xc.shape[0],
+            "n_features": Xc.shape[1]}
+    return Xc, yc, loss, l1_radius, n_iter, rng, w0, calibration, info
+
+
+def dp_frank_wolfe(X, y, l1_radius: float, n_iter: int = 1000, eps: float = 1.0,
+                   delta: float | None = None, loss: str | Loss = "squared",
+                   bounds: tuple[float, float] | float | None = (1.0, 1.0),
+                   calibration: Literal["rigorous", "seed"] = "rigorous",
+                   init: str | np.ndarray = "zero", random_state=None,
+                   return_path: bool = False) -> ScreeningResult:
+    """Differentially private Frank-Wolfe on ``{w : ||w||_1 <= λ}`` (Talwar et al. 2015).
+
+    For ``t = 1..T``: ``g = ∇F(w_{t-1})``; pick the vertex ``v = ±λe_j`` minimising
+    ``⟨v, g⟩ + Lap(b)`` (report-noisy-min over the ``2p`` vertices); ``w_t = (1−η_t) w_{t-1}
+    + η_t v`` with ``η_t = 2/(t+2)``. With ``eps = np.inf`` no noise is added and this is plain
+    Frank-Wolfe (``F(w_t) − F* = O(1/t)``).
+
+    Parameters
+    ----------
+    X : array-like of shape (n, p)
+    y : array-like of shape (n,)
+        Targets (squared loss) or labels in ``[0, 1]`` / ``{−1, +1}`` (logistic loss).
+    l1_radius : float
+        ``λ > 0``, the radius of the ℓ1 ball.
+    n_iter : int, default 1000
+        ``T``, number of Frank-Wolfe steps (fixed in advance: it sets the noise).
+    eps : float, default 1.0
+        ``ε > 0``; ``np.inf`` for the non-private algorithm.
+    delta : float, optional
+        ``δ ∈ (0, 1)``; required when ``eps`` is finite.
+    loss : {"squared", "logistic"} or Loss, default "squared"
+    bounds : (float, float) or float or None, default (1.0, 1.0)
+        ``(b_x, b_y)``: ``X`` is clipped to ``[-b_x, b_x]`` and ``y`` (squared loss) to
+        ``[-b_y, b_y]``; the sensitivity uses them. The seeds assume ``||x_i||_∞ <= 1``.
+        ``None`` reads them off the data (not private; warns).
+    calibration : {"rigorous", "seed"}, default "rigorous"
+        See below.
+    init : {"zero", "random"} or ndarray, default "zero"
+        ``w_0``: zero, uniform in the ball (seeds 003/004), or a data-independent point of it.
+    random_state : None, int, SeedSequence or numpy Generator
+        Source of all randomness.
+    return_path : bool, default False
+        Keep every iterate in ``coef_path``.
+
+    Returns
+    -------
+    ScreeningResult
+
+    Notes
+    -----
+    Neighbour notion: replace-one (``n`` fixed, public) for ``"rigorous"``; the seeds' formula
+    claims add/remove-one.
+
+    Sensitivity: the score of vertex ``±λe_j`` is ``±λ ∂_jF(w)``; one replaced row moves it by
+    at most ``Δ = 2λ L1/n``, ``L1 = b_x Γ`` the ℓ1-Lipschitz constant of the loss on the
+    clipped domain (squared: ``b_x(b_x λ + b_y)``; logistic: ``b_x σ(b_x λ)``).
+
+    Noise scale: ``ε_iter = ε/√(8T log(1/δ))``; rigorous ``b = 2Δ/ε_iter`` (report-noisy-min
+    over non-monotone scores); seed ``b = λ√(8T log(1/δ))/(nε)`` (Talwar et al. with the
+    seeds' ``L1 = 1``), see :func:`fw_noise`.
+
+    (ε, δ) and composition: each pick is ``ε_iter``-DP, the iterates are post-processing of
+    the picks, and the ``T`` picks compose adaptively by the advanced composition theorem to
+    ``(ε, δ)``-DP (rigorous calibration; the seed calibration claims the same without a valid
+    sensitivity bound).
+    """
+    t0 = time.perf_counter()
+    Xc, yc, loss, l1_radius, n_iter, rng, w0, calibration, info = _setup(
+        X, y, loss, l1_radius, n_iter, bounds, calibration, init, random_state)
+    cal = fw_noise(Xc.shape[0], l1_radius, n_iter, eps, delta, loss, info["bounds"], calibration)
+    logger.debug("dp_frank_wolfe: Laplace scale %g (ε_iter %g)", cal.scale, cal.epsilon_iter)
+    core = _frank_wolfe_core(Xc, yc, loss, l1_radius, n_iter, cal.scale, rng, w0,
+                             return_path=return_path)
+    res = _finish("dp_frank_wolfe", core, loss, l1_radius, n_iter, calibration,
+                  {"optimizer": cal}, time.perf_counter() - t0, info)
+    logger.info("dp_frank_wolfe: %d non-zero of %d after %d iterations (%.2fs)", res.n_nonzero,
+                res.coef_.size, n_iter, res.timings["total"])
+    return res
