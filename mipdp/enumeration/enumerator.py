@@ -36,7 +36,6 @@ from solvers.base import MIPBackend, SolverTimeLimitError
 from ..exceptions import CertificationError
 from ..losses.base import SupportObjective
 from .master import MasterProblem
-from .probing import probe_lower_bounds
 from .warm_start import iht_support, local_search
 
 logger = logging.getLogger(__name__)
@@ -75,7 +74,6 @@ class _Phase:
     solves: int = 0
     evaluations: int = 0
     lazy_rows: int = 0
-    fixed: int = 0
 
 
 @dataclass
@@ -115,25 +113,28 @@ class SupportEnumerator:
         Wall-clock limit (seconds) for all solves together.  Hitting it raises
         :class:`~mipdp.exceptions.CertificationError`: nothing uncertified is returned.
     n_warm_cuts : int, optional
-        Cuts added at the best one-swaps of the warm start (default ``min(s(p-s), 4s)``).
+        Cuts added at the best one-swaps of the warm start (default 0: measured slower,
+        each dense cut enlarges every later master LP).
     search_gap : float, default 1e-4
         Relative MIP gap of the search solves (any feasible point is progress there;
         the certificates are infeasibility proofs, which do not depend on the gap).
     tol : float, default 1e-9
         Relative optimality tolerance of the optimum phase.
+    cutoff_margin : float, default 1e-5
+        Slack (in units of ``scale``) above each search cutoff; it exceeds the solvers'
+        feasibility tolerance so an infeasible master is a proof.
     """
 
     def __init__(self, objective: SupportObjective, s: int, *, scale: float,
                  backend: str | MIPBackend = "highs", backend_options: dict | None = None,
                  time_limit: float | None = None, n_warm_cuts: int | None = None,
-                 search_gap: float = 1e-4, tol: float = 1e-9, probing: bool = True,
+                 search_gap: float = 1e-4, tol: float = 1e-9,
                  cutoff_margin: float = 1e-5) -> None:
         self.objective = objective
         self.p, self.s = objective.p, s
         self.scale = float(scale)
         self.n_supports = math.comb(self.p, s)
         self.search_gap = search_gap
-        self.probing = probing
         self.cutoff_margin = cutoff_margin
         self.tol = tol
         self.n_warm_cuts = 0 if n_warm_cuts is None else n_warm_cuts
@@ -260,14 +261,6 @@ class SupportEnumerator:
         return key, self.found[key]
 
     # -- region search -----------------------------------------------------------------------
-    def _probe(self, lo: int, hi: int, cutoff: float) -> None:
-        """Fix to zero every column no region support below ``cutoff`` can use."""
-        if not self.probing or not np.isfinite(cutoff):
-            return
-        const, grad = self.master.cuts()
-        lb = probe_lower_bounds(const, grad, self.center, self.s, lo, hi)
-        self.master.fix_zero(lb > self.master.to_eta(cutoff) + 2 * self.cutoff_margin)
-
     def _search(self, phase_name: str, lo: int, hi: int, threshold, on_value) -> None:
         """Find every support in the region ``lo <= |S ∩ center| <= hi`` with ``L < threshold()``."""
         ph = self._phase(phase_name)
@@ -275,7 +268,6 @@ class SupportEnumerator:
         master = self.master
         master.set_region(self.center, lo, hi)
         master.set_cutoff(threshold(), self.cutoff_margin)
-        self._probe(lo, hi, threshold())
         emulated = not master.backend.native_lazy
         current = [threshold()]
 
@@ -296,18 +288,14 @@ class SupportEnumerator:
                 rows.append((master.z[S], np.ones(S.size), -np.inf, self.s - 1.0))
             on_value(key, v)
             t = threshold()
-            if emulated:  # between two solves of the emulated loop: tighten the model
-                if t < current[0]:
-                    master.set_cutoff(t, self.cutoff_margin)
-                    current[0] = t
-                self._probe(lo, hi, t)
+            if emulated and t < current[0]:  # between two emulated solves: tighten
+                master.set_cutoff(t, self.cutoff_margin)
+                current[0] = t
             return rows
 
         res, _ = self._solve(ph, oracle, self.search_gap)
         if res.status != "infeasible":  # pragma: no cover - the oracle rejects every point
             raise CertificationError(f"{phase_name}: the search ended without a certificate")
-        ph.fixed = max(getattr(ph, "fixed", 0), master.n_fixed)
-        master.unfix()
         master.set_cutoff(None)
         master.clear_region()
         ph.time += time.perf_counter() - t0

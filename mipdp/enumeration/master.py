@@ -52,9 +52,6 @@ class MasterProblem:
         self.n_nogoods = 0
         self._region_rows: dict[tuple, int] = {}
         self._cut_supports: set[tuple] = set()
-        self._cut_const: list[float] = []
-        self._cut_grad: list[np.ndarray] = []
-        self._fixed = np.zeros(p, dtype=bool)
 
     # -- scaling ------------------------------------------------------------------------
     def to_eta(self, value: float) -> float:
@@ -79,37 +76,9 @@ class MasterProblem:
         self.n_cuts += 1
         g = np.asarray(grad, dtype=float) / self.scale
         rhs = self.to_eta(value) - float(g[np.asarray(support)].sum())
-        self._cut_const.append(rhs)
-        self._cut_grad.append(g)
         idx = np.concatenate(([self.eta], self.z))
         coef = np.concatenate(([1.0], -g))
         return (idx, coef, rhs, np.inf)
-
-    def cuts(self) -> tuple[np.ndarray, np.ndarray]:
-        """All cuts so far as ``(const, grad)``: ``η >= const[t] + grad[t] @ z``."""
-        return np.asarray(self._cut_const), np.vstack(self._cut_grad)
-
-    def fix_zero(self, mask: np.ndarray) -> int:
-        """Fix ``z_j = 0`` where ``mask`` (only valid for the current region and cutoff).
-
-        Returns the number of newly fixed columns; :meth:`unfix` restores them.
-        """
-        new = np.asarray(mask) & ~self._fixed
-        if np.any(new):
-            self.backend.set_variable_bounds(self.z[new], 0.0, 0.0)
-            self._fixed |= new
-        return int(new.sum())
-
-    def unfix(self) -> None:
-        """Undo :meth:`fix_zero`."""
-        if np.any(self._fixed):
-            self.backend.set_variable_bounds(self.z[self._fixed], 0.0, 1.0)
-            self._fixed[:] = False
-
-    @property
-    def n_fixed(self) -> int:
-        """Columns currently fixed to zero."""
-        return int(self._fixed.sum())
 
     def add_cut(self, support: np.ndarray, value: float, grad: np.ndarray) -> None:
         """Add the cut at ``support`` now (no-op if it is already in the model)."""
