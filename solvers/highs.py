@@ -22,13 +22,14 @@ scheme could return a point violating an oracle row; the re-solve loop is exact.
 
 Default options
 ---------------
-:data:`DEFAULT_OPTIONS` switches HiGHS presolve and the feasibility-jump heuristic
-off.  On the typical master (eta, ``p`` binaries, a cardinality row and dense cut
-rows) presolve removes nothing, while its probing and the feasibility jump are
-expensive with dense rows: with these defaults a master with p = 2000 and 60 cuts
-solves in 0.14 s instead of 8.7 s, and p = 10 000 with 200 cuts in about 3 s
-instead of more than 20 s (HiGHS 1.15.1).  Pass ``options={"presolve": "choose",
-...}`` to restore the HiGHS defaults.  Correctness does not depend on them.
+:data:`DEFAULT_OPTIONS` switches off the feasibility-jump heuristic and the sub-MIP
+primal heuristics (RINS, RENS, root reduced cost): on outer-approximation masters (eta,
+``p`` binaries, a cardinality row and a few dense cut rows) they dominate the time and
+the incumbents come from the oracle anyway.  Presolve stays on: the enumeration fixes
+dominated columns to zero (:mod:`mipdp.enumeration.dominance`) and presolve removes
+them, so the LPs shrink from ``p`` to a few hundred columns (the top-R search at
+p = 10 000: 6.9 s with presolve, 113 s without).  Pass ``options={...}`` to change
+any HiGHS option.  Correctness does not depend on them.
 
 Integer columns
 ---------------
@@ -50,22 +51,14 @@ import numpy as np
 from .base import (INF, LazyOracle, MIPBackend, Row, SolveResult, SolverError,
                    SolverTimeLimitError, as_bound_array, as_index_array, rows_to_csr)
 
+from .highs_options import HIGHS_MASTER_OPTIONS
+
 logger = logging.getLogger(__name__)
 
 _MS = highspy.HighsModelStatus
 
 #: HiGHS options applied to every model (override with ``options=``); see above.
-DEFAULT_OPTIONS: dict[str, object] = {
-    "presolve": "off",
-    "mip_heuristic_run_feasibility_jump": False,
-    # The primal heuristics (sub-MIPs) dominate the time on outer-approximation masters,
-    # whose incumbents come from the oracle anyway: 2.8 s instead of 8.7 s for the top-R
-    # search at p = 1000 (experiments/bench_enumeration.py).
-    "mip_heuristic_effort": 0.0,
-    "mip_heuristic_run_rins": False,
-    "mip_heuristic_run_rens": False,
-    "mip_heuristic_run_root_reduced_cost": False,
-}
+DEFAULT_OPTIONS: dict[str, object] = dict(HIGHS_MASTER_OPTIONS)
 _EMPTY_I32 = np.zeros(0, dtype=np.int32)
 _EMPTY_F64 = np.zeros(0, dtype=np.float64)
 

@@ -29,6 +29,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .highs_options import HIGHS_MASTER_OPTIONS
 from .base import (INF, BackendUnavailableError, LazyOracle, MIPBackend, Row, SolveResult,
                    SolverError, SolverTimeLimitError, as_bound_array, as_index_array,
                    rows_to_csr)
@@ -49,12 +50,8 @@ _OPTION_NAMES: dict[str, tuple[str | None, str | None, str | None]] = {
 }
 
 
-#: Defaults for HiGHS-based Pyomo solvers, as in :data:`solvers.highs.DEFAULT_OPTIONS`
-#: (presolve and feasibility jump are slow with dense cut rows; override with options=).
-_HIGHS_DEFAULTS: dict[str, object] = {
-    "presolve": "off",
-    "mip_heuristic_run_feasibility_jump": False,
-}
+#: Defaults for HiGHS-based Pyomo solvers, as in :data:`solvers.highs.DEFAULT_OPTIONS`.
+_HIGHS_DEFAULTS: dict[str, object] = dict(HIGHS_MASTER_OPTIONS)
 
 
 def _opt(value: float) -> float | None:
@@ -78,8 +75,8 @@ class PyomoBackend(MIPBackend):
         Stream the solver log into this module's logger at INFO level.
     options : dict, optional
         Extra solver options passed on every solve (they override the MIP gap set
-        from ``solve(mip_rel_gap=...)`` and, for HiGHS-based solvers, the defaults
-        ``presolve="off"`` and ``mip_heuristic_run_feasibility_jump=False``).
+        from ``solve(mip_rel_gap=...)`` and, for HiGHS-based solvers, the defaults of
+        :data:`solvers.highs_options.HIGHS_MASTER_OPTIONS`).
 
     Raises
     ------

@@ -35,6 +35,7 @@ from solvers.base import MIPBackend, SolverTimeLimitError
 
 from ..exceptions import CertificationError
 from ..losses.base import SupportObjective
+from .dominance import dominated_columns
 from .master import MasterProblem
 from .warm_start import iht_support, local_search
 
@@ -74,6 +75,7 @@ class _Phase:
     solves: int = 0
     evaluations: int = 0
     lazy_rows: int = 0
+    fixed: int = 0
 
 
 @dataclass
@@ -123,19 +125,23 @@ class SupportEnumerator:
     cutoff_margin : float, default 1e-5
         Slack (in units of ``scale``) above each search cutoff; it exceeds the solvers'
         feasibility tolerance so an infeasible master is a proof.
+    dominance : bool, default True
+        Fix columns that cut dominance proves unnecessary in each search
+        (:mod:`mipdp.enumeration.dominance`; exact).
     """
 
     def __init__(self, objective: SupportObjective, s: int, *, scale: float,
                  backend: str | MIPBackend = "highs", backend_options: dict | None = None,
                  time_limit: float | None = None, n_warm_cuts: int | None = None,
                  search_gap: float = 1e-4, tol: float = 1e-9,
-                 cutoff_margin: float = 1e-5) -> None:
+                 cutoff_margin: float = 1e-5, dominance: bool = True) -> None:
         self.objective = objective
         self.p, self.s = objective.p, s
         self.scale = float(scale)
         self.n_supports = math.comb(self.p, s)
         self.search_gap = search_gap
         self.cutoff_margin = cutoff_margin
+        self.dominance = dominance
         self.tol = tol
         self.n_warm_cuts = 0 if n_warm_cuts is None else n_warm_cuts
         self._deadline = None if time_limit is None else time.perf_counter() + time_limit
@@ -236,6 +242,9 @@ class SupportEnumerator:
             return [self.master.cut_row(S, v, g)]
 
         res, _ = self._solve(ph, oracle, self.tol)
+        if res.status == "infeasible":  # impossible for a correct solver: Σz = s always fits
+            raise CertificationError("the master problem of the optimum phase was reported "
+                                     "infeasible, which cannot happen; nothing was released")
         lower = self.master.to_value(res.bound)
         self.stats.optimality_gap = max(0.0, best[0] - lower) / max(abs(best[0]), 1e-300)
         ph.time += time.perf_counter() - t0
@@ -261,6 +270,18 @@ class SupportEnumerator:
         return key, self.found[key]
 
     # -- region search -----------------------------------------------------------------------
+    def _fix_dominated(self) -> None:
+        """Fix the columns dominance proves unnecessary (see :mod:`.dominance`)."""
+        if not self.dominance or self.master.backend.native_lazy:
+            # With native lazy rows, no-goods are added inside the solve, after the
+            # fixing was computed, so the count K it relies on would be stale.
+            return
+        inside = np.zeros(self.p, dtype=bool)
+        inside[self.center] = True
+        groups = [np.flatnonzero(inside), np.flatnonzero(~inside)]
+        need = self.s + self.master.n_nogoods
+        self.master.set_fixed_zero(dominated_columns(self.master.cut_gradients(), groups, need))
+
     def _search(self, phase_name: str, lo: int, hi: int, threshold, on_value) -> None:
         """Find every support in the region ``lo <= |S ∩ center| <= hi`` with ``L < threshold()``."""
         ph = self._phase(phase_name)
@@ -268,6 +289,7 @@ class SupportEnumerator:
         master = self.master
         master.set_region(self.center, lo, hi)
         master.set_cutoff(threshold(), self.cutoff_margin)
+        self._fix_dominated()
         emulated = not master.backend.native_lazy
         current = [threshold()]
 
@@ -288,14 +310,18 @@ class SupportEnumerator:
                 rows.append((master.z[S], np.ones(S.size), -np.inf, self.s - 1.0))
             on_value(key, v)
             t = threshold()
-            if emulated and t < current[0]:  # between two emulated solves: tighten
-                master.set_cutoff(t, self.cutoff_margin)
-                current[0] = t
+            if emulated:  # between two emulated solves: tighten the model
+                if t < current[0]:
+                    master.set_cutoff(t, self.cutoff_margin)
+                    current[0] = t
+                self._fix_dominated()
+                ph.fixed = max(ph.fixed, master.n_fixed)
             return rows
 
         res, _ = self._solve(ph, oracle, self.search_gap)
         if res.status != "infeasible":  # pragma: no cover - the oracle rejects every point
             raise CertificationError(f"{phase_name}: the search ended without a certificate")
+        master.set_fixed_zero(np.zeros(self.p, dtype=bool))
         master.set_cutoff(None)
         master.clear_region()
         ph.time += time.perf_counter() - t0

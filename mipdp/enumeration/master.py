@@ -16,7 +16,7 @@ import logging
 import numpy as np
 
 from solvers import get_backend
-from solvers.base import MIPBackend, SolveResult
+from solvers.base import MIPBackend, SolveResult, SolverError
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +52,8 @@ class MasterProblem:
         self.n_nogoods = 0
         self._region_rows: dict[tuple, int] = {}
         self._cut_supports: set[tuple] = set()
+        self._cut_grads: list[np.ndarray] = []
+        self._fixed = np.zeros(p, dtype=bool)
 
     # -- scaling ------------------------------------------------------------------------
     def to_eta(self, value: float) -> float:
@@ -76,9 +78,29 @@ class MasterProblem:
         self.n_cuts += 1
         g = np.asarray(grad, dtype=float) / self.scale
         rhs = self.to_eta(value) - float(g[np.asarray(support)].sum())
+        self._cut_grads.append(g)
         idx = np.concatenate(([self.eta], self.z))
         coef = np.concatenate(([1.0], -g))
         return (idx, coef, rhs, np.inf)
+
+    def cut_gradients(self) -> np.ndarray:
+        """Coefficients of ``z`` in every cut, shape ``(T, p)`` (``η >= c_t + G_t z``)."""
+        return np.vstack(self._cut_grads)
+
+    def set_fixed_zero(self, mask: np.ndarray) -> None:
+        """Fix ``z_j = 0`` exactly where ``mask`` (columns no longer in ``mask`` are freed)."""
+        mask = np.asarray(mask, dtype=bool)
+        fix, free = mask & ~self._fixed, self._fixed & ~mask
+        if np.any(fix):
+            self.backend.set_variable_bounds(self.z[fix], 0.0, 0.0)
+        if np.any(free):
+            self.backend.set_variable_bounds(self.z[free], 0.0, 1.0)
+        self._fixed = mask.copy()
+
+    @property
+    def n_fixed(self) -> int:
+        """Columns currently fixed to zero."""
+        return int(self._fixed.sum())
 
     def add_cut(self, support: np.ndarray, value: float, grad: np.ndarray) -> None:
         """Add the cut at ``support`` now (no-op if it is already in the model)."""
@@ -131,6 +153,10 @@ class MasterProblem:
     def support_of(self, x: np.ndarray) -> np.ndarray:
         """The support encoded by a solution vector (binaries rounded)."""
         zval = np.asarray(x)[self.z]
+        if np.max(np.abs(zval - np.rint(zval))) > 1e-5:
+            raise SolverError(f"{self.backend.name}: the solver returned a non-integral point "
+                              f"(max violation {np.max(np.abs(zval - np.rint(zval))):.2g}); "
+                              "nothing was released")
         S = np.flatnonzero(zval > 0.5)
         if S.size != self.s:  # pragma: no cover - solver returned a non-integral point
             raise RuntimeError(f"master returned {S.size} selected features, expected {self.s}")

@@ -102,7 +102,8 @@ def test_options_override_and_validation():
     b.add_rows([(z, np.ones(3), 2, 2)])
     b.set_objective(z, [3.0, 1.0, 2.0])
     assert b.solve().objective == pytest.approx(3.0)
-    assert get_backend("highs")._h.getOptionValue("presolve")[-1] == DEFAULT_OPTIONS["presolve"]
+    default = get_backend("highs")._h
+    assert default.getOptionValue("mip_heuristic_effort")[-1] == DEFAULT_OPTIONS["mip_heuristic_effort"]
     with pytest.raises(ValueError, match="no_such_option"):
         get_backend("highs", options={"no_such_option": 1})
     with pytest.raises(ValueError, match="time_limit"):

@@ -1,0 +1,46 @@
+import numpy as np
+import pytest
+
+from mipdp.enumeration.dominance import dominated_columns
+
+
+def brute_count(G, group):
+    counts = {}
+    for jp in group:
+        c = 0
+        for j in group:
+            if j == jp:
+                continue
+            le = np.all(G[:, j] <= G[:, jp])
+            strict = np.any(G[:, j] < G[:, jp]) or j < jp
+            c += bool(le and strict)
+        counts[jp] = c
+    return counts
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("need", [1, 3, 6])
+def test_matches_pairwise_definition_with_ties(seed, need):
+    rng = np.random.default_rng(seed)
+    G = -np.round(rng.random((3, 30)), 1)  # coarse values: many ties and duplicates
+    G[:, 5] = G[:, 4]
+    groups = [np.arange(0, 7), np.arange(7, 30)]
+    mask = dominated_columns(G, groups, need, n_candidates=100)
+    for group in groups:
+        counts = brute_count(G, group)
+        for j in group:
+            assert mask[j] == (counts[j] >= need)
+
+
+def test_fewer_candidates_only_fix_fewer():
+    rng = np.random.default_rng(1)
+    G = -rng.random((4, 200))
+    full = dominated_columns(G, [np.arange(200)], 5, n_candidates=200)
+    few = dominated_columns(G, [np.arange(200)], 5, n_candidates=10)
+    assert np.all(few <= full)
+
+
+def test_duplicates_never_fix_each_other_both():
+    G = np.zeros((2, 4))  # four identical columns: only the higher indices are dominated
+    mask = dominated_columns(G, [np.arange(4)], 2)
+    assert mask.tolist() == [False, False, True, True]
