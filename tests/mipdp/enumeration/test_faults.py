@@ -1,0 +1,155 @@
+"""Solver faults: every failure gives a clear error and never a released support."""
+
+import numpy as np
+import pytest
+
+import solvers
+from mipdp import CertificationError, private_bss
+from mipdp.exceptions import BackendUnavailableError, SizeLimitError, SolverError
+from solvers.base import SolveResult, SolverTimeLimitError
+from solvers.highs import HighsBackend
+
+B = 0.5
+
+
+def data(seed=0, n=60, p=8):
+    rng = np.random.default_rng(seed)
+    X = np.clip(rng.normal(size=(n, p)) * 0.4, -B, B)
+    y = np.clip(X[:, :2] @ np.array([1.0, -1.0]) * 0.5 + 0.2 * rng.normal(size=n), -B, B)
+    return X, y
+
+
+def run(backend, **kw):
+    X, y = data()
+    return private_bss(X, y, 2, 1.0, bounds=(B, B), backend=backend, random_state=0, **kw)
+
+
+class FaultyHighs(HighsBackend):
+    """HiGHS that misbehaves from its ``fail_at``-th solve on (0-based)."""
+
+    fail_at = 0
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.calls = 0
+
+    def fault(self, res):  # pragma: no cover - overridden
+        return res
+
+    def _solve_once(self, time_limit, mip_rel_gap, lazy):
+        res = super()._solve_once(time_limit, mip_rel_gap, lazy)
+        self.calls += 1
+        return self.fault(res) if self.calls > self.fail_at else res
+
+
+class TimeLimitBackend(FaultyHighs):
+    def fault(self, res):
+        raise SolverTimeLimitError("highs: time limit of 1 s reached")
+
+
+class TimeLimitLater(TimeLimitBackend):
+    fail_at = 1      # the optimum solve succeeds; the top-R search phase fails
+
+
+class InfeasibleAtOptimum(FaultyHighs):
+    def fault(self, res):
+        return SolveResult("infeasible", None, float("inf"), float("inf"), 0.0)
+
+
+class FractionalEverywhere(FaultyHighs):
+    def fault(self, res):
+        if res.x is not None:
+            res.x = res.x.copy()
+            res.x[1:] = 0.5                      # z = 1/2: rounds to no support at all
+        return res
+
+
+class FractionalRoundable(FaultyHighs):
+    def fault(self, res):
+        if res.x is not None:
+            x = res.x.copy()
+            z = x[1:]
+            z[:] = np.where(z > 0.5, 0.7, 0.3 * 2 / (z.size - 2))   # Σz = s, far from integral
+            res.x = x
+        return res
+
+
+class CrashOnStart(HighsBackend):
+    def _solve_once(self, time_limit, mip_rel_gap, lazy):
+        raise SolverError("highs: the solver process died")
+
+
+class TinyLicence(HighsBackend):
+    size_limit = 5
+
+
+@pytest.mark.parametrize("backend", [TimeLimitBackend, TimeLimitLater])
+@pytest.mark.parametrize("method", ["top_r", "mistakes"])
+def test_time_limit_becomes_certification_error(backend, method):
+    kw = {"delta": 1e-3} if method == "mistakes" else {}
+    with pytest.raises(CertificationError, match="time limit"):
+        run(backend(), method=method, **kw)
+
+
+def test_tiny_time_limit_raises_certification_error():
+    with pytest.raises(CertificationError, match="nothing was released"):
+        run("highs", time_limit=1e-9)
+
+
+def test_missing_package_is_backend_unavailable(monkeypatch):
+    monkeypatch.setitem(solvers.BACKENDS, "gurobi",
+                        ("solvers.gurobi", "GurobiBackend", "no_such_solver_pkg_xyz", "mipdp[gurobi]"))
+    with pytest.raises(BackendUnavailableError, match="not installed"):
+        run("gurobi")
+    assert issubclass(BackendUnavailableError, ImportError)
+
+
+def test_licence_size_limit(monkeypatch):
+    with pytest.raises(SizeLimitError, match="licence"):
+        run(TinyLicence())
+
+
+def test_gurobi_size_limit_error_from_solver(monkeypatch):
+    """A size-limit error raised by the adapter while building rows propagates unchanged."""
+
+    class RowsTooMany(HighsBackend):
+        def add_rows(self, rows):
+            if self.n_rows >= 2:
+                raise SizeLimitError("backend 'gurobi': model too large for size-limited licence")
+            return super().add_rows(rows)
+
+    with pytest.raises(SizeLimitError, match="licence"):
+        run(RowsTooMany())
+
+
+def test_crash_on_first_solve():
+    with pytest.raises(SolverError, match="died"):
+        run(CrashOnStart())
+
+
+def test_unknown_backend_name():
+    with pytest.raises(ValueError, match="backend"):
+        run("cplex_that_is_not_there")
+
+
+def test_non_integral_point_that_rounds_to_nothing():
+    with pytest.raises((SolverError, RuntimeError), match="non-integral|selected features"):
+        run(FractionalEverywhere())
+
+
+def test_infeasible_at_optimum_phase_is_an_error():
+    with pytest.raises((CertificationError, SolverError)):
+        run(InfeasibleAtOptimum())
+
+
+def test_non_integral_point_that_rounds_to_a_support_is_an_error():
+    with pytest.raises((CertificationError, SolverError, RuntimeError)):
+        run(FractionalRoundable())
+
+
+def test_faulty_backends_release_nothing_on_later_phase():
+    """A fault in the top-R phase (after a certified optimum) still releases nothing."""
+    backend = TimeLimitLater()
+    with pytest.raises(CertificationError):
+        run(backend)
+    assert backend.calls > 1
