@@ -239,9 +239,14 @@ class SupportEnumerator:
             ph.evaluations += 1
             if v < best[0]:
                 best[0], best[1] = v, S
-            return [self.master.cut_row(S, v, g)]
+            row = self.master.cut_row(S, v, g)
+            self._fix_dominated(region=False)
+            ph.fixed = max(ph.fixed, self.master.n_fixed)
+            return [row]
 
+        self._fix_dominated(region=False)
         res, _ = self._solve(ph, oracle, self.tol)
+        self.master.set_fixed_zero(np.zeros(self.p, dtype=bool))
         if res.status == "infeasible":  # impossible for a correct solver: Σz = s always fits
             raise CertificationError("the master problem of the optimum phase was reported "
                                      "infeasible, which cannot happen; nothing was released")
@@ -270,15 +275,22 @@ class SupportEnumerator:
         return key, self.found[key]
 
     # -- region search -----------------------------------------------------------------------
-    def _fix_dominated(self) -> None:
-        """Fix the columns dominance proves unnecessary (see :mod:`.dominance`)."""
+    def _fix_dominated(self, region: bool = True) -> None:
+        """Fix the columns dominance proves unnecessary (see :mod:`.dominance`).
+
+        With ``region=False`` (the optimum phase: no region row) all columns form one
+        group; a swap never raises a cut, so the master's optimum value is unchanged.
+        """
         if not self.dominance or self.master.backend.native_lazy:
             # With native lazy rows, no-goods are added inside the solve, after the
             # fixing was computed, so the count K it relies on would be stale.
             return
-        inside = np.zeros(self.p, dtype=bool)
-        inside[self.center] = True
-        groups = [np.flatnonzero(inside), np.flatnonzero(~inside)]
+        if region:
+            inside = np.zeros(self.p, dtype=bool)
+            inside[self.center] = True
+            groups = [np.flatnonzero(inside), np.flatnonzero(~inside)]
+        else:
+            groups = [np.arange(self.p)]
         need = self.s + self.master.n_nogoods
         self.master.set_fixed_zero(dominated_columns(self.master.cut_gradients(), groups, need))
 

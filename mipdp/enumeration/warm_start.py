@@ -20,12 +20,14 @@ def _top_s(v: np.ndarray, s: int) -> np.ndarray:
     return np.sort(np.argpartition(-np.abs(v), s - 1)[:s])
 
 
-def iht_support(X: np.ndarray, y: np.ndarray, s: int, ridge: float, *, n_iter: int = 100,
-                power_iter: int = 30) -> np.ndarray:
+def iht_support(X: np.ndarray, y: np.ndarray, s: int, ridge: float, *, n_iter: int = 30,
+                power_iter: int = 10) -> np.ndarray:
     """Support found by iterative hard thresholding on ridge least squares.
 
     Deterministic (power iteration starts from a data-free vector), so a warm start
-    never consumes randomness.  Used for every loss as a cheap linear-model guess.
+    never consumes randomness.  Used for every loss as a cheap linear-model guess; a
+    few iterations suffice because the one-swap local search that follows polishes it
+    (the defaults cost ~40 products with ``X`` and ``Xᵀ``).
     """
     n, p = X.shape
     v = np.ones(p) / np.sqrt(p)
@@ -39,14 +41,13 @@ def iht_support(X: np.ndarray, y: np.ndarray, s: int, ridge: float, *, n_iter: i
     lip = max(lip, 1e-12) / n
     beta = np.zeros(p)
     support = _top_s(X.T @ y, s)
-    for _ in range(n_iter):
+    for it in range(n_iter):
         grad = (X.T @ (X @ beta - y) + ridge * beta) / n
         full = beta - grad / lip
         new = _top_s(full, s)
         beta = np.zeros(p)
         beta[new] = full[new]
-        if np.array_equal(new, support) and _ > 5:
-            support = new
+        if np.array_equal(new, support) and it >= 2:
             break
         support = new
     return support
