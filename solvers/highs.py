@@ -22,14 +22,10 @@ scheme could return a point violating an oracle row; the re-solve loop is exact.
 
 Default options
 ---------------
-:data:`DEFAULT_OPTIONS` switches off the feasibility-jump heuristic and the sub-MIP
-primal heuristics (RINS, RENS, root reduced cost): on outer-approximation masters (eta,
-``p`` binaries, a cardinality row and a few dense cut rows) they dominate the time and
-the incumbents come from the oracle anyway.  Presolve stays on: the enumeration fixes
-dominated columns to zero (:mod:`mipdp.enumeration.dominance`) and presolve removes
-them, so the LPs shrink from ``p`` to a few hundred columns (the top-R search at
-p = 10 000: 6.9 s with presolve, 113 s without).  Pass ``options={...}`` to change
-any HiGHS option.  Correctness does not depend on them.
+:data:`DEFAULT_OPTIONS` (from :mod:`solvers.highs_options`) switches presolve off — for
+correctness: HiGHS 1.15.1's presolve wrongly reports some outer-approximation masters
+infeasible, and an infeasibility claim is a privacy certificate here — and the primal
+heuristics off for speed.  Pass ``options={...}`` to change any HiGHS option.
 
 Integer columns
 ---------------
@@ -47,6 +43,7 @@ from typing import Sequence
 
 import highspy
 import numpy as np
+from scipy import sparse
 
 from .base import (INF, LazyOracle, MIPBackend, Row, SolveResult, SolverError,
                    SolverTimeLimitError, as_bound_array, as_index_array, rows_to_csr)
@@ -257,10 +254,61 @@ class HighsBackend(MIPBackend):
         raise SolverError(f"highs: could not decide feasibility (model status "
                           f"{self._h.modelStatusToString(ms)!r})")
 
+    def _fixed_columns(self) -> np.ndarray:
+        lp = self._h.getLp()
+        return np.asarray(lp.col_lower_) == np.asarray(lp.col_upper_)
+
+    def _solve_reduced(self, fixed: np.ndarray, time_limit: float | None,
+                       mip_rel_gap: float) -> SolveResult:
+        """Solve a copy without the fixed columns (their row contributions moved to the bounds).
+
+        This is the one reduction of presolve that the enumeration needs (columns fixed
+        by dominance), done exactly; HiGHS's own presolve is off (see the module notes).
+        """
+        self._h.ensureColwise()
+        lp = self._h.getLp()
+        n_row, n_col = lp.num_row_, lp.num_col_
+        lo, up = np.asarray(lp.col_lower_), np.asarray(lp.col_upper_)
+        cost = np.asarray(lp.col_cost_)
+        A = sparse.csc_matrix((np.asarray(lp.a_matrix_.value_), np.asarray(lp.a_matrix_.index_),
+                               np.asarray(lp.a_matrix_.start_)), shape=(n_row, n_col))
+        free = np.flatnonzero(~fixed)
+        shift = A[:, fixed] @ lo[fixed] if n_row else np.zeros(0)
+        sub = A[:, free].tocsc()
+        integrality = list(lp.integrality_)
+        red = highspy.HighsLp()
+        red.num_col_, red.num_row_ = int(free.size), int(n_row)
+        red.col_cost_, red.col_lower_, red.col_upper_ = cost[free], lo[free], up[free]
+        red.row_lower_ = np.asarray(lp.row_lower_) - shift
+        red.row_upper_ = np.asarray(lp.row_upper_) - shift
+        red.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        red.a_matrix_.start_ = sub.indptr.astype(np.int32)
+        red.a_matrix_.index_ = sub.indices.astype(np.int32)
+        red.a_matrix_.value_ = sub.data.astype(np.float64)
+        if integrality:
+            red.integrality_ = [integrality[i] for i in free]
+        other = HighsBackend(threads=None, verbose=self.verbose, options=self.options)
+        self._check(other._h.passModel(red), "passModel")
+        other.n_cols, other.n_rows = int(free.size), int(n_row)
+        other._n_int = sum(1 for i in free if integrality and
+                           integrality[i] != highspy.HighsVarType.kContinuous)
+        res = other._solve_once(time_limit, mip_rel_gap, None)
+        if res.status == "optimal":
+            x = lo.astype(np.float64).copy()
+            x[free] = res.x
+            offset = float(cost[fixed] @ lo[fixed])
+            res = SolveResult("optimal", x, res.objective + offset, res.bound + offset, 0.0,
+                              n_solves=res.n_solves, info=res.info)
+        return res
+
     def _solve_once(self, time_limit: float | None, mip_rel_gap: float,
                     lazy: LazyOracle | None) -> SolveResult:
         if lazy is not None:  # pragma: no cover - solve() never passes it (native_lazy False)
             raise SolverError("highs: native lazy constraints are not supported")
+        if self.n_cols >= 200:
+            fixed = self._fixed_columns()
+            if fixed.sum() >= self.n_cols // 2:
+                return self._solve_reduced(fixed, time_limit, mip_rel_gap)
         t0 = time.perf_counter()
         ms = self._run(time_limit, mip_rel_gap)
         n_solves = 1

@@ -187,3 +187,49 @@ def test_other_statuses_raise(monkeypatch):
     monkeypatch.setattr(b._h, "getModelStatus", lambda: highspy.HighsModelStatus.kInterrupt)
     with pytest.raises(SolverError, match="Interrupt"):
         b.solve()
+
+
+def test_presolve_off_by_default_because_it_claims_wrong_infeasibility():
+    """HiGHS 1.15.1 presolve reports this master (from a hinge-loss top-R search)
+    infeasible although it has a feasible point; the default keeps presolve off."""
+    import pathlib
+
+    import highspy
+
+    path = pathlib.Path(__file__).parent / "data" / "highs_presolve_wrong_infeasible.mps"
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.readModel(str(path))
+    for name, value in DEFAULT_OPTIONS.items():
+        h.setOptionValue(name, value)
+    h.run()
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    assert DEFAULT_OPTIONS["presolve"] == "off"
+
+
+def test_solve_without_fixed_columns_matches_full_solve(monkeypatch):
+    """Columns fixed by bounds (at 0 or 1) are moved into the row bounds exactly."""
+    rng = np.random.default_rng(0)
+
+    def build():
+        b = get_backend("highs")
+        eta = b.add_variables(1, -50.0, INF)
+        z = b.add_variables(300, 0, 1, integer=True)
+        b.add_rows([(z, np.ones(300), 6, 6)])
+        for _ in range(5):
+            g = -rng.random(300)
+            b.add_rows([(np.r_[eta, z], np.r_[1.0, -g], -3.0, INF)])
+        b.set_objective(np.r_[eta, z[:10]], np.r_[1.0, rng.random(10)])
+        b.set_variable_bounds(z[:150], 0.0, 0.0)
+        b.set_variable_bounds(z[150:152], 1.0, 1.0)
+        return b
+
+    state = rng.bit_generator.state
+    reduced = build().solve()
+    rng.bit_generator.state = state
+    full_backend = build()
+    monkeypatch.setattr(full_backend, "_fixed_columns", lambda: np.zeros(301, dtype=bool))
+    full = full_backend.solve()
+    assert reduced.objective == pytest.approx(full.objective, abs=1e-7)
+    assert np.all(reduced.x[1:151] == 0) and np.all(reduced.x[151:153] == 1)
+    assert reduced.bound <= reduced.objective + 1e-9
