@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from .base import Loss, SupportObjective
+from .hinge import Hinge
+from .huber import Huber
 from .least_squares import LeastSquares
 
-__all__ = ["Loss", "SupportObjective", "LeastSquares", "get_loss", "LOSSES"]
+__all__ = ["Loss", "SupportObjective", "LeastSquares", "Hinge", "Huber", "get_loss", "LOSSES"]
 
 #: name -> Loss class
-LOSSES: dict[str, type[Loss]] = {"least_squares": LeastSquares}
-_ALIASES = {"ls": "least_squares", "squared": "least_squares", "bss": "least_squares"}
+LOSSES: dict[str, type[Loss]] = {"least_squares": LeastSquares, "hinge": Hinge, "huber": Huber}
+_ALIASES = {"ls": "least_squares", "squared": "least_squares", "bss": "least_squares",
+            "svm": "hinge", "robust": "huber"}
 
 
 def get_loss(loss: str | Loss = "least_squares", *, ridge: float = 120.0,
