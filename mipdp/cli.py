@@ -1,4 +1,4 @@
-"""Command line: ``mipdp demo``, ``mipdp backends``."""
+"""Command line: ``mipdp demo``, ``mipdp backends``, ``mipdp experiment``, ``mipdp plot``."""
 
 from __future__ import annotations
 
@@ -52,6 +52,106 @@ def _backends(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_report(rep) -> None:
+    for msg in rep.messages:
+        print(msg, file=sys.stderr)
+    print(f"{rep.root}: {len(rep.computed)} cells computed, {len(rep.skipped)} already done, "
+          f"{rep.wall_time_s:.1f}s")
+    if not rep.summary.empty:
+        import pandas as pd
+        tab = rep.summary.pivot(index="n", columns="method", values="exact_mean")
+        with pd.option_context("display.width", 200, "display.precision", 3):
+            print("fraction of draws equal to the true support (mean over trials):")
+            print(tab.to_string())
+    print(f"tables: {rep.root / 'draws.csv'}, {rep.root / 'summary.csv'}")
+
+
+def _run_experiment(config, out, jobs, backend, scheduler) -> int:
+    from .experiments.runner import LossUnavailable, run_study
+    try:
+        rep = run_study(config, out, jobs=jobs, backend=backend, scheduler=scheduler,
+                        progress=True)
+    except LossUnavailable as exc:
+        print(f"mipdp experiment: {exc}", file=sys.stderr)
+        return 0
+    _print_report(rep)
+    return 0
+
+
+def _experiment(args: argparse.Namespace) -> int:
+    from .experiments.config import StudyConfig, load_config
+    if args.kind == "run":
+        config, run = load_config(args.config)
+        if args.name:
+            config.name = args.name
+        out = args.out if args.out is not None else run.get("out", "results")
+        jobs = args.jobs if args.jobs is not None else run.get("jobs", 1)
+        backend = args.backend if args.backend is not None else run.get("backend", "loky")
+        scheduler = args.scheduler if args.scheduler is not None else run.get("scheduler")
+        return _run_experiment(config, out, jobs, backend, scheduler)
+    config = StudyConfig(kind=args.kind, p=args.p, s=args.s, eps=args.eps, ns=args.n,
+                         trials=args.trials, draws=args.draws, methods=args.methods,
+                         loss=args.loss, b_x=args.bound, b_y=args.bound, ridge=args.ridge,
+                         radius=args.radius, rho=args.rho, snr=args.snr, seed=args.seed,
+                         name=args.name)
+    return _run_experiment(config, args.out or "results", args.jobs or 1,
+                           args.backend or "loky", args.scheduler)
+
+
+def _plot(args: argparse.Namespace) -> int:
+    from .experiments.plotting import find_studies, plot_all
+    if not find_studies(args.path):
+        print(f"mipdp plot: no study (study.json) in {args.path} or below", file=sys.stderr)
+        return 1
+    for path in plot_all(args.path, args.to):
+        print(path)
+    return 0
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", default=None, help="results directory (default results/)")
+    p.add_argument("--name", default=None, help="study name (sub-directory of --out)")
+    p.add_argument("--jobs", type=int, default=None, help="parallel trials (joblib)")
+    p.add_argument("--backend", default=None, choices=["loky", "dask"],
+                   help="joblib backend; 'dask' runs the sweep on a Dask cluster")
+    p.add_argument("--scheduler", default=None,
+                   help="Dask scheduler address (default: a local cluster)")
+
+
+def _add_experiment_parser(sub) -> None:
+    from .experiments.config import DEFAULT_METHODS
+    exp = sub.add_parser("experiment", help="run a study of seed 002 (resumable sweep)")
+    kinds = exp.add_subparsers(dest="kind", required=True)
+    for kind, help_ in (("recovery", "support recovery against n"),
+                        ("utility", "utility loss and test MSE with private coefficients "
+                                    "(eps split half/half)")):
+        k = kinds.add_parser(kind, help=help_)
+        k.add_argument("--p", type=int, default=100)
+        k.add_argument("--s", type=int, default=5)
+        k.add_argument("--eps", type=float, default=1.0)
+        k.add_argument("--n", type=int, nargs="+", default=[3000, 4000, 5000, 6000, 7000, 8000])
+        k.add_argument("--trials", type=int, default=10)
+        k.add_argument("--draws", type=int, default=100)
+        k.add_argument("--methods", nargs="+", default=list(DEFAULT_METHODS))
+        k.add_argument("--loss", default="least_squares")
+        k.add_argument("--bound", type=float, default=0.5, help="clipping bound b_x = b_y")
+        k.add_argument("--ridge", type=float, default=120.0)
+        k.add_argument("--radius", type=float, default=1.1)
+        k.add_argument("--rho", type=float, default=0.1)
+        k.add_argument("--snr", type=float, default=5.0)
+        k.add_argument("--seed", type=int, default=0, help="root seed of the study")
+        _add_run_options(k)
+        k.set_defaults(func=_experiment)
+    run = kinds.add_parser("run", help="run the study defined by a TOML config file")
+    run.add_argument("config")
+    _add_run_options(run)
+    run.set_defaults(func=_experiment)
+    plot = sub.add_parser("plot", help="PNG figures of the studies under a results directory")
+    plot.add_argument("path")
+    plot.add_argument("--to", default=None, help="write all figures here (prefixed by study)")
+    plot.set_defaults(func=_plot)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``mipdp`` command."""
     parser = argparse.ArgumentParser(prog="mipdp", description=__doc__)
@@ -73,6 +173,11 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=_demo)
     back = sub.add_parser("backends", help="list the MIP backends and whether they are installed")
     back.set_defaults(func=_backends)
+    _add_experiment_parser(sub)
+    audit = sub.add_parser("audit", help="exact and empirical privacy audit of every mechanism")
+    audit.add_argument("--quick", action="store_true", help="fewer instances and draws")
+    audit.set_defaults(func=lambda a: __import__("mipdp.audit", fromlist=["main"]).main(
+        ["--quick"] if a.quick else []))
     return parser
 
 

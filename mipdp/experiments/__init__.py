@@ -1,0 +1,16 @@
+"""Experiments: sweeps of seed 002's studies, metrics, private coefficients, plots.
+
+Needs the ``experiments`` extra (pandas, matplotlib, joblib; dask/distributed for
+``backend="dask"``; pyarrow for Parquet output).
+"""
+
+from .coefficients import objective_perturbation, split_budget
+from .config import StudyConfig, load_config
+from .methods import METHODS, get_adapter
+from .metrics import SupportLoss, exact_recovery, support_f1, test_mse, utility_loss
+from .runner import LossUnavailable, load_table, run_cell, run_study, summarize
+
+__all__ = ["StudyConfig", "load_config", "run_study", "run_cell", "load_table", "summarize",
+           "LossUnavailable", "METHODS", "get_adapter", "objective_perturbation",
+           "split_budget", "SupportLoss", "exact_recovery", "support_f1", "test_mse",
+           "utility_loss"]

@@ -1,0 +1,51 @@
+"""CLI subcommands and figures."""
+
+from pathlib import Path
+
+import pytest
+
+from mipdp.cli import build_parser, main
+from mipdp.experiments.config import load_config
+
+CONFIGS = Path(__file__).resolve().parents[3] / "experiments" / "configs"
+
+
+def test_configs_parse():
+    cfg, run = load_config(CONFIGS / "seed002_recovery.toml")
+    assert (cfg.p, cfg.s, cfg.eps, cfg.trials, cfg.draws) == (100, 5, 1.0, 10, 100)
+    assert cfg.ns == [3000, 4000, 5000, 6000, 7000, 8000] and len(cfg.methods) == 6
+    assert run["jobs"] == 2
+    tiny, _ = load_config(CONFIGS / "tiny.toml")
+    assert tiny.p == 20 and tiny.name == "tiny"
+
+
+def test_old_subcommands_still_parse():
+    p = build_parser()
+    assert p.parse_args(["demo", "--n", "500"]).n == 500
+    assert p.parse_args(["backends"]).command == "backends"
+
+
+def test_experiment_run_and_plot(tmp_path, capsys):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[study]\nname = "cli"\np = 12\ns = 2\nns = [200]\ntrials = 2\n'
+                   'draws = 3\nmethods = ["top_r", "dp_sis"]\n')
+    assert main(["experiment", "run", str(cfg), "--out", str(tmp_path / "res")]) == 0
+    out = capsys.readouterr().out
+    assert "4 cells computed" in out
+    assert main(["experiment", "run", str(cfg), "--out", str(tmp_path / "res")]) == 0
+    assert "0 cells computed, 4 already done" in capsys.readouterr().out
+    figs = tmp_path / "figs"
+    assert main(["plot", str(tmp_path / "res"), "--to", str(figs)]) == 0
+    for name in ("recovery", "f1", "utility_loss", "time"):
+        png = figs / f"cli_{name}.png"
+        assert png.exists() and png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_hinge_flag(tmp_path, capsys):
+    from mipdp.losses import LOSSES
+    rc = main(["experiment", "recovery", "--p", "12", "--s", "2", "--n", "200", "--trials", "1",
+               "--draws", "2", "--methods", "top_r", "--loss", "hinge",
+               "--out", str(tmp_path)])
+    assert rc == 0
+    if "hinge" not in LOSSES:
+        assert "not available" in capsys.readouterr().err
