@@ -14,14 +14,14 @@ import numpy as np
 from ._validation import (check_bounds, check_epsilon, check_positive, check_random_state,
                           check_sparsity, check_X_y, clip_data)
 from .enumeration import SupportEnumerator, default_R
-from .exceptions import ConditionalPrivacyWarning
+from .exceptions import BudgetError, ConditionalPrivacyWarning
 from .losses import Loss, get_loss
 from .mechanisms import MistakesMechanism, TopRMechanism, ptr_test
 from .result import SelectionResult
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["private_bss", "PrivateBSSResult", "METHODS"]
+__all__ = ["private_bss", "planned_epsilon", "PrivateBSSResult", "METHODS"]
 
 METHODS = ("top_r", "mistakes")
 
@@ -98,12 +98,35 @@ def _check_method_args(method, R, p, s, delta, eps_test, n_draws):
     return delta, eps_test
 
 
+def planned_epsilon(eps: float, *, n_draws: int = 1, prescreen=None, method: str = "top_r",
+                    delta: float | None = None, eps_test: float | None = None) -> float:
+    """Total ε a :func:`private_bss` call with these arguments spends (basic composition).
+
+    ``fraction * eps`` for the pre-screen (once), ``(1 - fraction) * eps`` per draw, and
+    the propose-test-release test (``eps_test``, default ``eps_select / 10``) once.
+    """
+    eps = check_epsilon(eps)
+    fraction = 0.0
+    if prescreen is not None:
+        try:
+            fraction = float(prescreen[2])
+        except (TypeError, ValueError, IndexError):
+            raise TypeError("prescreen: expected (name, k, fraction), e.g. ('kendall', 200, 0.2)") from None
+        if not 0 < fraction < 1:
+            raise ValueError(f"prescreen: the budget fraction must be in (0, 1), got {fraction}")
+    eps_select = (1.0 - fraction) * eps
+    total = fraction * eps + n_draws * eps_select
+    if method == "mistakes" and delta is not None:
+        total += eps_select / 10.0 if eps_test is None else float(eps_test)
+    return total
+
+
 def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
                 radius: float = 1.1, loss: str | Loss = "least_squares", method: str = "top_r",
                 R: int | None = None, delta: float | None = None, eps_test: float | None = None,
                 backend="highs", backend_options: dict | None = None, n_draws: int = 1,
                 prescreen=None, time_limit: float | None = None, random_state=None,
-                report_gap: bool = False) -> PrivateBSSResult:
+                report_gap: bool = False, max_epsilon: float | None = None) -> PrivateBSSResult:
     """Release a size-``s`` support of a sparse linear model with differential privacy.
 
     The exact best supports of the ridge- and ball-constrained objective
@@ -151,6 +174,10 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
         Seconds for the enumeration; on timeout a
         :class:`~mipdp.exceptions.CertificationError` is raised (nothing is released).
     random_state : None, int or numpy.random.Generator
+    max_epsilon : float, optional
+        The most the whole call may spend.  The planned total (pre-screen, every draw,
+        the PTR test) is computed from the arguments alone and a larger one raises
+        :class:`~mipdp.exceptions.BudgetError` before the data is read.
     report_gap : bool, default False
         For ``method="mistakes"``: put ``L(S_(2)) - L(S_(1))`` and whether the
         stability condition held in ``result.info``.  **That figure is not private.**
@@ -166,6 +193,13 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
     (least squares: ``(b_y + b_x r √s)² / 2``).
     """
     t_start = time.perf_counter()
+    if max_epsilon is not None:
+        planned = planned_epsilon(eps, n_draws=n_draws, prescreen=prescreen, method=method,
+                                  delta=delta, eps_test=eps_test)
+        if planned > check_epsilon(max_epsilon, "max_epsilon") * (1 + 1e-12):
+            raise BudgetError(f"max_epsilon: this call would spend epsilon = {planned:g} "
+                              f"(pre-screen + {n_draws} draw(s) + PTR test) > max_epsilon = "
+                              f"{max_epsilon:g}; nothing was computed")
     X, y = check_X_y(X, y)
     n, p = X.shape
     s = check_sparsity(s, p)

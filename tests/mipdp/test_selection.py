@@ -136,3 +136,20 @@ def test_selector_in_a_pipeline(data):
     assert sel.get_support().sum() == 3
     assert sel.transform(X).shape == (X.shape[0], 3)
     assert pipe.predict(X[:3]).shape == (3,)
+
+
+def test_budget_is_planned_and_refused_before_touching_data(data):
+    from mipdp import BudgetError
+    from mipdp.selection import planned_epsilon
+    X, y, _ = data
+    assert planned_epsilon(1.0, n_draws=3) == pytest.approx(3.0)
+    assert planned_epsilon(1.0, n_draws=2, prescreen=("dp_sis", 5, 0.2)) == pytest.approx(1.8)
+    assert planned_epsilon(1.0, method="mistakes", delta=1e-6, eps_test=0.3) == pytest.approx(1.3)
+    with pytest.raises(BudgetError, match="max_epsilon"):
+        # NaN data would raise ValueError if it were read: the budget check comes first
+        private_bss(np.full_like(X, np.nan), y, 3, 1.0, bounds=B, n_draws=5, max_epsilon=4.0)
+    res = private_bss(X, y, 3, 1.0, bounds=B, n_draws=4, max_epsilon=4.0, random_state=0)
+    assert res.epsilon == pytest.approx(4.0)
+    res = private_bss(X, y, 3, 1.0, bounds=B, n_draws=2, prescreen=("dp_sis", 6, 0.25),
+                      max_epsilon=1.75, random_state=0)
+    assert res.epsilon == pytest.approx(1.75)
