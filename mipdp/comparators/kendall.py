@@ -90,24 +90,51 @@ def _count_inversions(a: np.ndarray) -> np.ndarray:
 
 def _kendall_counts(Xt: np.ndarray, y: np.ndarray):
     """``(P, n0, tx, ty)`` with ``P = n_c - n_d`` per row of ``Xt`` (shape (m, n)) against ``y``."""
-    m, n = Xt.shape
+    return _kendall_counts_cols(Xt.T, y)
+
+
+def _kendall_counts_cols(X: np.ndarray, y: np.ndarray, cols: np.ndarray | None = None):
+    """``(P, n0, tx, ty)`` for the columns ``cols`` (default: all) of ``X`` (n, p) against ``y``.
+
+    The columns are gathered in batches straight from ``X`` (no transposed copy of
+    the whole matrix). Per batch: rows in ``y`` order, an (unstable, fast) argsort
+    by ``x``; a batch row whose ``x`` has ties is re-sorted stably, so every row
+    ends in the lexicographic ``(x, y)`` order Knight's algorithm needs. The
+    tied-pair counts are only formed for rows that have ties.
+    """
+    n = X.shape[0]
+    idx = np.arange(X.shape[1]) if cols is None else np.asarray(cols, dtype=np.intp)
+    m = idx.size
     n0 = n * (n - 1) // 2
     ry = _dense_ranks_1d(y)
     ty = int(_tied_pairs(np.sort(ry)[None, :])[0])
     oy = np.argsort(ry, kind="stable")          # rows in y order, then a stable sort by x
     ry_sorted = ry[oy]                          # gives the lexicographic (x, y) order
+    y_ties = ty > 0
     P = np.empty(m, dtype=np.int64)
-    tx = np.empty(m, dtype=np.int64)
+    tx = np.zeros(m, dtype=np.int64)
     step = max(1, _BATCH_ENTRIES // max(n, 1))
     for lo in range(0, m, step):
-        xb = Xt[lo:lo + step][:, oy]
-        order = np.argsort(xb, axis=1, kind="stable")
+        if cols is None:                                        # (batch, n), rows in y order
+            xb = np.ascontiguousarray(X[oy, lo:lo + step].T)
+        else:
+            xb = np.ascontiguousarray(X[oy[:, None], idx[None, lo:lo + step]].T)
+        order = np.argsort(xb, axis=1)
         xs = np.take_along_axis(xb, order, axis=1)
+        same_x = xs[:, 1:] == xs[:, :-1]
+        tied = np.flatnonzero(same_x.any(axis=1))
+        if tied.size:
+            order[tied] = np.argsort(xb[tied], axis=1, kind="stable")
         ys = ry_sorted[order]
         n_d = _count_inversions(ys)                      # strictly discordant pairs
-        same_x = xs[:, 1:] == xs[:, :-1]
-        txb = _tied_pairs(xs, same_x)
-        txy = _tied_pairs(xs, same_x & (ys[:, 1:] == ys[:, :-1]))
+        txb = np.zeros(xs.shape[0], dtype=np.int64)
+        txy = np.zeros(xs.shape[0], dtype=np.int64)
+        if tied.size:
+            sx = same_x[tied]
+            txb[tied] = _tied_pairs(xs[tied], sx)
+            if y_ties:
+                yt = ys[tied]
+                txy[tied] = _tied_pairs(xs[tied], sx & (yt[:, 1:] == yt[:, :-1]))
         n_c = n0 - n_d - txb - ty + txy
         P[lo:lo + step] = n_c - n_d
         tx[lo:lo + step] = txb
@@ -210,6 +237,68 @@ def _noisy_argmax(score: np.ndarray, available: np.ndarray, scale: float,
     return int(cand[top[0] if top.size == 1 else rng.choice(top)])
 
 
+def _lazy_noisy_argmax(tau_y: np.ndarray, partial: np.ndarray, done: np.ndarray, chosen: list,
+                       available: np.ndarray, scale: float, rng: np.random.Generator,
+                       pair_scores, t_max: float) -> tuple[int, int]:
+    """Exactly :func:`_noisy_argmax` on the round-``l`` scores, computing few of them.
+
+    The score ``tau_y_j - (1/(l-1)) sum_{c chosen} |T(x_j, x_c)|`` is at most
+    ``u_j = tau_y_j - partial_j / (l-1)``, where ``partial_j`` sums the terms
+    already known (``done[j]`` of them, in choice order). The Gumbel variables of
+    all available features are drawn first (the same draw as :func:`_noisy_argmax`);
+    features are then visited in decreasing order of ``u_j / scale + G_j`` and their
+    scores completed, until the next bound falls below the best completed value.
+    Every feature not visited then has value ``<= bound < best``, so the result is
+    the same argmax (a pure speed-up: same output distribution, and the same
+    output for the same random stream up to floating-point rounding of the
+    constant shift). Before that, the leader (largest bound) is accepted at once if
+    even with every unknown term at its maximum ``t_max = n/2`` (``|tau_a| <= 1``)
+    its value exceeds the runner-up's bound: then it is the argmax without any
+    new correlation (frequent when ``scale`` is large, i.e. many rounds or a small
+    ``eps``). Updates ``partial`` and ``done`` in place.
+
+    Returns
+    -------
+    j : int
+        The chosen feature.
+    n_completed : int
+        How many scores were completed (0 when the leader was accepted at once).
+    """
+    l1 = len(chosen)
+    cand = np.flatnonzero(available)
+    g = rng.gumbel(size=cand.size)
+    upper = tau_y[cand] - partial[cand] / l1
+    shift = upper.max()
+    bound = (upper - shift) / scale + g
+    order = np.argsort(-bound, kind="stable")
+    if cand.size > 1:                       # can the leader win whatever its unknown terms?
+        pos = int(order[0])
+        j = int(cand[pos])
+        missing = l1 - int(done[j])
+        lower = (tau_y[j] - (partial[j] + missing * t_max) / l1 - shift) / scale + g[pos]
+        if lower - 1e-9 > bound[order[1]]:    # margin: far above floating-point rounding
+            return j, 0
+    best = -np.inf
+    winners: list[int] = []
+    visited = 0
+    while visited < cand.size and bound[order[visited]] >= best:
+        pos = int(order[visited])
+        j = int(cand[pos])
+        if done[j] < l1:
+            terms = pair_scores(j, chosen[done[j]:])
+            partial[j] = np.cumsum(np.concatenate(([partial[j]], terms)))[-1]
+            done[j] = l1
+        val = (tau_y[j] - partial[j] / l1 - shift) / scale + g[pos]
+        if val > best:
+            best, winners = val, [pos]
+        elif val == best:
+            winners.append(pos)
+        visited += 1
+    winners.sort()                          # candidate order, as in _noisy_argmax
+    j = cand[winners[0] if len(winners) == 1 else rng.choice(np.array(winners))]
+    return int(j), visited
+
+
 def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "replace-one",
                n_draws: int = 1) -> SelectionResult:
     """DPKendall (seed 001, Algorithm 1): k exponential-mechanism rounds on Kendall scores.
@@ -245,7 +334,10 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "re
     ``2 s_l k / eps``. Basic composition over the k rounds gives **eps-DP**
     (``delta = 0``) under the chosen neighbour notion; no data bounds are needed
     (ranks only). Feature-feature correlations are computed only against chosen
-    features, ``O(k p n log n)`` time. Ties in the data are handled by tau-a
+    features and only where needed: round ``l >= 2`` completes the scores of the
+    features whose upper bound (known terms only) plus Gumbel noise can still win
+    (:func:`_lazy_noisy_argmax`), typically a handful per round, each needing
+    ``O(l)`` correlations; the output distribution is unchanged. Ties in the data are handled by tau-a
     (tied pairs count 0), which keeps the sensitivity; no data jitter is used.
     """
     t0 = time.perf_counter()
@@ -257,33 +349,42 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "re
     n_draws = check_n_draws(n_draws)
     rng = check_random_state(random_state)
     s1, s2 = kendall_sensitivities(neighbour)
-    Xt = np.ascontiguousarray(X.T)
-    tau_y = np.abs(_kendall_counts(Xt, y)[0] / (n - 1))
+    tau_y = np.abs(_kendall_counts_cols(X, y)[0] / (n - 1))
     t1 = time.perf_counter()
-    cache: dict[int, np.ndarray] = {}
+    pair_cache: dict[tuple[int, int], float] = {}
+    n_pairs = 0
 
-    def tau_with(j: int) -> np.ndarray:
-        if j not in cache:
-            cache[j] = np.abs(_kendall_counts(Xt, X[:, j])[0] / (n - 1))
-        return cache[j]
+    def pair_scores(j: int, chosen: list) -> np.ndarray:
+        """``|T(x_j, x_c)|`` for the chosen columns ``c`` (cached across draws)."""
+        nonlocal n_pairs
+        todo = [c for c in chosen if (j, c) not in pair_cache]
+        if todo:
+            P = _kendall_counts_cols(X, X[:, j], np.asarray(todo))[0]   # P is symmetric
+            n_pairs += len(todo)
+            for c, v in zip(todo, np.abs(P / (n - 1))):
+                pair_cache[(j, c)] = float(v)
+        return np.array([pair_cache[(j, c)] for c in chosen])
 
     supports = []
+    n_exact = 0
     for _ in range(n_draws):
         available = np.ones(p, dtype=bool)
-        redundancy = np.zeros(p)
+        chosen: list[int] = []
+        partial = np.zeros(p)               # sum of |T(x_j, x_c)| over chosen[:done[j]]
+        done = np.zeros(p, dtype=np.intp)
         for rnd in range(k):
             if rnd == 0:
-                score, sens = tau_y, s1
+                j = _noisy_argmax(tau_y, available, 2.0 * s1 * k / eps, rng)
             else:
-                score, sens = tau_y - redundancy / rnd, s2
-            j = _noisy_argmax(score, available, 2.0 * sens * k / eps, rng)
+                j, m = _lazy_noisy_argmax(tau_y, partial, done, chosen, available,
+                                          2.0 * s2 * k / eps, rng, pair_scores, n / 2.0)
+                n_exact += m
             available[j] = False
-            if rnd + 1 < k:
-                redundancy += tau_with(j)
+            chosen.append(j)
         supports.append(np.flatnonzero(~available))
     t2 = time.perf_counter()
-    logger.debug("dp_kendall: n=%d p=%d k=%d eps=%g, %d feature-feature columns", n, p, k, eps,
-                 len(cache))
+    logger.debug("dp_kendall: n=%d p=%d k=%d eps=%g, %d exact later-round scores, %d "
+                 "feature-feature correlations", n, p, k, eps, n_exact, n_pairs)
     guarantee = (f"{eps:g}-DP per draw (pure) under {neighbour} neighbours: {k} rounds of the "
                  f"exponential mechanism with eps/k = {eps / k:g} each, score sensitivities "
                  f"{s1:g} (round 1) and {s2:g} (later rounds); no data bounds needed.")
@@ -292,7 +393,8 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "re
                        timings={"label_correlations": t1 - t0, "selection": t2 - t1,
                                 "total": t2 - t0},
                        info={"sensitivities": (s1, s2), "gumbel_scales": (2 * s1 * k / eps,
-                                                                           2 * s2 * k / eps)})
+                                                                           2 * s2 * k / eps),
+                             "exact_scores": n_exact, "pair_correlations": n_pairs})
 
 
 def dp_kendall_distribution(X, y, k: int, eps: float,
