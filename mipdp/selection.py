@@ -13,6 +13,8 @@ import numpy as np
 
 from ._validation import (check_bounds, check_epsilon, check_positive, check_random_state,
                           check_sparsity, check_X_y, clip_data)
+from solvers import check_backend
+
 from .enumeration import SupportEnumerator, default_R
 from .exceptions import BudgetError, ConditionalPrivacyWarning
 from .losses import Loss, get_loss
@@ -126,7 +128,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
                 R: int | None = None, delta: float | None = None, eps_test: float | None = None,
                 backend="highs", backend_options: dict | None = None, n_draws: int = 1,
                 prescreen=None, time_limit: float | None = None, random_state=None,
-                report_gap: bool = False, max_epsilon: float | None = None) -> PrivateBSSResult:
+                report_gap: bool = False, max_epsilon: float | None = None,
+                enumeration_options: dict | None = None) -> PrivateBSSResult:
     """Release a size-``s`` support of a sparse linear model with differential privacy.
 
     The exact best supports of the ridge- and ball-constrained objective
@@ -178,6 +181,9 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
         The most the whole call may spend.  The planned total (pre-screen, every draw,
         the PTR test) is computed from the arguments alone and a larger one raises
         :class:`~mipdp.exceptions.BudgetError` before the data is read.
+    enumeration_options : dict, optional
+        Advanced settings of :class:`~mipdp.enumeration.SupportEnumerator` (e.g.
+        ``{"exhaustive_max": 0}`` to always use the MIP backend).
     report_gap : bool, default False
         For ``method="mistakes"``: put ``L(S_(2)) - L(S_(1))`` and whether the
         stability condition held in ``result.info``.  **That figure is not private.**
@@ -205,6 +211,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
     s = check_sparsity(s, p)
     eps = check_epsilon(eps)
     delta, eps_test = _check_method_args(method, R, p, s, delta, eps_test, n_draws)
+    check_backend(backend)
     loss_obj = get_loss(loss, ridge=ridge, radius=radius)
     y = loss_obj.check_targets(y)
     b_x, b_y = check_bounds(bounds, X, y, need_y=loss_obj.needs_y_bound)
@@ -232,7 +239,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
     delta_L = loss_obj.sensitivity(n, s, b_x, b_y)
     objective = loss_obj.bind(Xc, yc)
     enum = SupportEnumerator(objective, s, scale=delta_L, backend=backend,
-                             backend_options=backend_options, time_limit=time_limit)
+                             backend_options=backend_options, time_limit=time_limit,
+                             **(enumeration_options or {}))
     R_used = default_R(p, s) if R is None else int(R)
 
     info: dict = {"loss": loss_obj.name, "bounds": (b_x, b_y), "ridge": loss_obj.ridge,

@@ -18,7 +18,8 @@ from .base import (BackendUnavailableError, MIPBackend, SizeLimitError, SolveRes
                    SolverError, SolverTimeLimitError)
 
 __all__ = ["MIPBackend", "SolveResult", "SolverError", "BackendUnavailableError",
-           "SizeLimitError", "SolverTimeLimitError", "get_backend", "available_backends",
+           "SizeLimitError", "SolverTimeLimitError", "get_backend", "check_backend",
+           "available_backends",
            "BACKENDS"]
 
 #: name -> (module holding the adapter, adapter class, Python package it needs, pip extra)
@@ -59,12 +60,20 @@ def get_backend(name: str | MIPBackend = "highs", **options) -> MIPBackend:
             raise ValueError("backend: pass a backend name or an empty backend instance; "
                              "this instance already holds a model")
         return name
+    check_backend(name)
+    module, cls, _, _ = BACKENDS[name.lower()]
+    return getattr(importlib.import_module(module), cls)(**options)
+
+
+def check_backend(name) -> None:
+    """Raise the error :func:`get_backend` would raise for ``name``, without building anything."""
+    if isinstance(name, MIPBackend):
+        return
     if not isinstance(name, str) or name.lower() not in BACKENDS:
         raise ValueError(f"backend: unknown backend {name!r}; choose one of "
                          f"{sorted(BACKENDS)} (installed: {available_backends()})")
-    module, cls, pkg, extra = BACKENDS[name.lower()]
+    _, _, pkg, extra = BACKENDS[name.lower()]
     if importlib.util.find_spec(pkg) is None:
         raise BackendUnavailableError(
             f"backend={name!r} needs the Python package {pkg!r}, which is not installed; "
             f"install it with `pip install {extra}` or use one of {available_backends()}")
-    return getattr(importlib.import_module(module), cls)(**options)

@@ -65,6 +65,10 @@ class Loss(ABC):
 class SupportObjective(ABC):
     """``L(S)`` on fixed data, with cuts and one-swap evaluation."""
 
+    #: Whether :meth:`values` is a cheap batched closed form (then small problems are
+    #: enumerated exhaustively instead of by outer approximation).
+    cheap_values: bool = False
+
     def __init__(self, loss: Loss, X: np.ndarray, y: np.ndarray) -> None:
         self.loss = loss
         self.X = X

@@ -111,6 +111,8 @@ class LeastSquares(Loss):
 class LeastSquaresObjective(SupportObjective):
     """:class:`LeastSquares` on fixed data."""
 
+    cheap_values = True
+
     def __init__(self, loss: LeastSquares, X: np.ndarray, y: np.ndarray) -> None:
         super().__init__(loss, X, y)
         self.lam = loss.ridge

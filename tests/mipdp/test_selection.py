@@ -19,7 +19,8 @@ def data():
 
 def test_release_and_result_fields(data):
     X, y, _ = data
-    res = private_bss(X, y, 3, 1.0, bounds=B, random_state=0)
+    res = private_bss(X, y, 3, 1.0, bounds=B, random_state=0,
+                      enumeration_options={"exhaustive_max": 0})
     assert res.support.shape == (3,) and np.all(np.diff(res.support) > 0)
     assert res.neighbour == "replace-one" and res.delta == 0.0
     assert "pure" in res.guarantee
@@ -28,6 +29,9 @@ def test_release_and_result_fields(data):
     assert 0.0 < res.probability(res.support) <= 1.0
     assert res.probability([0, 0, 1]) == 0.0
     assert set(res.timings) >= {"warm_start", "optimum", "top_r", "sampling", "total"}
+    small = private_bss(X, y, 3, 1.0, bounds=B, random_state=0)  # C(14, 3) = 364 supports
+    assert small.stats["backend"] == "exhaustive" and "exhaustive" in small.timings
+    np.testing.assert_array_equal(small.support, res.support)
 
 
 def test_high_epsilon_recovers_truth(data):
@@ -51,7 +55,8 @@ def test_reproducible_and_fresh_entropy(data):
 def test_same_release_on_every_backend(data, backend):
     X, y, _ = data
     ref = private_bss(X, y, 3, 0.5, bounds=B, n_draws=10, random_state=3)
-    res = private_bss(X, y, 3, 0.5, bounds=B, n_draws=10, random_state=3, backend=backend)
+    res = private_bss(X, y, 3, 0.5, bounds=B, n_draws=10, random_state=3, backend=backend,
+                      enumeration_options={"exhaustive_max": 0})
     np.testing.assert_array_equal(ref.supports, res.supports)
 
 

@@ -55,11 +55,11 @@ def run_case(instance, case, backend):
     N = len(table)
     Rs = {default_R(p, s), 1, 3, min(N, default_R(p, s) + 7)} | ({N} if N <= 60 else set())
     for R in sorted(Rs):
-        enum = SupportEnumerator(loss.bind(X, y), s, scale=scale, backend=backend)
+        enum = SupportEnumerator(loss.bind(X, y), s, scale=scale, backend=backend, exhaustive_max=0)
         top = enum.top_supports(R)
         check_top(top, table, min(R, N))
         assert enum.stats.certified
-    enum = SupportEnumerator(loss.bind(X, y), s, scale=scale, backend=backend)
+    enum = SupportEnumerator(loss.bind(X, y), s, scale=scale, backend=backend, exhaustive_max=0)
     check_mistakes(enum.mistake_scores(), table, p, s)
 
 
@@ -78,7 +78,7 @@ def test_matches_brute_force_every_backend(instance, case, backend):
 def test_queries_share_cuts(instance):
     X, y = instance(0, n=60, p=12)
     loss = LeastSquares(5.0, 1.1)
-    enum = SupportEnumerator(loss.bind(X, y), 3, scale=0.01)
+    enum = SupportEnumerator(loss.bind(X, y), 3, scale=0.01, exhaustive_max=0)
     enum.top_supports(default_R(12, 3))
     cuts = enum.master.n_cuts
     enum.mistake_scores()
@@ -90,6 +90,32 @@ def test_larger_instance_against_brute_force(instance):
     X, y = instance(7, n=120, p=20)
     loss = LeastSquares(10.0, 1.1)
     table = brute(X, y, 3, 10.0, 1.1)
-    enum = SupportEnumerator(loss.bind(X, y), 3, scale=loss.sensitivity(120, 3, 0.5, 0.5))
+    enum = SupportEnumerator(loss.bind(X, y), 3, scale=loss.sensitivity(120, 3, 0.5, 0.5),
+                             exhaustive_max=0)
     check_top(enum.top_supports(default_R(20, 3)), table, default_R(20, 3))
     check_mistakes(enum.mistake_scores(), table, 20, 3)
+
+
+@pytest.mark.parametrize("case", CASES[::2], ids=[f"{c[3]}-p{c[1]}-s{c[2]}-{c[0]}" for c in CASES[::2]])
+def test_exhaustive_mode_matches_brute_force(instance, case):
+    seed, p, s, kind, ridge, radius = case
+    X, y = instance(seed, n=40 + 5 * seed, p=p, kind=kind if p >= 7 else "well")
+    loss = LeastSquares(ridge, radius)
+    table = brute(X, y, s, ridge, radius)
+    enum = SupportEnumerator(loss.bind(X, y), s, scale=0.01)
+    check_top(enum.top_supports(default_R(p, s)), table, default_R(p, s))
+    assert enum.stats.backend == "exhaustive" and enum.master is None
+    check_mistakes(enum.mistake_scores(), table, p, s)
+
+
+def test_flat_objective_is_fast_in_exhaustive_mode():
+    """Pure noise: outer approximation needs minutes, exhaustive evaluation seconds."""
+    rng = np.random.default_rng(0)
+    X = np.clip(rng.normal(size=(2000, 30)), -0.5, 0.5)
+    y = np.clip(rng.normal(size=2000), -0.5, 0.5)
+    loss = LeastSquares()
+    enum = SupportEnumerator(loss.bind(X, y), 5, scale=loss.sensitivity(2000, 5, 0.5, 0.5),
+                             time_limit=60)
+    top = enum.top_supports(default_R(30, 5))
+    assert top.supports.shape == (default_R(30, 5), 5)
+    assert np.all(np.diff(top.values) >= 0)
