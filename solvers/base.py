@@ -296,3 +296,15 @@ def rows_to_csr(rows: Sequence[Row], n_cols: int) -> tuple[np.ndarray, np.ndarra
     index = np.concatenate(idx_parts) if idx_parts else np.zeros(0, dtype=np.int64)
     value = np.concatenate(val_parts) if val_parts else np.zeros(0)
     return start, index, value, lbs, ubs
+
+
+def column_bounds(n, lb, ub) -> tuple[int, np.ndarray, np.ndarray]:
+    """Validate the arguments of :meth:`MIPBackend.add_variables`: ``(n, lo, hi)``."""
+    n = int(n)
+    if n < 0:
+        raise ValueError(f"add_variables: n must be >= 0, got {n}")
+    lo = as_bound_array(lb, n, "add_variables lb")
+    hi = as_bound_array(ub, n, "add_variables ub")
+    if (lo > hi).any():
+        raise ValueError("add_variables: lb > ub")
+    return n, lo, hi

@@ -48,9 +48,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .base import (INF, BackendUnavailableError, LazyOracle, MIPBackend, Row, SizeLimitError,
+from .base import (BackendUnavailableError, INF, LazyOracle, MIPBackend, Row, SizeLimitError,
                    SolveResult, SolverError, SolverTimeLimitError, as_bound_array,
-                   as_index_array, rows_to_csr, size_limit_message)
+                   as_index_array, column_bounds, rows_to_csr, size_limit_message)
 
 logger = logging.getLogger(__name__)
 
@@ -160,13 +160,7 @@ class GurobiBackend(MIPBackend):
         ndarray of int
             Indices of the new columns.
         """
-        n = int(n)
-        if n < 0:
-            raise ValueError(f"add_variables: n must be >= 0, got {n}")
-        lo = as_bound_array(lb, n, "add_variables lb")
-        hi = as_bound_array(ub, n, "add_variables ub")
-        if (lo > hi).any():
-            raise ValueError("add_variables: lb > ub")
+        n, lo, hi = column_bounds(n, lb, ub)
         first = self.n_cols
         if n == 0:
             return np.arange(first, first, dtype=np.int64)

@@ -46,7 +46,8 @@ import numpy as np
 from scipy import sparse
 
 from .base import (INF, LazyOracle, MIPBackend, Row, SolveResult, SolverError,
-                   SolverTimeLimitError, as_bound_array, as_index_array, rows_to_csr)
+                   SolverTimeLimitError, as_bound_array, as_index_array, column_bounds,
+                   rows_to_csr)
 
 from .highs_options import HIGHS_MASTER_OPTIONS
 
@@ -134,13 +135,7 @@ class HighsBackend(MIPBackend):
         ndarray of int
             Indices of the new columns.
         """
-        n = int(n)
-        if n < 0:
-            raise ValueError(f"add_variables: n must be >= 0, got {n}")
-        lo = as_bound_array(lb, n, "add_variables lb")
-        hi = as_bound_array(ub, n, "add_variables ub")
-        if (lo > hi).any():
-            raise ValueError("add_variables: lb > ub")
+        n, lo, hi = column_bounds(n, lb, ub)
         first = self.n_cols
         if n == 0:
             return np.arange(first, first, dtype=np.int64)

@@ -30,9 +30,9 @@ from typing import Sequence
 import numpy as np
 
 from .highs_options import HIGHS_MASTER_OPTIONS
-from .base import (INF, BackendUnavailableError, LazyOracle, MIPBackend, Row, SolveResult,
+from .base import (BackendUnavailableError, INF, LazyOracle, MIPBackend, Row, SolveResult,
                    SolverError, SolverTimeLimitError, as_bound_array, as_index_array,
-                   rows_to_csr)
+                   column_bounds, rows_to_csr)
 
 logger = logging.getLogger(__name__)
 
@@ -152,13 +152,7 @@ class PyomoBackend(MIPBackend):
         ndarray of int
             Indices of the new columns.
         """
-        n = int(n)
-        if n < 0:
-            raise ValueError(f"add_variables: n must be >= 0, got {n}")
-        lo = as_bound_array(lb, n, "add_variables lb")
-        hi = as_bound_array(ub, n, "add_variables ub")
-        if (lo > hi).any():
-            raise ValueError("add_variables: lb > ub")
+        n, lo, hi = column_bounds(n, lb, ub)
         first = self.n_cols
         domain = self._pyo.Integers if integer else self._pyo.Reals
         for i in range(n):
