@@ -545,15 +545,17 @@ def to_markdown(rows: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> int:
     """``python -m mipdp.audit [--quick]``: print the audit table as markdown."""
     import argparse
+    import sys
     import time
     parser = argparse.ArgumentParser(prog="python -m mipdp.audit", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer instances and draws")
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
     rows = run_audit(quick=args.quick)
-    print(to_markdown(rows))
-    print(f"\n{'quick' if args.quick else 'full'} audit, {time.perf_counter() - t0:.1f} s; "
-          f"all within claim: {all(r['within_claim'] for r in rows)}")
+    sys.stdout.write(to_markdown(rows) + "\n")
+    sys.stdout.write(f"\n{'quick' if args.quick else 'full'} audit, "
+                     f"{time.perf_counter() - t0:.1f} s; all within claim: "
+                     f"{all(r['within_claim'] for r in rows)}\n")
     return 0 if all(r["within_claim"] for r in rows) else 1
 
 
