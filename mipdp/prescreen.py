@@ -9,30 +9,46 @@ import numpy as np
 
 from ._validation import check_positive
 
-__all__ = ["run_prescreen", "parse_prescreen"]
+__all__ = ["run_prescreen", "parse_prescreen", "prescreen_fraction"]
+
+
+def _unpack(prescreen) -> tuple:
+    try:
+        name, k, fraction = prescreen
+    except (TypeError, ValueError):
+        raise TypeError("prescreen: expected (name, k, fraction), e.g. ('kendall', 200, 0.2)") from None
+    return name, k, fraction
+
+
+def prescreen_fraction(prescreen) -> float:
+    """The share of ε a ``prescreen=(name, k, fraction)`` spends (0 without a pre-screen).
+
+    Needs no data, so budgets can be planned before the data is read.
+    """
+    if prescreen is None:
+        return 0.0
+    fraction = check_positive(_unpack(prescreen)[2], "prescreen fraction")
+    if fraction >= 1:
+        raise ValueError(f"prescreen: the budget fraction must be in (0, 1), got {fraction}")
+    return fraction
 
 
 def parse_prescreen(prescreen, p: int, s: int) -> tuple[str, int, float]:
     """Validate ``prescreen=(name, k, fraction)``."""
     from .comparators import PRESCREENERS
-    try:
-        name, k, fraction = prescreen
-    except (TypeError, ValueError):
-        raise TypeError("prescreen: expected (name, k, fraction), e.g. ('kendall', 200, 0.2)") from None
+    name, k, _ = _unpack(prescreen)
+    fraction = prescreen_fraction(prescreen)
     if name not in PRESCREENERS:
         raise ValueError(f"prescreen: unknown pre-screener {name!r}; choose one of {list(PRESCREENERS)}")
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not s < k < p:
         raise ValueError(f"prescreen: the number of candidates k must be an integer with "
                          f"s = {s} < k < p = {p}, got {k!r}")
-    fraction = check_positive(fraction, "prescreen fraction")
-    if fraction >= 1:
-        raise ValueError(f"prescreen: the budget fraction must be in (0, 1), got {fraction}")
     return name, int(k), fraction
 
 
 def run_prescreen(prescreen, X: np.ndarray, y: np.ndarray, s: int, eps: float, bounds,
-                  rng: np.random.Generator) -> tuple[np.ndarray, float, dict]:
-    """Run the pre-screen with ``fraction * eps``; return the columns, the rest of ε, and info.
+                  rng: np.random.Generator) -> tuple[np.ndarray, dict]:
+    """Run the pre-screen with ``fraction * eps``; return the chosen columns and info.
 
     The pre-screen and the selection are both stated under replace-one neighbours,
     so by basic composition the pipeline is ``eps``-DP in total.
@@ -45,4 +61,4 @@ def run_prescreen(prescreen, X: np.ndarray, y: np.ndarray, s: int, eps: float, b
     info = {"method": name, "k": k, "epsilon": res.epsilon, "delta": res.delta,
             "neighbour": res.neighbour, "guarantee": res.guarantee,
             "columns": np.asarray(res.support), "time": time.perf_counter() - t0}
-    return np.sort(np.asarray(res.support, dtype=np.intp)), eps - res.epsilon, info
+    return np.sort(np.asarray(res.support, dtype=np.intp)), info

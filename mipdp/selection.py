@@ -11,14 +11,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import (check_bounds, check_epsilon, check_positive, check_random_state,
-                          check_sparsity, check_X_y, clip_data)
 from solvers import check_backend
 
+from ._validation import (check_bounds, check_epsilon, check_positive, check_random_state,
+                          check_sparsity, check_X_y, clip_data)
 from .enumeration import SupportEnumerator, default_R
 from .exceptions import BudgetError, ConditionalPrivacyWarning
 from .losses import Loss, get_loss
 from .mechanisms import MistakesMechanism, TopRMechanism, ptr_test
+from .prescreen import prescreen_fraction
 from .result import SelectionResult
 
 logger = logging.getLogger(__name__)
@@ -77,7 +78,7 @@ class PrivateBSSResult(SelectionResult):
         return self.mechanism.log_probability(S)
 
 
-def _check_method_args(method, R, p, s, delta, eps_test, n_draws):
+def _check_method_args(method, R, delta, eps_test, n_draws):
     if method not in METHODS:
         raise ValueError(f"method: unknown method {method!r}; choose one of {list(METHODS)}")
     if R is not None:
@@ -105,22 +106,19 @@ def planned_epsilon(eps: float, *, n_draws: int = 1, prescreen=None, method: str
     """Total ε a :func:`private_bss` call with these arguments spends (basic composition).
 
     ``fraction * eps`` for the pre-screen (once), ``(1 - fraction) * eps`` per draw, and
-    the propose-test-release test (``eps_test``, default ``eps_select / 10``) once.
+    the propose-test-release test (``eps_test``, default ``eps_select / 10``) once.  The
+    one place where :func:`private_bss` composes its budget.
     """
-    eps = check_epsilon(eps)
-    fraction = 0.0
-    if prescreen is not None:
-        try:
-            fraction = float(prescreen[2])
-        except (TypeError, ValueError, IndexError):
-            raise TypeError("prescreen: expected (name, k, fraction), e.g. ('kendall', 200, 0.2)") from None
-        if not 0 < fraction < 1:
-            raise ValueError(f"prescreen: the budget fraction must be in (0, 1), got {fraction}")
-    eps_select = (1.0 - fraction) * eps
-    total = fraction * eps + n_draws * eps_select
+    eps_select = (1.0 - prescreen_fraction(prescreen)) * check_epsilon(eps)
+    total = (eps - eps_select) + n_draws * eps_select
     if method == "mistakes" and delta is not None:
-        total += eps_select / 10.0 if eps_test is None else float(eps_test)
+        total += _eps_test(eps_select, eps_test)
     return total
+
+
+def _eps_test(eps_select: float, eps_test: float | None) -> float:
+    """Budget of the propose-test-release test (default a tenth of the selection's)."""
+    return eps_select / 10.0 if eps_test is None else float(eps_test)
 
 
 def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
@@ -199,19 +197,21 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
     (least squares: ``(b_y + b_x r √s)² / 2``).
     """
     t_start = time.perf_counter()
-    if max_epsilon is not None:
-        planned = planned_epsilon(eps, n_draws=n_draws, prescreen=prescreen, method=method,
-                                  delta=delta, eps_test=eps_test)
-        if planned > check_epsilon(max_epsilon, "max_epsilon") * (1 + 1e-12):
-            raise BudgetError(f"max_epsilon: this call would spend epsilon = {planned:g} "
-                              f"(pre-screen + {n_draws} draw(s) + PTR test) > max_epsilon = "
-                              f"{max_epsilon:g}; nothing was computed")
+    # -- parameters and budget, before the data is read -------------------------------------
+    eps = check_epsilon(eps)
+    delta, eps_test = _check_method_args(method, R, delta, eps_test, n_draws)
+    check_backend(backend)
+    eps_select = (1.0 - prescreen_fraction(prescreen)) * eps
+    eps_total = planned_epsilon(eps, n_draws=n_draws, prescreen=prescreen, method=method,
+                                delta=delta, eps_test=eps_test)
+    if (max_epsilon is not None
+            and eps_total > check_epsilon(max_epsilon, "max_epsilon") * (1 + 1e-12)):
+        raise BudgetError(f"max_epsilon: this call would spend epsilon = {eps_total:g} "
+                          f"(pre-screen + {n_draws} draw(s) + PTR test) > max_epsilon = "
+                          f"{max_epsilon:g}; nothing was computed")
     X, y = check_X_y(X, y)
     n, p = X.shape
     s = check_sparsity(s, p)
-    eps = check_epsilon(eps)
-    delta, eps_test = _check_method_args(method, R, p, s, delta, eps_test, n_draws)
-    check_backend(backend)
     loss_obj = get_loss(loss, ridge=ridge, radius=radius)
     y = loss_obj.check_targets(y)
     b_x, b_y = check_bounds(bounds, X, y, need_y=loss_obj.needs_y_bound)
@@ -222,15 +222,11 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
 
     # -- optional private pre-screen ------------------------------------------------------
     columns = None
-    eps_select = eps
-    eps_screen_total = 0.0
     screen_info = None
     timings = {}
     if prescreen is not None:
         from .prescreen import run_prescreen
-        columns, eps_select, screen_info = run_prescreen(prescreen, X, y, s, eps, (b_x, b_y),
-                                                         rng_screen)
-        eps_screen_total = eps - eps_select
+        columns, screen_info = run_prescreen(prescreen, X, y, s, eps, (b_x, b_y), rng_screen)
         X = X[:, columns]
         p = X.shape[1]
         timings["prescreen"] = screen_info["time"]
@@ -246,13 +242,13 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
     info: dict = {"loss": loss_obj.name, "bounds": (b_x, b_y), "ridge": loss_obj.ridge,
                   "radius": loss_obj.radius}
     ran = method
-    eps_total = n_draws * eps_select
+    eps_stage = n_draws * eps_select  # the selection stage (all draws), for the guarantee text
     delta_total = 0.0
     if method == "top_r":
         top = enum.top_supports(R_used)
         mech = TopRMechanism(top.supports, top.values, p, eps_select, delta_L)
         candidates, cand_values = top.supports, top.values
-        guarantee = (f"{eps_total:g}-DP (pure) under replace-one neighbours: exponential "
+        guarantee = (f"{eps_stage:g}-DP (pure) under replace-one neighbours: exponential "
                      f"mechanism on the truncated objective with sensitivity Δ = {delta_L:.6g}, "
                      f"R = {top.R} fixed in advance")
     else:
@@ -270,11 +266,11 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
                 "delta)-DP release through propose-test-release.",
                 ConditionalPrivacyWarning, stacklevel=2)
             mech = MistakesMechanism(ms.center, ms.scores, p, eps_select, delta_L)
-            guarantee = (f"{eps_total:g}-DP under replace-one neighbours ONLY IF "
+            guarantee = (f"{eps_stage:g}-DP under replace-one neighbours ONLY IF "
                          f"L(S_(2)) - L(S_(1)) > 2Δ = {2 * delta_L:.6g} on this data (seed 002, "
                          "Theorem 2); the condition was not tested privately")
         else:
-            eps_test = eps_select / 10.0 if eps_test is None else eps_test
+            eps_test = _eps_test(eps_select, eps_test)
             passed = ptr_test(gap, delta_L, eps_test, delta, rng_test)
             info["ptr_passed"] = passed
             if passed:
@@ -284,9 +280,9 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
                 top = enum.top_supports(R_used)
                 mech = TopRMechanism(top.supports, top.values, p, eps_select, delta_L)
                 candidates, cand_values = top.supports, top.values
-            eps_total += eps_test
+            eps_stage += eps_test
             delta_total = delta
-            guarantee = (f"({eps_total:g}, {delta:g})-DP under replace-one neighbours, "
+            guarantee = (f"({eps_stage:g}, {delta:g})-DP under replace-one neighbours, "
                          f"unconditionally: propose-test-release (eps_test = {eps_test:g}) "
                          f"then {'mistakes' if passed else 'top-R (fallback)'} "
                          f"sampler with Δ = {delta_L:.6g}")
@@ -297,7 +293,6 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
     if columns is not None:
         draws = np.sort(columns[draws], axis=1)
         candidates = columns[candidates]
-        eps_total += eps_screen_total
         guarantee = (f"{screen_info['guarantee']}; then, on the {p} screened columns: "
                      f"{guarantee}; composed by basic composition: total ε = {eps_total:g}")
         info["prescreen"] = screen_info
