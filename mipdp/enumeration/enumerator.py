@@ -350,7 +350,7 @@ class SupportEnumerator:
                 self.nogoods.add(key)
                 rows.append(master.nogood_row(S))
             elif not rows:  # a solver may offer an excluded point again: reject it again
-                rows.append((master.z[S], np.ones(S.size), -np.inf, self.s - 1.0))
+                rows.append(master.nogood_row(S, new=False))
             on_value(key, v)
             t = threshold()
             if emulated:  # between two emulated solves: tighten the model

@@ -102,15 +102,14 @@ class MasterProblem:
         """Columns currently fixed to zero."""
         return int(self._fixed.sum())
 
-    def add_cut(self, support: np.ndarray, value: float, grad: np.ndarray) -> None:
-        """Add the cut at ``support`` now (no-op if it is already in the model)."""
-        if not self.has_cut(support):
-            self.backend.add_rows([self.cut_row(support, value, grad)])
+    def nogood_row(self, support: np.ndarray, *, new: bool = True) -> tuple:
+        """The no-good row ``Σ_{i∈S} z_i <= s - 1`` excluding one support.
 
-    def nogood_row(self, support: np.ndarray) -> tuple:
-        """Register and return the no-good row ``Σ_{i∈S} z_i <= s - 1`` excluding one support."""
+        ``new=False`` returns the row again without counting it (to re-send it to a
+        solver that offered an excluded point).
+        """
         S = np.asarray(support)
-        self.n_nogoods += 1
+        self.n_nogoods += int(new)
         return (self.z[S], np.ones(S.size), -np.inf, self.s - 1.0)
 
     def set_region(self, center: np.ndarray, lo: float, hi: float) -> None:
