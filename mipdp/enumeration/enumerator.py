@@ -229,7 +229,7 @@ class SupportEnumerator:
                                     backend=self._backend_spec,
                                     backend_options=self._backend_options)
         self.stats.backend = self.master.backend.name
-        rows = [self.master.cut_row(center, *self._evaluate_cut(center)[0:2])]
+        rows = [self.master.cut_row(center, *self._evaluate_cut(center))]
         if self.n_warm_cuts > 0:
             flat = np.argsort(swaps, axis=None)[:self.n_warm_cuts]
             for a, j in zip(*np.unravel_index(flat, swaps.shape)):
@@ -251,11 +251,10 @@ class SupportEnumerator:
             if v < best[0]:
                 best[0], best[1] = v, S
             row = self.master.cut_row(S, v, g)
-            self._fix_dominated(region=False)
-            ph.fixed = max(ph.fixed, self.master.n_fixed)
+            self._fix_dominated(ph, region=False)
             return [row]
 
-        self._fix_dominated(region=False)
+        self._fix_dominated(ph, region=False)
         res, _ = self._solve(ph, oracle, self.tol)
         self.master.set_fixed_zero(np.zeros(self.p, dtype=bool))
         if res.status == "infeasible":  # impossible for a correct solver: Σz = s always fits
@@ -306,7 +305,7 @@ class SupportEnumerator:
         return key, self.found[key]
 
     # -- region search -----------------------------------------------------------------------
-    def _fix_dominated(self, region: bool = True) -> None:
+    def _fix_dominated(self, phase: _Phase, region: bool = True) -> None:
         """Fix the columns dominance proves unnecessary (see :mod:`.dominance`).
 
         With ``region=False`` (the optimum phase: no region row) all columns form one
@@ -324,6 +323,7 @@ class SupportEnumerator:
             groups = [np.arange(self.p)]
         need = self.s + self.master.n_nogoods
         self.master.set_fixed_zero(dominated_columns(self.master.cut_gradients(), groups, need))
+        phase.fixed = max(phase.fixed, self.master.n_fixed)
 
     def _search(self, phase_name: str, lo: int, hi: int, threshold, on_value) -> None:
         """Find every support in the region ``lo <= |S ∩ center| <= hi`` with ``L < threshold()``."""
@@ -332,7 +332,7 @@ class SupportEnumerator:
         master = self.master
         master.set_region(self.center, lo, hi)
         master.set_cutoff(threshold(), self.cutoff_margin)
-        self._fix_dominated()
+        self._fix_dominated(ph)
         emulated = not master.backend.native_lazy
         current = [threshold()]
 
@@ -357,8 +357,7 @@ class SupportEnumerator:
                 if t < current[0]:
                     master.set_cutoff(t, self.cutoff_margin)
                     current[0] = t
-                self._fix_dominated()
-                ph.fixed = max(ph.fixed, master.n_fixed)
+                self._fix_dominated(ph)
             return rows
 
         res, _ = self._solve(ph, oracle, self.search_gap)
