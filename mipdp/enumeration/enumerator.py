@@ -36,6 +36,7 @@ from solvers.base import MIPBackend, SolverTimeLimitError
 
 from ..exceptions import CertificationError
 from ..losses.base import SupportObjective
+from ..mechanisms.regions import Region, region_members
 from .dominance import dominated_columns
 from .master import MasterProblem
 from .warm_start import iht_support, local_search
@@ -65,9 +66,31 @@ class MistakeScores:
     """Scores of the mistake classes around the optimum ``center``."""
 
     center: np.ndarray
-    scores: np.ndarray  # M_k = min(L_k, tau1), k = 0..K
-    tau1: float
-    second_best: float  # L(S_(2)) (exact)
+    scores: np.ndarray  # M_k = min(L_k, levels[k]), k = 0..K
+    levels: np.ndarray  # L_0 + θ_k (inf: exact class minimum)
+    second_best: float  # min_k>=1 M_k (<= L(S_(2)); equal to it when no class is capped)
+
+
+@dataclass
+class ClassBound:
+    """A certified lower bound on the objective over one mistake class around the centre."""
+
+    k: int
+    lower: float  # certified: lower <= L(S) for every S in the class
+    best: float  # the best member found (inf if none was evaluated)
+    best_support: np.ndarray | None
+    size: int  # C(s, k) C(p - s, k)
+
+
+@dataclass
+class RegionBound:
+    """Outcome of bounding a region: certified ``lower`` and the best member evaluated."""
+
+    lower: float
+    best: float
+    best_support: np.ndarray | None
+    solves: int
+    proven: bool = False  # the search ended with an infeasibility proof below its cutoff
 
 
 @dataclass
@@ -153,7 +176,12 @@ class SupportEnumerator:
         self._table: tuple[np.ndarray, np.ndarray] | None = None
         self.tol = tol
         self.n_warm_cuts = 0 if n_warm_cuts is None else n_warm_cuts
+        self._time_limit = time_limit
         self._deadline = None if time_limit is None else time.perf_counter() + time_limit
+        self.search_gap_exact = 1e-9
+        self.bound_margin = 1e-4
+        self.exhaustive_class_max = 300_000
+        self.bb_max_solves = 8
         self._backend_spec = backend
         self._backend_options = backend_options
         self.stats = EnumerationStats()
@@ -165,22 +193,30 @@ class SupportEnumerator:
         self._optimum_certified = False
 
     # -- helpers ----------------------------------------------------------------------
-    def _remaining(self) -> float | None:
+    def _remaining(self, name: str = "enumeration") -> float | None:
         if self._deadline is None:
             return None
         left = self._deadline - time.perf_counter()
         if left <= 0:
-            raise CertificationError("time_limit reached before the enumeration was certified; "
-                                     "nothing was released. Raise time_limit or pre-screen.")
+            raise CertificationError(
+                f"time_limit={self._time_limit:g} s reached during the {name} phase, before it was "
+                "certified; nothing was released. Raise time_limit, or pre-screen to fewer "
+                "features (prescreen=...).")
         return left
+
+    def remaining_time(self, name: str) -> float | None:
+        """Seconds left of ``time_limit`` (``None``: no limit); raises once it is spent."""
+        return self._remaining(name)
 
     def _phase(self, name: str) -> _Phase:
         return self.stats.phases.setdefault(name, _Phase())
 
-    def _evaluate_cut(self, S: np.ndarray) -> tuple[float, np.ndarray]:
-        v, g = self.objective.value_and_cut(S)
+    def _evaluate_cut(self, S: np.ndarray) -> tuple[float, float, np.ndarray]:
+        """``(value, lower, g)``: the value recorded, and the certified cut constant and slope."""
+        out = self.objective.value_and_cut(S)
+        v, lower, g = out if len(out) == 3 else (out[0], out[0], out[1])
         self.found[tuple(int(i) for i in S)] = v
-        return v, g
+        return v, lower, g
 
     def _record_swaps(self, center: np.ndarray, swaps: np.ndarray) -> None:
         a_idx, j_idx = np.nonzero(np.isfinite(swaps))
@@ -189,13 +225,17 @@ class SupportEnumerator:
         for row, v in zip(map(tuple, sup.tolist()), swaps[a_idx, j_idx].tolist()):
             self.found.setdefault(row, v)
 
-    def _solve(self, phase: _Phase, oracle, gap: float):
+    def _solve(self, phase: _Phase, oracle, gap: float, *, name: str = "search"):
         try:
-            res, S = self.master.solve(mip_rel_gap=gap, time_limit=self._remaining(), lazy=oracle)
+            res, S = self.master.solve(mip_rel_gap=gap, time_limit=self._remaining(name),
+                                       lazy=oracle)
         except SolverTimeLimitError as exc:
-            raise CertificationError(f"the MIP backend hit its time limit before certifying the "
-                                     f"enumeration ({exc}); nothing was released. Raise "
-                                     "time_limit or pre-screen to fewer features.") from exc
+            limit = ("the backend's own time limit" if self._time_limit is None
+                     else f"time_limit={self._time_limit:g} s")
+            raise CertificationError(
+                f"{limit} reached during the {name} phase, before it was certified; nothing "
+                f"was released. Raise the limit, or pre-screen to fewer features "
+                f"(prescreen=...). (solver: {exc})") from exc
         phase.solves += res.n_solves
         phase.lazy_rows += res.n_lazy_rows
         return res, S
@@ -222,19 +262,19 @@ class SupportEnumerator:
         self.found[tuple(center.tolist())] = value
         self._record_swaps(center, swaps)
         ph.time += time.perf_counter() - t0
-        self._remaining()
+        self._remaining("warm start")
 
         t0 = time.perf_counter()
         self.master = MasterProblem(self.p, self.s, offset=value, scale=self.scale,
                                     backend=self._backend_spec,
                                     backend_options=self._backend_options)
         self.stats.backend = self.master.backend.name
-        rows = [self.master.cut_row(center, *self._evaluate_cut(center))]
+        rows = [self.master.cut_row(center, *self._evaluate_cut(center)[1:])]
         if self.n_warm_cuts > 0:
             flat = np.argsort(swaps, axis=None)[:self.n_warm_cuts]
             for a, j in zip(*np.unravel_index(flat, swaps.shape)):
                 S = np.sort(np.r_[np.delete(center, a), j])
-                rows.append(self.master.cut_row(S, *self._evaluate_cut(S)))
+                rows.append(self.master.cut_row(S, *self._evaluate_cut(S)[1:]))
         self.master.backend.add_rows(rows)
         self._phase("warm_cuts").time += time.perf_counter() - t0
 
@@ -246,16 +286,16 @@ class SupportEnumerator:
             S = self.master.support_of(x)
             if self.master.has_cut(S):
                 return []
-            v, g = self._evaluate_cut(S)
+            v, lower, g = self._evaluate_cut(S)
             ph.evaluations += 1
             if v < best[0]:
                 best[0], best[1] = v, S
-            row = self.master.cut_row(S, v, g)
+            row = self.master.cut_row(S, lower, g)
             self._fix_dominated(ph, region=False)
             return [row]
 
         self._fix_dominated(ph, region=False)
-        res, _ = self._solve(ph, oracle, self.tol)
+        res, _ = self._solve(ph, oracle, self.tol, name="optimum")
         self.master.set_fixed_zero(np.zeros(self.p, dtype=bool))
         if res.status == "infeasible":  # impossible for a correct solver: Σz = s always fits
             raise CertificationError("the master problem of the optimum phase was reported "
@@ -315,12 +355,14 @@ class SupportEnumerator:
             # With native lazy rows, no-goods are added inside the solve, after the
             # fixing was computed, so the count K it relies on would be stale.
             return
+        one, zero = self.master.fixed_columns
+        free = ~(one | zero)  # columns a region fixes are in no group
         if region:
             inside = np.zeros(self.p, dtype=bool)
-            inside[self.center] = True
-            groups = [np.flatnonzero(inside), np.flatnonzero(~inside)]
+            inside[self.master.region_center] = True
+            groups = [np.flatnonzero(inside & free), np.flatnonzero(~inside & free)]
         else:
-            groups = [np.arange(self.p)]
+            groups = [np.flatnonzero(free)]
         need = self.s + self.master.n_nogoods
         self.master.set_fixed_zero(dominated_columns(self.master.cut_gradients(), groups, need))
         phase.fixed = max(phase.fixed, self.master.n_fixed)
@@ -341,9 +383,9 @@ class SupportEnumerator:
             key = tuple(S.tolist())
             rows = []
             if not master.has_cut(S):
-                v, g = self._evaluate_cut(S)
+                v, lower, g = self._evaluate_cut(S)
                 ph.evaluations += 1
-                rows.append(master.cut_row(S, v, g))
+                rows.append(master.cut_row(S, lower, g))
             else:
                 v = self.found[key]
             if key not in self.nogoods:
@@ -360,7 +402,7 @@ class SupportEnumerator:
                 self._fix_dominated(ph)
             return rows
 
-        res, _ = self._solve(ph, oracle, self.search_gap)
+        res, _ = self._solve(ph, oracle, self.search_gap, name=phase_name)
         if res.status != "infeasible":  # pragma: no cover - the oracle rejects every point
             raise CertificationError(f"{phase_name}: the search ended without a certificate")
         master.set_fixed_zero(np.zeros(self.p, dtype=bool))
@@ -405,48 +447,311 @@ class SupportEnumerator:
         self.stats.certified = True
         return TopSupports(supports=supports, values=vals[order], R=R, n_supports=self.n_supports)
 
-    # -- mistakes -------------------------------------------------------------------------------
-    def mistake_scores(self) -> MistakeScores:
-        """Class scores ``M_k = min(L_k, τ₁)`` around the exact optimum (SPEC §2.2, §3)."""
+    # -- regions and mistake classes --------------------------------------------------------------
+    def region_bound(self, region: Region, *, level: float = np.inf, abs_tol: float = 0.0,
+                     max_solves: int | None = None, gap: float | None = None) -> RegionBound:
+        """A certified lower bound on ``L`` over ``region``, and its best member found.
+
+        An improving outer-approximation search inside the region: the master (one row on
+        ``Σ_{i∈C} z_i``, the region's fixings) minimises ``η`` below the cutoff
+        ``c = min(level, best - abs_tol)``, ``best`` the best member evaluated so far.
+        Every point it returns is evaluated and cut; a better member lowers ``c``.  When
+        the master is infeasible, every member not evaluated has ``L > c`` (the cutoff
+        row's margin is above ``c``, so this is on the safe side): the bound is ``c``.
+        After ``max_solves`` solves (emulated lazy rows) the search stops and the last
+        master's dual bound, less ``bound_margin``, is the bound: each cut is a global
+        lower bound of ``L``.
+
+        Parameters
+        ----------
+        region : Region
+        level : float
+            The search stops as soon as every member is proven above this value.
+        abs_tol : float
+            The minimum is wanted to this absolute accuracy (objective units).
+        max_solves : int, optional
+            Most master solves (``None``: until the master is infeasible).
+        gap : float, optional
+            Relative MIP gap of each master solve (default ``search_gap``).
+
+        Returns
+        -------
+        RegionBound
+        """
+        self.optimum()
+        master = self.master
+        ph = self._phase(f"class_{region.k}")
+        t0 = time.perf_counter()
+        best = [np.inf, None]
+        if self.found and region.size:
+            keys = list(self.found)
+            inside = region.contains(np.array(keys, dtype=np.intp).reshape(-1, self.s))
+            for i in np.flatnonzero(inside):  # evaluated members (incl. those under no-goods)
+                v = self.found[keys[i]]
+                if v < best[0]:
+                    best[0], best[1] = v, keys[i]
+        if region.size == 0:
+            return RegionBound(lower=np.inf, best=np.inf, best_support=None, solves=0)
+
+        def cutoff():
+            return min(level, best[0] - abs_tol)
+
+        master.set_region(region.center, region.s - region.k, region.s - region.k)
+        master.set_region_fixings(region.fixed_in, region.fixed_out)
+        current = [cutoff()]
+        master.set_cutoff(current[0], self.cutoff_margin)
+        self._fix_dominated(ph)
+        emulated = not master.backend.native_lazy
+        solves = [0]
+        pending: list = []
+
+        def oracle(x):
+            solves[0] += 1
+            S = master.support_of(x)
+            key = tuple(S.tolist())
+            rows = []
+            if not master.has_cut(S):
+                v, lower, g = self._evaluate_cut(S)
+                ph.evaluations += 1
+                rows.append(master.cut_row(S, lower, g))
+            else:
+                v = self.found[key]
+            if v < best[0]:
+                best[0], best[1] = v, key
+            c = cutoff()
+            if c < current[0]:
+                current[0] = c
+                if emulated:
+                    master.set_cutoff(c, self.cutoff_margin)
+                else:
+                    rows.append(master.cutoff_row(c, self.cutoff_margin))
+            if not rows or v <= c + self.cutoff_margin * self.scale:
+                # neither its cut nor the cutoff excludes it (within the margin): a no-good
+                new = key not in self.nogoods
+                self.nogoods.add(key)
+                rows.append(master.nogood_row(S, new=new))
+            if emulated and max_solves is not None and solves[0] >= max_solves:
+                pending.extend(rows)  # keep the rows for later searches; stop this one
+                return []
+            if emulated:
+                self._fix_dominated(ph)
+            return rows
+
+        res, _ = self._solve(ph, oracle, self.search_gap if gap is None else gap,
+                             name=f"class-{region.k} region bound")
+        if pending:
+            master.backend.add_rows(pending)
+        if res.status == "infeasible":
+            lower = current[0]
+        else:
+            lower = master.to_value(res.bound - self.bound_margin)
+        master.set_fixed_zero(np.zeros(self.p, dtype=bool))
+        master.set_region_fixings()
+        master.set_cutoff(None)
+        master.clear_region()
+        ph.time += time.perf_counter() - t0
+        self._sync_stats()
+        return RegionBound(lower=float(min(lower, best[0])), best=float(best[0]),
+                           best_support=None if best[1] is None else np.array(best[1]),
+                           solves=res.n_solves, proven=res.status == "infeasible")
+
+    def warm_class_cuts(self, max_per_class: int = 8) -> int:
+        """Cuts at one representative member per drop set of each mistake class.
+
+        For ``k >= 2`` and (up to ``max_per_class``) drop sets ``D ⊂ S*`` with ``|D| = k``,
+        the support ``(S* \\ D) ∪ A_D`` with ``A_D`` the ``k`` outside features of the best
+        one-swaps is evaluated and cut.  Those cuts bound every member sharing its kept
+        features, so the class searches start from a master that already separates the
+        drop sets.  Returns the number of cuts added.
+        """
+        self.optimum()
+        if self.master is None:
+            return 0
+        center = self.center
+        K = min(self.s, self.p - self.s)
+        swaps = self._center_swaps
+        G0 = self.master.cut_gradients()[0] if self.master.n_cuts else None
+        rows = []
+        for k in range(2, K + 1):
+            drops = list(itertools.combinations(range(self.s), k))
+            if len(drops) > max_per_class and G0 is not None:
+                # least costly drops first by the cut at the centre (-g_i: the increase it bounds)
+                cost = [-G0[center[list(d)]].sum() for d in drops]
+                drops = [drops[i] for i in np.argsort(cost)[:max_per_class]]
+            for d in drops:
+                best_add = np.min(swaps[list(d)], axis=0)  # best one-swap using each outside j
+                A = np.argsort(best_add)[:k]
+                S = np.sort(np.r_[np.delete(center, list(d)), A])
+                if self.master.has_cut(S):
+                    continue
+                v, lower, g = self._evaluate_cut(S)
+                rows.append(self.master.cut_row(S, lower, g))
+        if rows:
+            self.master.backend.add_rows(rows)
+        self._sync_stats()
+        return len(rows)
+
+    def class_bounds(self, levels=None, abs_tol: float = 0.0,
+                     max_solves: int | None = None) -> list[ClassBound]:
+        """Certified lower bounds of every mistake class ``k >= 2`` around the optimum.
+
+        Parameters
+        ----------
+        levels : callable or array, optional
+            ``levels[k]`` (or ``levels(k, L0)``): the search of class ``k`` may stop once
+            its bound passes this value (default ``inf``).
+        abs_tol : float
+            Absolute accuracy (objective units) wanted for each class minimum.
+        max_solves : int, optional
+            Most master solves per class (the bound is valid whenever it stops).
+
+        Returns
+        -------
+        list of ClassBound
+            For ``k = 2 .. min(s, p - s)``; ``lower <= min`` over the class, certified.
+        """
         self.optimum()
         K = min(self.s, self.p - self.s)
+        L0 = self.found[tuple(self.center.tolist())]
+        out = []
         if self._table is not None:
             sup, vals = self._table
-            k = self.s - np.isin(sup, self.center).sum(axis=1)
-            L = np.full(K + 1, np.inf)
-            np.minimum.at(L, k, vals)
-            tau1 = float(vals[k == 1].max())
-            scores = np.minimum(L, tau1)
-            scores[:2] = L[:2]
-            return MistakeScores(center=self.center.copy(), scores=scores, tau1=tau1,
-                                 second_best=float(np.min(L[1:])))
+            k_of = self.s - np.isin(sup, self.center).sum(axis=1)
+            for k in range(2, K + 1):
+                idx = np.flatnonzero(k_of == k)
+                b = int(idx[np.argmin(vals[idx])])
+                out.append(ClassBound(k=k, lower=float(vals[b]), best=float(vals[b]),
+                                      best_support=sup[b].copy(), size=idx.size))
+            return out
+        self.warm_class_cuts()
+        for k in range(2, K + 1):
+            region = Region(self.center, k, self.p)
+            level = _level(levels, k, L0)
+            rb = self.region_bound(region, level=level, abs_tol=abs_tol, max_solves=max_solves)
+            logger.info("class %d (%d supports): certified lower bound L0 + %.6g Δ, best member "
+                        "found L0 + %.6g Δ, level L0 + %.6g Δ; %d solves", k, region.size,
+                        (rb.lower - L0) / self.scale, (rb.best - L0) / self.scale,
+                        (level - L0) / self.scale, rb.solves)
+            out.append(ClassBound(k=k, lower=rb.lower, best=rb.best,
+                                  best_support=rb.best_support, size=region.size))
+        self._sync_stats()
+        return out
+
+    def region_minimum(self, region: Region, level: float = np.inf, *,
+                       leaf_max: int | None = None) -> RegionBound:
+        """The exact minimum of ``L`` over ``region`` if it is below ``level``.
+
+        Branch and bound over sub-regions: each is bounded by :meth:`region_bound` with
+        the cutoff ``min(level, best)``; a sub-region whose bound passes it is pruned, a
+        small one (at most ``leaf_max`` members, objectives with cheap batched values) is
+        evaluated exhaustively, any other is split on a free feature.  Returns
+        ``best`` = the exact minimum when it is below ``level`` (``lower = best``), else
+        ``lower >= level`` certified.
+        """
+        if leaf_max is None:
+            leaf_max = self.exhaustive_class_max if self.objective.cheap_values else 0
+        tol = self.exact_abs_tol()
+        best = [np.inf, None]
+        lower_all = np.inf
+        stack = [region]
+        n_regions = 0
+        while stack:
+            R = stack.pop()
+            n_regions += 1
+            cut = min(level, best[0] - tol)
+            if R.size <= max(leaf_max, 1):
+                self._remaining("exact class minimum")
+                for rows in region_members(R):
+                    vals = self.objective.values(rows)
+                    i = int(np.argmin(vals))
+                    if vals[i] < best[0]:
+                        best[0], best[1] = float(vals[i]), rows[i].copy()
+                    for key, v in zip(map(tuple, rows[vals < cut].tolist()), vals[vals < cut]):
+                        self.found.setdefault(key, float(v))
+                continue
+            rb = self.region_bound(R, level=cut, abs_tol=tol, max_solves=self.bb_max_solves)
+            if rb.best < best[0]:
+                best[0], best[1] = rb.best, rb.best_support
+            cut = min(level, best[0] - tol)
+            if rb.lower >= cut:
+                lower_all = min(lower_all, rb.lower)
+                continue
+            j = self._split_feature(R, rb.best_support)
+            stack.extend(R.split(j))
+        lower = min(lower_all, best[0], level)
+        logger.info("class %d: exact minimum search over %d sub-regions: minimum %.10g "
+                    "(level %.10g)", region.k, n_regions, best[0], level)
+        return RegionBound(lower=float(lower), best=float(best[0]), best_support=best[1],
+                           solves=n_regions)
+
+    def _split_feature(self, region: Region, best_support) -> int:
+        """A free feature to split ``region`` on: centre features first (the drop set), the
+        one whose loss the cuts bound highest; then the best member's added features."""
+        G = self.master.cut_gradients()
+        score = -G.min(axis=0)  # largest possible drop in L bounded by some cut
+        if region.free_center.size and region.n_keep < region.free_center.size:
+            return int(region.free_center[np.argmax(score[region.free_center])])
+        cand = region.free_outside
+        if best_support is not None:
+            mine = np.intersect1d(cand, best_support)
+            if mine.size:
+                cand = mine
+        return int(cand[np.argmax(score[cand])])
+
+    def mistake_scores(self, theta=None) -> MistakeScores:
+        """Class scores ``M_k = min(L_k, L_0 + θ_k)`` around the exact optimum (§2.2).
+
+        Parameters
+        ----------
+        theta : array of float, optional
+            Data-independent offsets ``θ_k`` (``k = 0..K``); class ``k`` is only searched
+            below ``L_0 + θ_k``, and its minimum is exact below that level.  ``None``:
+            exact class minima for every class.
+        """
+        self.optimum()
+        K = min(self.s, self.p - self.s)
+        th = np.full(K + 1, np.inf) if theta is None else np.asarray(theta, dtype=float)
         for _ in range(self.n_supports):  # re-centres at most this often (in practice never)
             center = self.center
-            cset = set(center.tolist())
-            swaps = self._center_swaps
             L0 = self.found[tuple(center.tolist())]
-            tau1 = float(np.max(swaps[np.isfinite(swaps)]))
+            swaps = self._center_swaps
             scores = np.full(K + 1, np.inf)
-            scores[0], scores[1] = L0, float(np.min(swaps))
-            better = [None]
+            scores[0] = L0
+            if K >= 1:
+                scores[1] = min(float(np.min(swaps)), L0 + th[1])
+            cands = [(float(np.min(swaps)), None)]
+            if self._table is None:
+                self.warm_class_cuts()
             for k in range(2, K + 1):
-                in_class = [v for key, v in self.found.items()
-                            if self.s - len(cset.intersection(key)) == k]
-                best_k = [min(in_class, default=np.inf)]
-
-                def on_value(key, v, best_k=best_k):
-                    if v < best_k[0]:
-                        best_k[0] = v
-                    if v < L0 and better[0] is None:
-                        better[0] = key
-
-                self._search(f"class_{k}", self.s - k, self.s - k,
-                             lambda best_k=best_k: min(best_k[0], tau1), on_value)
-                scores[k] = min(best_k[0], tau1)
-            if better[0] is None and scores[1] >= L0:
+                level = L0 + th[k]
+                if self._table is not None:
+                    cb = next(c for c in self.class_bounds() if c.k == k)
+                    best, S = cb.best, cb.best_support
+                else:
+                    rb = self.region_minimum(Region(center, k, self.p), level)
+                    best, S = rb.best, rb.best_support
+                scores[k] = best if best < level else level
+                cands.append((best, S))
+            if min(c[0] for c in cands) >= L0:
                 self.stats.certified = True
-                return MistakeScores(center=center.copy(), scores=scores, tau1=tau1,
+                return MistakeScores(center=center.copy(), scores=scores, levels=L0 + th,
                                      second_best=float(np.min(scores[1:])))
-            key, _ = self._best_found()
-            self._recenter(np.array(key))
+            v, S = min(cands, key=lambda t: t[0])
+            if S is None:
+                a, j = np.unravel_index(np.argmin(swaps), swaps.shape)
+                S = np.r_[np.delete(center, a), j]
+            self._recenter(np.sort(np.asarray(S)))
         raise CertificationError("mistake classes: could not settle the optimum")  # pragma: no cover
+
+    def exact_abs_tol(self) -> float:
+        """Accuracy at which a class minimum counts as exact (the optimum phase's tolerance)."""
+        L0 = self.found[tuple(self.center.tolist())]
+        return max(self.tol * abs(L0), 1e-6 * self.scale)
+
+
+def _level(levels, k: int, L0: float) -> float:
+    if levels is None:
+        return np.inf
+    if callable(levels):
+        return float(levels(k, L0))
+    return float(levels[k])

@@ -53,7 +53,11 @@ class MasterProblem:
         self._region_rows: dict[tuple, int] = {}
         self._cut_supports: set[tuple] = set()
         self._cut_grads: list[np.ndarray] = []
-        self._fixed = np.zeros(p, dtype=bool)
+        self._fixed = np.zeros(p, dtype=bool)  # dominance fixing (to zero)
+        self.region_center = np.zeros(0, dtype=np.intp)  # centre of the active region row
+        self._one = np.zeros(p, dtype=bool)  # region fixings
+        self._zero = np.zeros(p, dtype=bool)
+        self._lo, self._hi = np.zeros(p), np.ones(p)
 
     # -- scaling ------------------------------------------------------------------------
     def to_eta(self, value: float) -> float:
@@ -88,14 +92,31 @@ class MasterProblem:
         return np.vstack(self._cut_grads)
 
     def set_fixed_zero(self, mask: np.ndarray) -> None:
-        """Fix ``z_j = 0`` exactly where ``mask`` (columns no longer in ``mask`` are freed)."""
-        mask = np.asarray(mask, dtype=bool)
-        fix, free = mask & ~self._fixed, self._fixed & ~mask
-        if np.any(fix):
-            self.backend.set_variable_bounds(self.z[fix], 0.0, 0.0)
-        if np.any(free):
-            self.backend.set_variable_bounds(self.z[free], 0.0, 1.0)
-        self._fixed = mask.copy()
+        """Fix ``z_j = 0`` exactly where ``mask`` (dominance fixing; freed where it no longer is)."""
+        self._fixed = np.asarray(mask, dtype=bool).copy()
+        self._apply_bounds()
+
+    def set_region_fixings(self, ones=(), zeros=()) -> None:
+        """Fix ``z_j = 1`` for ``j`` in ``ones`` and ``z_j = 0`` for ``j`` in ``zeros``
+        (a region of the search; ``()`` for both frees them)."""
+        self._one = np.zeros(self.p, dtype=bool)
+        self._one[np.asarray(ones, dtype=np.intp)] = True
+        self._zero = np.zeros(self.p, dtype=bool)
+        self._zero[np.asarray(zeros, dtype=np.intp)] = True
+        self._apply_bounds()
+
+    def _apply_bounds(self) -> None:
+        lo = self._one.astype(float)
+        hi = np.where(self._one, 1.0, np.where(self._zero | self._fixed, 0.0, 1.0))
+        changed = (lo != self._lo) | (hi != self._hi)
+        if np.any(changed):
+            self.backend.set_variable_bounds(self.z[changed], lo[changed], hi[changed])
+            self._lo, self._hi = lo, hi
+
+    @property
+    def fixed_columns(self) -> tuple[np.ndarray, np.ndarray]:
+        """Masks of the columns fixed to one and to zero by the current region."""
+        return self._one.copy(), self._zero.copy()
 
     @property
     def n_fixed(self) -> int:
@@ -125,6 +146,7 @@ class MasterProblem:
         for other, r in self._region_rows.items():
             if other != key:
                 self.backend.set_row_bounds([r], -np.inf, np.inf)
+        self.region_center = np.asarray(center, dtype=np.intp)
 
     def clear_region(self) -> None:
         """Drop every region restriction."""
@@ -139,6 +161,10 @@ class MasterProblem:
         """
         ub = np.inf if value is None or not np.isfinite(value) else self.to_eta(value) + margin
         self.backend.set_variable_bounds([self.eta], -self.offset / self.scale, ub)
+
+    def cutoff_row(self, value: float, margin: float = 1e-5) -> tuple:
+        """The row ``η <= to_eta(value) + margin`` (a cutoff handed to a native lazy callback)."""
+        return (np.array([self.eta]), np.ones(1), -np.inf, self.to_eta(value) + margin)
 
     # -- solving ----------------------------------------------------------------------------
     def solve(self, *, mip_rel_gap: float = 1e-9, time_limit: float | None = None,
