@@ -12,6 +12,7 @@ from .exceptions import (BackendUnavailableError, BudgetError, CertificationErro
                          ConditionalPrivacyWarning, PrivacyLeakWarning, SizeLimitError,
                          SolverError)
 from . import comparators
+from .coefficients import PrivateCoefficients, private_coefficients
 from .result import SelectionResult
 from .selection import PrivateBSSResult, private_bss
 from .selector import PrivateBestSubsetSelector
@@ -20,7 +21,8 @@ __version__ = "0.1.0"
 
 __all__ = ["private_bss", "PrivateBSSResult", "PrivateBestSubsetSelector", "SelectionResult", "PrivacyLeakWarning",
            "ConditionalPrivacyWarning", "CertificationError", "BudgetError", "SolverError",
-           "BackendUnavailableError", "SizeLimitError", "available_backends", "comparators"]
+           "BackendUnavailableError", "SizeLimitError", "available_backends", "comparators",
+           "private_coefficients", "PrivateCoefficients"]
 
 
 def available_backends() -> list[str]:

@@ -86,7 +86,7 @@ def _make_data(config: StudyConfig, n: int, data_seed):
 
 def run_cell(config: StudyConfig, method: str, n: int, trial: int) -> dict:
     """Run one ``(method, n, trial)`` cell and return its record (JSON-serialisable)."""
-    from .coefficients import objective_perturbation, split_budget
+    from .coefficients import private_coefficients, split_budget
     from .metrics import SupportLoss, exact_recovery, support_f1, test_mse
     data_seed, meth_seed = cell_seeds(config.seed, n, trial, method)
     X, y, Xt, yt, truth = _make_data(config, n, data_seed)
@@ -122,8 +122,8 @@ def run_cell(config: StudyConfig, method: str, n: int, trial: int) -> dict:
         yt_c = np.clip(yt, -config.b_y, config.b_y)
         guarantee_fit = None
         for S, r in zip(supports, fit_rngs):
-            fit = objective_perturbation(X, y, S, eps_fit, bounds=bounds, ridge=config.ridge,
-                                         radius=config.radius, random_state=r)
+            fit = private_coefficients(X, y, S, eps_fit, bounds=bounds, ridge=config.ridge,
+                                       radius=config.radius, random_state=r)
             mse.append(test_mse(Xt_c, yt_c, S, fit.coef))
             mse_raw.append(test_mse(Xt_c, yt, S, fit.coef))
             guarantee_fit = fit.guarantee
