@@ -176,8 +176,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_experiment_parser(sub)
     audit = sub.add_parser("audit", help="exact and empirical privacy audit of every mechanism")
     audit.add_argument("--quick", action="store_true", help="fewer instances and draws")
+    audit.add_argument("--backend", default="highs",
+                       help="MIP backend of the private_bss rows (default highs)")
     audit.set_defaults(func=lambda a: __import__("mipdp.audit", fromlist=["main"]).main(
-        ["--quick"] if a.quick else []))
+        (["--quick"] if a.quick else []) + ["--backend", a.backend]))
     return parser
 
 

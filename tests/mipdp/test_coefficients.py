@@ -20,6 +20,7 @@ import pytest
 from scipy import integrate
 
 import mipdp
+from mipdp import audit
 from mipdp.coefficients import (PrivateCoefficients, _perturbed_fit,
                                 objective_perturbation_calibration, private_coefficients,
                                 sample_l2_laplace)
@@ -132,102 +133,49 @@ def test_experiments_use_it():
 
 
 # ----------------------------------------------------------------- exact laws, k = 1
-EVENT = 1e-5
+def _laplace_cdf(t, scale):
+    return np.exp(audit._laplace_logcdf(t, scale))
 
 
-def _laplace_logcdf(t, sig):
-    t = np.asarray(t, dtype=float)
-    return np.where(t < 0, math.log(0.5) + t / sig, np.log1p(-0.5 * np.exp(-np.abs(t) / sig)))
-
-
-def _laplace_cdf(t, sig):
-    return np.exp(_laplace_logcdf(t, sig))
-
-
-def _k1_log_law(X, y, total_ridge, noise_scale, radius, betas):
-    """Exact log-law of β̂ for k = 1 (column 0, data clipped to ±B).
-
-    Returns the log-density at each interior ``betas``, then log P(β̂ = r), log P(β̂ = −r),
-    log P(|β̂| <= EVENT).  ``β̂ = clip((S − b)/A, −r, r)``, ``b ~ Laplace(noise_scale)``.
-    """
-    x = np.clip(X[:, 0], -B, B)
-    yc = np.clip(y, -B, B)
-    A = float(x @ x) + total_ridge
-    S = float(x @ yc)
-    sig = noise_scale
-    inner = math.log(A) - math.log(2 * sig) - np.abs(S - A * betas) / sig
-    top = _laplace_logcdf(S - A * radius, sig)                      # b <= S − A r
-    bottom = _laplace_logcdf(-(S + A * radius), sig)                # b >= S + A r
-    event = math.log(_laplace_cdf(S + A * EVENT, sig) - _laplace_cdf(S - A * EVENT, sig))
-    return np.r_[inner, top, bottom, event]
-
-
-def _bases():
-    """Datasets whose last row is replaced: Σx² ≈ 0 with Σxy from −1 to 1, and one heavy."""
-    out = []
-    for s in (-1.0, -0.95, -0.9, -0.5, -0.25, 0.0, 0.25, 0.5, 0.9, 1.0):
-        t = abs(s) / (0.5 * 400)            # 400 rows (t, ±0.5): Σxy = s, Σx² = s²/100
-        X = np.full((401, 1), t)
-        y = np.full(401, 0.5 if s >= 0 else -0.5)
-        out.append((X, y))
-    X = np.r_[np.full((4, 1), 0.5), np.zeros((1, 1))]
-    out.append((X, np.array([0.5, -0.5, 0.5, 0.5, 0.0])))           # Σx² = 1
-    return out
-
-
-def _replacement_rows():
-    xs = np.linspace(-B, B, 21)
-    rows = [(x, yv) for x in xs for yv in (-B, 0.0, B)]
-    rows.append((3.0, -7.0))                                         # outside: clipped
-    return rows
-
-
-def _k1_worst(eps, radius, total_ridge, noise_scale):
-    betas = np.linspace(-radius, radius, 201)[1:-1]
-    worst = 0.0
-    for X, y in _bases():
-        laws = []
-        for xr, yr in _replacement_rows():
-            Xn, yn = X.copy(), y.copy()
-            Xn[-1, 0], yn[-1] = xr, yr
-            laws.append(_k1_log_law(Xn, yn, total_ridge, noise_scale, radius, betas))
-        laws = np.array(laws)
-        for i in range(len(laws)):             # every pair of replacements is a neighbour pair
-            worst = max(worst, float(np.max(np.abs(laws[i] - laws))))
-    return worst
-
-
-CASES = [(0.02, 0.5), (0.02, 1.0), (0.005, 0.1)]   # (r, ε_fit) of the issue, ridge 0
+CASES = list(audit.OP_CASES)       # (r, ε_fit) of the issue, ridge 0
 
 
 def test_k1_closed_form_is_the_implementation():
-    """The closed-form law above is the law of ``private_coefficients`` (k = 1)."""
-    X, y = _bases()[1]
+    """``audit.op_k1_log_law`` is the law of ``private_coefficients`` (k = 1)."""
+    X, y = audit._op_bases()[1]
     r, eps = 0.02, 0.5
     c = objective_perturbation_calibration(1, eps, bounds=(B, B), ridge=0.0, radius=r)
     Xc = np.clip(X[:, :1], -B, B)
     A = float(Xc[:, 0] @ Xc[:, 0]) + c.extra_ridge
     S = float(Xc[:, 0] @ y)
-    for b in (-3.0, -0.1, 0.0, 0.02, 0.5, 4.0):
+    for b in (-3.0, -0.1, 0.0, 0.02, 0.5, 4.0):        # the fit is clip((S − b)/A, −r, r)
         got = _perturbed_fit(Xc, y, np.array([b]), c.extra_ridge, r)[0]
         assert got == pytest.approx(np.clip((S - b) / A, -r, r), abs=1e-12)
+    grid = np.linspace(-r, r, 20001)[1:-1]
+    law = audit.op_k1_log_law(X, y, c.extra_ridge, c.noise_scale, r, grid)
+    dens, p_top, p_bottom = np.exp(law[:-3]), math.exp(law[-3]), math.exp(law[-2])
+    assert integrate.trapezoid(dens, grid) + p_top + p_bottom == pytest.approx(1.0, abs=1e-6)
     draws = np.array([private_coefficients(X, y, [0], eps, bounds=(B, B), ridge=0.0, radius=r,
                                            random_state=seed).coef[0] for seed in range(3000)])
-    # P(β̂ <= v) = P(b >= S − A v) for v in (−r, r); and the atoms
-    for v in (-0.01, 0.0, 0.01):
-        p = 1.0 - _laplace_cdf(S - A * v, c.noise_scale)
-        assert abs(np.mean(draws <= v) - p) < 4 * math.sqrt(p * (1 - p) / draws.size) + 1e-3
-    p_top = float(_laplace_cdf(S - A * r, c.noise_scale))
-    assert abs(np.mean(draws >= r * (1 - 1e-12)) - p_top) < 4 * math.sqrt(
-        p_top * (1 - p_top) / draws.size) + 1e-3
+
+    def close(freq, p):
+        return abs(freq - p) < 4 * math.sqrt(p * (1 - p) / draws.size) + 1e-3
+
+    assert close(np.mean(draws >= r * (1 - 1e-12)), p_top)
+    assert close(np.mean(draws <= -r * (1 - 1e-12)), p_bottom)
+    for lo, hi in ((-0.01, 0.0), (0.0, 0.015)):
+        m = (grid > lo) & (grid < hi)
+        assert close(np.mean((draws > lo) & (draws < hi)), integrate.trapezoid(dens[m], grid[m]))
 
 
 @pytest.mark.parametrize("radius, eps", CASES)
 def test_k1_exact_log_ratio_within_eps(radius, eps):
     c = objective_perturbation_calibration(1, eps, bounds=(B, B), ridge=0.0, radius=radius)
-    worst = _k1_worst(eps, radius, c.ridge + c.extra_ridge, c.noise_scale)
+    worst = audit.op_k1_worst(radius, c.ridge + c.extra_ridge, c.noise_scale)[0]
     assert worst <= eps + 1e-9, (radius, eps, worst)
     assert worst > 0.6 * eps            # the grid has power: it comes close to ε
+    row, = audit.audit_private_coefficients([(radius, eps)])
+    assert row["within_claim"] and row["worst_log_ratio"] == pytest.approx(worst)
 
 
 @pytest.mark.parametrize("radius, eps, measured", [(0.02, 0.5, 0.530), (0.02, 1.0, 1.022),
@@ -235,7 +183,7 @@ def test_k1_exact_log_ratio_within_eps(radius, eps):
 def test_k1_add_remove_calibration_fails_under_replace_one(radius, eps, measured):
     """Negative control (the issue's figures): noise 2ζ/ε and extra ridge 2λ_H/ε exceed ε."""
     zeta = (B + B * radius) * B
-    worst = _k1_worst(eps, radius, 2 * B * B / eps, 2 * zeta / eps)
+    worst = audit.op_k1_worst(radius, 2 * B * B / eps, 2 * zeta / eps)[0]
     assert worst >= measured - 1e-3 and worst > eps + 0.005, worst
 
 
