@@ -103,7 +103,8 @@ class MIPBackend(ABC):
     threads : int, optional
         Solver threads (``None``: the solver's default).
     verbose : bool, default False
-        Let the solver write its log (through :mod:`logging` where possible).
+        Let the solver write its log (through :mod:`logging` where possible).  **Not
+        private**: the log holds objective values and bounds computed from the data.
     """
 
     name: ClassVar[str] = "abstract"

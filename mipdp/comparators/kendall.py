@@ -323,6 +323,11 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "re
     Returns
     -------
     SelectionResult
+        ``info`` holds the sensitivities and Gumbel scales (data-free) and two diagnostics
+        that are **not private** (they depend on the data through the lazy evaluation
+        below, beyond what the release reveals): ``exact_scores_not_private`` (later-round
+        scores completed) and ``pair_correlations_not_private`` (feature-feature
+        correlations computed).
 
     Notes
     -----
@@ -383,8 +388,8 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "re
             chosen.append(j)
         supports.append(np.flatnonzero(~available))
     t2 = time.perf_counter()
-    logger.debug("dp_kendall: n=%d p=%d k=%d eps=%g, %d exact later-round scores, %d "
-                 "feature-feature correlations", n, p, k, eps, n_exact, n_pairs)
+    logger.debug("dp_kendall: n=%d p=%d k=%d eps=%g; not private: %d exact later-round "
+                 "scores, %d feature-feature correlations", n, p, k, eps, n_exact, n_pairs)
     guarantee = (f"{eps:g}-DP per draw (pure) under {neighbour} neighbours: {k} rounds of the "
                  f"exponential mechanism with eps/k = {eps / k:g} each, score sensitivities "
                  f"{s1:g} (round 1) and {s2:g} (later rounds); no data bounds needed.")
@@ -394,7 +399,8 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "re
                                 "total": t2 - t0},
                        info={"sensitivities": (s1, s2), "gumbel_scales": (2 * s1 * k / eps,
                                                                            2 * s2 * k / eps),
-                             "exact_scores": n_exact, "pair_correlations": n_pairs})
+                             "exact_scores_not_private": n_exact,
+                             "pair_correlations_not_private": n_pairs})
 
 
 def dp_kendall_distribution(X, y, k: int, eps: float,

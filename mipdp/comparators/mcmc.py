@@ -78,7 +78,8 @@ def l1_ball_lstsq(XS: np.ndarray, y: np.ndarray, radius: float) -> np.ndarray:
     if np.abs(b_ls).sum() <= radius:
         return b_ls
     if rank < XS.shape[1]:
-        logger.debug("l1_ball_lstsq: rank-deficient X_S, using projected gradient")
+        logger.debug("l1_ball_lstsq (not private): rank-deficient X_S, using projected "
+                     "gradient")
         return l1_ball_lstsq_pgd(XS, y, radius)
     G = XS.T @ XS
     c = XS.T @ y
@@ -94,7 +95,8 @@ def l1_ball_lstsq(XS: np.ndarray, y: np.ndarray, radius: float) -> np.ndarray:
         b = coefs[:, i - 1] + theta * (coefs[:, i] - coefs[:, i - 1])
         if _kkt_ok(G, c, b, radius):
             return b
-    logger.debug("l1_ball_lstsq: LARS path failed the optimality check, using projected gradient")
+    logger.debug("l1_ball_lstsq (not private): LARS path failed the optimality check, using "
+                 "projected gradient")
     return l1_ball_lstsq_pgd(XS, y, radius)
 
 
@@ -145,6 +147,8 @@ def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: 
     -------
     SelectionResult
         ``delta`` is NaN: the approximation error is not computed (see Notes).
+        ``info["diagnostics_not_private"]`` (acceptance rate, number of supports evaluated)
+        depends on the chain's path through the data and is **not private**.
 
     Notes
     -----
@@ -153,8 +157,8 @@ def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: 
     ``Delta_u = (B b_x + b_y)^2``: each residual satisfies
     ``|y_i - x_i^T b| <= b_y + b_x ||b||_1``, so adding, removing or replacing one row
     moves ``L(S)`` by at most ``Delta_u``. Under add/remove ``L`` only increases when a
-    row is added (the utility is monotone) and ``c = 1`` (the formula of the SPEC
-    and Roy & Tewari) makes ``pi`` ``eps``-DP; under replace-one ``L`` can move both
+    row is added (the utility is monotone) and ``c = 1`` (Roy & Tewari's
+    formula) makes ``pi`` ``eps``-DP; under replace-one ``L`` can move both
     ways and ``c = 2`` (the standard exponential mechanism) is needed for ``pi`` to be
     ``eps``-DP. The chain starts at a uniform random support and proposes swaps
     (drop a uniform member, add a uniform non-member; symmetric), accepting with
@@ -221,8 +225,8 @@ def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: 
                 accepted += 1
         supports.append(np.sort(support))
     t1 = time.perf_counter()
-    logger.debug("mcmc: p=%d s=%d eps=%g n_iter=%d, %d supports evaluated", p, s, eps, n_iter,
-                 len(cache))
+    logger.debug("mcmc: p=%d s=%d eps=%g n_iter=%d; not private: %d supports evaluated", p, s,
+                 eps, n_iter, len(cache))
     guarantee = (f"approximately {eps:g}-DP per draw under {neighbour} neighbours, only if the "
                  f"chain has mixed: the target exp(-eps L(S) / ({c:g} Delta_u)), "
                  f"Delta_u = (B b_x + b_y)^2 = {delta_u:g}, is an {eps:g}-DP exponential "

@@ -239,7 +239,8 @@ def canonical_lipschitz_topk(scores, k: int, eps: float, sensitivity: float,
         n_body = k - best_h - 1
         body_pos = best_h + 1 + rng.choice(best_t - best_h - 2, size=n_body, replace=False)
         chosen = np.concatenate([order[:best_h], order[body_pos], order[[best_t - 1]]])
-    logger.debug("canonical Lipschitz top-%d: class (h=%d, t=%d)", k, best_h, best_t)
+    # The winning class (h, t) is not logged: it names the true top-h of the scores and the
+    # rank t of the tail, which the release (a uniform member of the class) does not reveal.
     return np.sort(chosen.astype(np.intp))
 
 

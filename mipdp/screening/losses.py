@@ -197,8 +197,8 @@ def prepare_data(X, y, loss: Loss, bounds) -> tuple[np.ndarray, np.ndarray, floa
     yc = loss.check_targets(y, b_y if need_y else None)
     n_clip_y = int(np.count_nonzero(yc != y)) if need_y else 0
     if n_clip_x or n_clip_y:
-        logger.info("clipped %d entries of X to ±%g and %d targets to ±%s", n_clip_x, b_x,
-                    n_clip_y, b_y)
+        logger.info("not private: clipped %d entries of X to ±%g and %d targets to ±%s",
+                    n_clip_x, b_x, n_clip_y, b_y)
     return Xc, yc, float(b_x), (None if b_y is None else float(b_y))
 
 
