@@ -85,7 +85,14 @@ def _make_data(config: StudyConfig, n: int, data_seed):
 
 
 def run_cell(config: StudyConfig, method: str, n: int, trial: int) -> dict:
-    """Run one ``(method, n, trial)`` cell and return its record (JSON-serialisable)."""
+    """Run one ``(method, n, trial)`` cell and return its record (JSON-serialisable).
+
+    The released supports (``rows["support"]``) are the methods' private outputs; every
+    metric next to them — ``exact``, ``f1``, ``utility_loss``, ``test_mse``,
+    ``meta["best_support"]``, ``meta["optimum_is_truth"]`` — is computed from the data and
+    the true support without noise and is **not private**: research output about the
+    methods, not a release.
+    """
     from .coefficients import private_coefficients, split_budget
     from .metrics import SupportLoss, exact_recovery, support_f1, test_mse
     data_seed, meth_seed = cell_seeds(config.seed, n, trial, method)
