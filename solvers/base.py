@@ -44,7 +44,45 @@ class SizeLimitError(SolverError):
 
 
 class SolverTimeLimitError(SolverError):
-    """The solver hit its time limit before certifying optimality or infeasibility."""
+    """The solver hit its time limit before certifying optimality or infeasibility.
+
+    Attributes
+    ----------
+    backend : str
+        Name of the backend that stopped.
+    limit : float or None
+        The time limit of the interrupted :meth:`MIPBackend.solve` call, in seconds.  When
+        the caller passes the time left of a larger budget (as the enumeration does) this
+        is that remainder, not the user's budget: callers that own the budget should
+        report it (and the phase) themselves.
+    elapsed : float or None
+        Seconds spent in the interrupted call.
+    incumbent, bound : float or None
+        Best objective found and dual bound when the solver stopped (``None`` if unknown).
+    phase : str or None
+        Set by callers that know which phase of their algorithm was running.
+    """
+
+    def __init__(self, message: str, *, backend: str | None = None, limit: float | None = None,
+                 elapsed: float | None = None, incumbent: float | None = None,
+                 bound: float | None = None, phase: str | None = None) -> None:
+        super().__init__(message)
+        self.backend = backend
+        self.limit = limit
+        self.elapsed = elapsed
+        self.incumbent = incumbent
+        self.bound = bound
+        self.phase = phase
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter of a public function has a wrong type or value.
+
+    Raised by every public function of mipdp and by the backend adapters, always with a
+    message naming the parameter.  It derives from both :class:`ValueError` and
+    :class:`TypeError` (as scikit-learn's ``InvalidParameterError`` does) so callers can
+    catch either.
+    """
 
 
 @dataclass
