@@ -51,14 +51,17 @@ def run_prescreen(prescreen, X: np.ndarray, y: np.ndarray, s: int, eps: float, b
     """Run the pre-screen with ``fraction * eps``; return the chosen columns and info.
 
     The pre-screen and the selection are both stated under replace-one neighbours,
-    so by basic composition the pipeline is ``eps``-DP in total.
+    so by basic composition the pipeline is ``eps``-DP in total.  ``info["guarantee"]`` is
+    the pre-screen's :class:`~mipdp.guarantee.Guarantee`.
     """
+    from .accounting import NOT_RECORDED
     from .comparators import prescreen as _prescreen
     name, k, fraction = parse_prescreen(prescreen, X.shape[1], s)
     eps_screen = fraction * eps
     t0 = time.perf_counter()
-    res = _prescreen(name, X, y, k, eps_screen, bounds=bounds, random_state=rng)
-    info = {"method": name, "k": k, "epsilon": res.epsilon, "delta": res.delta,
-            "neighbour": res.neighbour, "guarantee": res.guarantee,
+    # the caller accounts for the whole pipeline: the nested release is not recorded twice
+    res = _prescreen(name, X, y, k, eps_screen, bounds=bounds, random_state=rng,
+                     accountant=NOT_RECORDED)
+    info = {"method": name, "k": k, "guarantee": res.guarantee,
             "columns": np.asarray(res.support), "time": time.perf_counter() - t0}
     return np.sort(np.asarray(res.support, dtype=np.intp)), info

@@ -51,7 +51,7 @@ def _bss(method: str):
             warnings.simplefilter("ignore", ConditionalPrivacyWarning)
             res = private_bss(X, y, s, eps, bounds=bounds, ridge=ridge, radius=radius, loss=loss,
                               method=method, n_draws=draws, random_state=rng)
-        guarantee = res.guarantee
+        guarantee = str(res.guarantee)
         if method == "mistakes":
             guarantee = ("CONDITIONAL (propose-test-release guard off, as in seed 002): "
                          + guarantee)
@@ -74,8 +74,8 @@ def _comparator(name: str, needs_bounds: bool):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             res = fn(X, y, s, eps, random_state=rng, n_draws=draws, **kw)
-        return MethodOutput(np.asarray(res.supports), res.epsilon, res.delta, res.guarantee,
-                            time.perf_counter() - t0)
+        return MethodOutput(np.asarray(res.supports), res.epsilon, res.delta,
+                            str(res.guarantee), time.perf_counter() - t0)
     run.__name__ = f"run_{name}"
     return run
 
