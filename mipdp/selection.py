@@ -172,7 +172,8 @@ def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None, method: s
 PRIVATE_BSS_CONSTRAINTS = {
     "X": "no_validation", "y": "no_validation",
     "s": POSITIVE_INT, "eps": EPSILON, "bounds": ["bounds"],
-    "ridge": POSITIVE_REAL, "radius": [Interval(Real, 0, None, closed="neither", allow_inf=True)],
+    "ridge": [None] + POSITIVE_REAL,
+    "radius": [None, Interval(Real, 0, None, closed="neither", allow_inf=True)],
     "loss": [str, Loss], "method": [StrOptions(set(METHODS))],
     "R": [None] + POSITIVE_INT, "delta": [None] + PROBABILITY_OPEN, "eps_test": [None] + EPSILON,
     "backend": "no_validation", "backend_options": [None, dict], "n_draws": POSITIVE_INT,
@@ -184,8 +185,8 @@ PRIVATE_BSS_CONSTRAINTS = {
 
 
 @validate_params(PRIVATE_BSS_CONSTRAINTS)
-def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
-                radius: float = 1.1, loss: str | Loss = "least_squares", method: str = "top_r",
+def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = None,
+                radius: float | None = None, loss: str | Loss = "least_squares", method: str = "top_r",
                 R: int | None = None, delta: float | None = None, eps_test: float | None = None,
                 backend="highs", backend_options: dict | None = None, n_draws: int = 1,
                 prescreen=None, time_limit: float | None = None, random_state=None,
@@ -211,8 +212,11 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
         bounds they are read off the data with a
         :class:`~mipdp.exceptions.PrivacyLeakWarning` and the result is marked **not
         private** (``result.is_private`` is False, ``result.epsilon`` is NaN).
-    ridge, radius : float
-        ``λ > 0`` and ``r > 0`` of the objective (SPEC §1).
+    ridge, radius : float, optional
+        ``λ > 0`` and ``r > 0`` of the objective (docs/algorithms.md); default 120 and 1.1,
+        or those of ``loss`` when it is a :class:`~mipdp.losses.Loss` instance (a
+        different value then raises :class:`~mipdp.exceptions.InvalidParameterError`
+        instead of being ignored).
     loss : str or Loss, default "least_squares"
     method : {"top_r", "mistakes"}
         ``"top_r"``: pure ε-DP for any fixed ``R``.  ``"mistakes"``: ε-DP only when the
