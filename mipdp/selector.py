@@ -37,8 +37,8 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
     (2,)
     """
 
-    def __init__(self, s: int = 5, eps: float = 1.0, *, bounds=None, ridge: float = 120.0,
-                 radius: float = 1.1, loss="least_squares", method: str = "top_r", R=None,
+    def __init__(self, s: int = 5, eps: float = 1.0, *, bounds=None, ridge: float | None = None,
+                 radius: float | None = None, loss="least_squares", method: str = "top_r", R=None,
                  delta=None, eps_test=None, backend="highs", backend_options=None,
                  prescreen=None, time_limit=None, random_state=None) -> None:
         self.s = s
