@@ -274,7 +274,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     # -- parameters and budget, before the data is read -------------------------------------
     eps = float(eps)
     delta, eps_test = _check_method_args(method, R, delta, eps_test, n_draws)
-    check_backend(backend)
+    check_backend(backend, backend_options)
     loss_obj = get_loss(loss, ridge=ridge, radius=radius)
     eps_select = (1.0 - prescreen_fraction(prescreen)) * eps
     eps_total = planned_epsilon(eps, n_draws=n_draws, prescreen=prescreen, method=method,
