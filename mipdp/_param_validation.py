@@ -297,8 +297,10 @@ def validate_params(constraints: dict | None = None, *, shared: dict | None = No
 def check_less_than(value: int, limit: int, name: str, limit_name: str, caller: str) -> int:
     """``1 <= value < limit`` for a size that needs the data's shape (``s < p``, ``k < p``)."""
     if not value < limit:
+        what = (f"the number of features (n_features = {limit})" if limit_name == "p"
+                else f"{limit_name} = {limit}")
         raise InvalidParameterError(f"The {name!r} parameter of {caller} must be smaller than "
-                                    f"{limit_name} = {limit}. Got {value!r} instead.")
+                                    f"{what}. Got {value!r} instead.")
     return int(value)
 
 
