@@ -62,16 +62,19 @@ def run_prescreen(prescreen, X: np.ndarray, y: np.ndarray, s: int, eps: float, b
     needs no bound on ``y`` because its labels are public (``±1`` for the hinge loss,
     already validated by the loss): the pre-screeners that clip ``y`` (DP-SIS) then use
     ``label_bound`` (default 1), a bound known without looking at the data, and no
-    :class:`~mipdp.exceptions.PrivacyLeakWarning` is raised.
+    :class:`~mipdp.exceptions.PrivacyLeakWarning` is raised.  ``info["guarantee"]`` is the pre-screen's
+    :class:`~mipdp.guarantee.Guarantee`.
     """
+    from .accounting import NOT_RECORDED
     from .comparators import prescreen as _prescreen
     name, k, fraction = parse_prescreen(prescreen, X.shape[1], s)
     if bounds is not None and bounds[1] is None:
         bounds = (bounds[0], check_positive(label_bound, "label_bound"))
     eps_screen = fraction * eps
     t0 = time.perf_counter()
-    res = _prescreen(name, X, y, k, eps_screen, bounds=bounds, random_state=rng)
-    info = {"method": name, "k": k, "epsilon": res.epsilon, "delta": res.delta,
-            "neighbour": res.neighbour, "guarantee": res.guarantee,
+    # the caller accounts for the whole pipeline: the nested release is not recorded twice
+    res = _prescreen(name, X, y, k, eps_screen, bounds=bounds, random_state=rng,
+                     accountant=NOT_RECORDED)
+    info = {"method": name, "k": k, "guarantee": res.guarantee,
             "columns": np.asarray(res.support), "time": time.perf_counter() - t0}
     return np.sort(np.asarray(res.support, dtype=np.intp)), info

@@ -246,8 +246,12 @@ def run_study(config: StudyConfig, out, *, jobs: int = 1, backend: str = "loky",
             gen = par(delayed(_run_cell_keyed)(config, *c) for c in todo)
             bar = None
             if progress:
-                from tqdm.auto import tqdm
-                bar = tqdm(total=len(todo), desc=config.name, unit="cell")
+                try:                       # tqdm is optional (the experiments extra has it)
+                    from tqdm.auto import tqdm
+                    bar = tqdm(total=len(todo), desc=config.name, unit="cell")
+                except ImportError:
+                    logger.info("%s: %d cells to compute (install tqdm for a progress bar)",
+                                config.name, len(todo))
             try:
                 for cell, record in gen:
                     _write_atomic(_cell_path(root, *cell), record)

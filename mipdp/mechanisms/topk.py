@@ -36,7 +36,15 @@ import numbers
 import numpy as np
 from scipy.special import gammaln, logsumexp, roots_legendre
 
+from numbers import Real
+
+from .._param_validation import EPSILON, POSITIVE_INT, POSITIVE_REAL, Interval, validate_params
 from .._validation import check_epsilon, check_positive, check_random_state, check_sparsity
+
+#: Parameter table shared by the top-k mechanisms (one meaning per name).
+_CONSTRAINTS = {"scores": "no_validation", "subset": "no_validation", "k": POSITIVE_INT,
+                "eps": EPSILON, "sensitivity": POSITIVE_REAL, "rng": ["random_state"],
+                "gamma": [Interval(Real, 0, 1, closed="both")]}
 
 __all__ = ["canonical_lipschitz_topk", "canonical_lipschitz_topk_distribution",
            "gumbel_peeling_topk", "gumbel_peeling_topk_distribution", "laplace_topk",
@@ -111,6 +119,7 @@ def _log_max_exp_noise(log_e: np.ndarray, log_m: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------- canonical Lipschitz
+@validate_params(shared=_CONSTRAINTS)
 def canonical_loss(subset, scores, sensitivity: float = 1.0, gamma: float = 0.5) -> float:
     """Canonical loss ``LOSS_gamma(y | x)`` of one k-subset (seed 000, App. A.3).
 
@@ -135,6 +144,7 @@ def canonical_loss(subset, scores, sensitivity: float = 1.0, gamma: float = 0.5)
     return (1.0 - gamma) * max(a, b) - gamma * b
 
 
+@validate_params(shared=_CONSTRAINTS)
 def canonical_lipschitz_topk(scores, k: int, eps: float, sensitivity: float,
                              rng: np.random.Generator | int | None,
                              gamma: float = 0.5) -> np.ndarray:
@@ -275,6 +285,7 @@ def exp_noise_argmax_logprobs(utilities) -> np.ndarray:
     return log_q + log_int
 
 
+@validate_params(shared=_CONSTRAINTS)
 def canonical_lipschitz_topk_distribution(scores, k: int, eps: float, sensitivity: float,
                                           gamma: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
     """Exact output distribution of :func:`canonical_lipschitz_topk` (small ``d``).
@@ -316,6 +327,7 @@ def distribution_as_dict(subsets: np.ndarray, log_prob: np.ndarray) -> dict:
 
 
 # --------------------------------------------------------------- Gumbel peeling
+@validate_params(shared=_CONSTRAINTS)
 def gumbel_peeling_topk(scores, k: int, eps: float, sensitivity: float,
                         rng: np.random.Generator | int | None) -> np.ndarray:
     """Peeling exponential mechanism: k rounds of ``eps / k`` (one-shot Gumbel top-k).
@@ -358,6 +370,7 @@ def gumbel_peeling_topk(scores, k: int, eps: float, sensitivity: float,
     return np.sort(top.astype(np.intp))
 
 
+@validate_params(shared=_CONSTRAINTS)
 def gumbel_peeling_topk_distribution(scores, k: int, eps: float,
                                      sensitivity: float) -> tuple[np.ndarray, np.ndarray]:
     """Exact set distribution of :func:`gumbel_peeling_topk` (small ``d``).
@@ -396,6 +409,7 @@ def gumbel_peeling_topk_distribution(scores, k: int, eps: float,
 
 
 # ---------------------------------------------------------------- Laplace top-k
+@validate_params(shared=_CONSTRAINTS)
 def laplace_topk(scores, k: int, eps: float, sensitivity: float,
                  rng: np.random.Generator | int | None) -> np.ndarray:
     """One-shot Laplace top-k: add Laplace noise once to every score, keep the k largest.

@@ -173,7 +173,10 @@ def get_loss(loss: str | Loss) -> Loss:
         return loss
     if isinstance(loss, str) and loss.lower() in _LOSSES:
         return _LOSSES[loss.lower()]()
-    raise ValueError(f"loss: expected 'squared' or 'logistic' (or a Loss instance), got {loss!r}")
+    from .._param_validation import InvalidParameterError
+    raise InvalidParameterError("The 'loss' parameter of get_loss must be a str among "
+                                f"{{'squared', 'logistic'}} or a Loss instance. Got {loss!r} "
+                                "instead.")
 
 
 def prepare_data(X, y, loss: Loss, bounds) -> tuple[np.ndarray, np.ndarray, float, float | None]:
