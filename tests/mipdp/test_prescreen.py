@@ -24,8 +24,9 @@ def test_hinge_prescreen_uses_the_public_label_bound(labels):
         warnings.simplefilter("error", PrivacyLeakWarning)
         res = private_bss(X, y, 2, 1.0, bounds=(0.5, None), loss="hinge",
                           prescreen=("dp_sis", 6, 0.3), random_state=0)
-    assert "|y| <= 1" in res.info["prescreen"]["guarantee"]
-    assert "read off the data" not in res.guarantee
+    assert "|y| <= 1" in str(res.info["prescreen"]["guarantee"])
+    assert "read off the data" not in str(res.guarantee)
+    assert res.is_private
 
 
 def test_run_prescreen_clips_y_by_the_label_bound(labels):
@@ -38,7 +39,7 @@ def test_run_prescreen_clips_y_by_the_label_bound(labels):
     # an explicit b_y is used as given
     _, info2 = run_prescreen(("dp_sis", 6, 0.3), X, y, 2, 1.0, (0.5, 2.0),
                              np.random.default_rng(5))
-    assert "|y| <= 2" in info2["guarantee"]
+    assert "|y| <= 2" in str(info2["guarantee"])
     with pytest.raises(ValueError, match="label_bound"):
         run_prescreen(("dp_sis", 6, 0.3), X, y, 2, 1.0, (0.5, None), np.random.default_rng(5),
                       label_bound=0.0)
