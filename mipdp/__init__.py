@@ -9,18 +9,23 @@
 """
 
 from .exceptions import (BackendUnavailableError, BudgetError, CertificationError,
-                         ConditionalPrivacyWarning, PrivacyLeakWarning, SizeLimitError,
-                         SolverError)
+                         ConditionalPrivacyWarning, InvalidParameterError, PrivacyLeakWarning,
+                         SizeLimitError, SolverError)
 from . import comparators
+from .coefficients import PrivateCoefficients, private_coefficients
+from .accounting import BudgetAccountant
+from .guarantee import Guarantee, Neighbour
 from .result import SelectionResult
 from .selection import PrivateBSSResult, private_bss
 from .selector import PrivateBestSubsetSelector
 
 __version__ = "0.1.0"
 
-__all__ = ["private_bss", "PrivateBSSResult", "PrivateBestSubsetSelector", "SelectionResult", "PrivacyLeakWarning",
+__all__ = ["private_bss", "PrivateBSSResult", "PrivateBestSubsetSelector", "SelectionResult",
+           "Guarantee", "Neighbour", "BudgetAccountant", "PrivacyLeakWarning",
            "ConditionalPrivacyWarning", "CertificationError", "BudgetError", "SolverError",
-           "BackendUnavailableError", "SizeLimitError", "available_backends", "comparators"]
+           "BackendUnavailableError", "SizeLimitError", "InvalidParameterError",
+           "available_backends", "comparators", "private_coefficients", "PrivateCoefficients"]
 
 
 def available_backends() -> list[str]:

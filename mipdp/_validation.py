@@ -10,7 +10,8 @@ import numpy as np
 from .exceptions import PrivacyLeakWarning
 
 __all__ = ["check_X_y", "check_sparsity", "check_epsilon", "check_positive",
-           "check_bounds", "clip_data", "check_random_state", "check_labels_pm1"]
+           "check_bounds", "clip_data", "check_random_state", "check_labels_pm1",
+           "data_derived_bounds", "bounds_not_private_reason"]
 
 
 def _as_float_matrix(X, name: str) -> np.ndarray:
@@ -88,6 +89,31 @@ def check_epsilon(eps, name: str = "eps") -> float:
     return check_positive(eps, name)
 
 
+def data_derived_bounds(bounds, *, need_y: bool = True) -> list[str]:
+    """Names of the clipping bounds a call would read off the data, from the argument alone.
+
+    ``bounds=None`` (or a ``None`` inside the pair) means the bound is taken from the data
+    (``max |x_ij|``, ``max |y_i|``), which voids the privacy guarantee: the planned
+    guarantee of a call can say so before the data is read.
+    """
+    if bounds is None:
+        return ["bound_x"] + (["bound_y"] if need_y else [])
+    if isinstance(bounds, numbers.Real) and not isinstance(bounds, bool):
+        return []
+    try:
+        b_x, b_y = bounds
+    except (TypeError, ValueError):
+        return []          # malformed: check_bounds raises later
+    return (["bound_x"] if b_x is None else []) + (["bound_y"] if need_y and b_y is None else [])
+
+
+def bounds_not_private_reason(derived: list[str]) -> str:
+    """The not-private reason for bounds read off the data."""
+    return (f"the clipping bound{'s' if len(derived) > 1 else ''} {' and '.join(derived)} "
+            f"{'were' if len(derived) > 1 else 'was'} read off the data (bounds=None); pass "
+            "bounds=(bound_x, bound_y) from domain knowledge")
+
+
 def check_bounds(bounds, X: np.ndarray, y: np.ndarray | None, *, need_y: bool = True,
                  name: str = "bounds") -> tuple[float, float | None]:
     """Resolve clipping bounds ``(b_x, b_y)``.
@@ -150,8 +176,14 @@ def check_random_state(random_state) -> np.random.Generator:
 
     ``None`` draws fresh OS entropy; an int or :class:`numpy.random.SeedSequence`
     seeds a new PCG64 generator; a Generator is used as is (shared, not copied).
-    The legacy global RNG is never used.
+    A legacy :class:`numpy.random.RandomState` *instance* (as scikit-learn accepts) seeds a
+    new generator from four 32-bit words drawn from it, so it advances as it would in
+    scikit-learn and the same instance state gives the same result.  The global RNG is
+    never used unless its instance is passed explicitly.
     """
+    if isinstance(random_state, np.random.RandomState):
+        words = random_state.randint(0, 2 ** 32, size=4, dtype=np.uint64)
+        return np.random.default_rng(np.random.SeedSequence([int(w) for w in words]))
     if random_state is None or isinstance(random_state, (numbers.Integral, np.random.SeedSequence)):
         if isinstance(random_state, bool):
             raise TypeError("random_state: expected None, an int or a numpy Generator, got bool")
@@ -160,6 +192,6 @@ def check_random_state(random_state) -> np.random.Generator:
         return np.random.default_rng(random_state)
     if isinstance(random_state, np.random.Generator):
         return random_state
-    raise TypeError("random_state: expected None, an int, a SeedSequence or a "
-                    f"numpy.random.Generator, got {type(random_state).__name__} "
-                    "(the legacy RandomState is not accepted)")
+    raise TypeError("random_state: expected None, an int, a SeedSequence, a "
+                    "numpy.random.Generator or a numpy.random.RandomState, got "
+                    f"{type(random_state).__name__}")

@@ -3,8 +3,9 @@
 Two kinds of audit:
 
 * **exact** — for mechanisms whose output law the package computes exactly (top-R,
-  mistakes, the PTR-guarded mistakes sampler, canonical Lipschitz and Gumbel-peeling
-  top-k, DP-SIS, DPKendall), take small instances and pairs of neighbouring datasets
+  mistakes, the PTR-guarded mistakes sampler — on the MIP path and on the exhaustive
+  path —, canonical Lipschitz and Gumbel-peeling top-k, DP-SIS, DPKendall, and
+  objective perturbation with one coefficient), take small instances and pairs of neighbouring datasets
   (random ones, and adversarial ones: the replaced row at the clipping corners or far
   outside the bounds, rows that flip the optimum, exact ties from duplicated columns)
   and compute the worst ``|log P(o | D) - log P(o | D')|`` over **all** outputs ``o``.
@@ -38,16 +39,24 @@ from .exceptions import ConditionalPrivacyWarning
 from .mechanisms.topk import (canonical_lipschitz_topk_distribution,
                               gumbel_peeling_topk_distribution)
 
-__all__ = ["COLUMNS", "max_abs_log_ratio", "hockey_stick", "replace_one_neighbours",
+__all__ = ["COLUMNS", "PATHS", "max_abs_log_ratio", "hockey_stick", "replace_one_neighbours",
            "audit_top_r", "audit_mistakes", "audit_ptr_mistakes", "audit_topk", "audit_dp_sis",
-           "audit_dp_kendall", "clopper_pearson_epsilon", "audit_empirical", "run_audit",
-           "to_markdown"]
+           "audit_dp_kendall", "audit_private_coefficients", "op_k1_log_law", "op_k1_worst",
+           "clopper_pearson_epsilon", "audit_empirical", "run_audit", "to_markdown"]
 
 logger = logging.getLogger(__name__)
 
-#: Keys of every audit row.
-COLUMNS = ("mechanism", "neighbour", "kind", "instances", "pairs", "worst_log_ratio",
+#: Keys of every audit row.  ``backend`` is the enumeration path the MIP rows ran
+#: (``"highs"``, ``"gurobi"``, … for outer approximation on that MIP backend, ``"exhaustive"``
+#: for the closed-form enumeration of every support), read from ``result.stats["backend"]``
+#: of every call; ``"—"`` for the rows that do not enumerate.
+COLUMNS = ("mechanism", "neighbour", "kind", "backend", "instances", "pairs", "worst_log_ratio",
            "claimed_eps", "claimed_delta", "measured_delta", "within_claim")
+
+#: ``enumeration_options`` of the two enumeration paths of ``private_bss``: the audit
+#: instances are small (``C(p, s)`` below the exhaustive threshold), so the MIP path must be
+#: forced, otherwise every row would audit the exhaustive enumeration only.
+PATHS = {"mip": {"exhaustive_max": 0}, "exhaustive": {}}
 
 #: Slack for floating-point rounding in the exact comparisons (log-probabilities are
 #: computed to ~1e-12 relative; the solvers' tolerances enter as ≈1e-6·ε at most).
@@ -161,12 +170,14 @@ def _ls_table(X: np.ndarray, y: np.ndarray, s: int, ridge: float, radius: float)
 
 
 def _row(mechanism, neighbour, kind, instances, pairs, worst, eps, delta=0.0,
-         measured_delta=0.0) -> dict:
+         measured_delta=0.0, backend="—") -> dict:
     if kind == "exact":
         ok = (worst <= eps + TOL) if delta == 0.0 else (measured_delta <= delta + TOL)
     else:
         ok = worst <= eps + TOL
-    return {"mechanism": mechanism, "neighbour": neighbour, "kind": kind,
+    if not isinstance(backend, str):
+        backend = ", ".join(sorted(backend)) or "—"
+    return {"mechanism": mechanism, "neighbour": neighbour, "kind": kind, "backend": backend,
             "instances": int(instances), "pairs": int(pairs), "worst_log_ratio": float(worst),
             "claimed_eps": float(eps), "claimed_delta": float(delta),
             "measured_delta": float(measured_delta), "within_claim": bool(ok)}
@@ -176,12 +187,28 @@ def _row(mechanism, neighbour, kind, instances, pairs, worst, eps, delta=0.0,
 _LS = {"ridge": 1.0, "radius": 1.1}
 
 
-def _bss_log_probs(X, y, s, eps, *, method="top_r", R=None, **kw):
+def _check_path(path: str) -> str:
+    if path not in PATHS:
+        raise ValueError(f"path: expected one of {list(PATHS)}, got {path!r}")
+    return path
+
+
+def _bss_log_probs(X, y, s, eps, *, method="top_r", R=None, path="mip", backend="highs",
+                   used: set | None = None, **kw):
+    """Exact log-law of one ``private_bss`` call over all supports; records the path used.
+
+    ``path="mip"`` forces outer approximation on ``backend`` (``exhaustive_max = 0``);
+    ``path="exhaustive"`` lets the enumerator evaluate every support in closed form.
+    The backend the call really used (``result.stats["backend"]``) is added to ``used``.
+    """
     from .selection import private_bss
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConditionalPrivacyWarning)
         res = private_bss(X, y, s, eps, bounds=(B, B), method=method, R=R, random_state=0,
-                          report_gap=(method == "mistakes"), **_LS, **kw)
+                          report_gap=(method == "mistakes"), backend=backend,
+                          enumeration_options=PATHS[_check_path(path)], **_LS, **kw)
+    if used is not None:
+        used.add(str(res.stats.get("backend", "?")))
     sup = all_supports(X.shape[1], s)
     return np.array([res.log_probability(S) for S in sup]), res
 
@@ -208,34 +235,41 @@ def _em_worst(X: np.ndarray, y: np.ndarray, s: int, eps: float, sens: float):
 def audit_top_r(eps: float = 1.0, s: int = 2, p: int = 6, n: int = 40,
                 Rs: Iterable[int | None] = (None, 1, 4, "all"), seeds: Iterable[int] = (0, 1),
                 kinds: Iterable[str] = ("random", "ties", "near_tie"),
-                n_random: int = 3, n_corner: int = 4) -> list[dict]:
+                n_random: int = 3, n_corner: int = 4, path: str = "mip",
+                backend: str = "highs") -> list[dict]:
     """Exact audit of ``private_bss(method="top_r")`` (enumeration + sampler) for several ``R``.
 
     For every instance, neighbour and ``R`` (``None``: the default ``1 + s(p - s)``;
     ``"all"``: ``C(p, s)``, the plain exponential mechanism) the exact law of the release
-    on both datasets is compared over all ``C(p, s)`` supports.
+    on both datasets is compared over all ``C(p, s)`` supports.  ``path="mip"`` runs the
+    enumeration by outer approximation on ``backend`` (forced: these instances are small
+    enough for the exhaustive path); ``path="exhaustive"`` runs the closed-form path.
     """
     N = math.comb(p, s)
     worst, n_inst, n_pairs = 0.0, 0, 0
+    used: set = set()
     for kind, seed in itertools.product(kinds, seeds):
         X, y = _instance(kind, seed, n, p)
         n_inst += 1
         rng = np.random.default_rng(1000 + seed)
         base, res = {}, None
         for R in Rs:
-            base[R], res = _bss_log_probs(X, y, s, eps, R=N if R == "all" else R)
+            base[R], res = _bss_log_probs(X, y, s, eps, R=N if R == "all" else R, path=path,
+                                          backend=backend, used=used)
         adversary = _em_worst(X, y, s, eps, res.sensitivity)
         for label, Xn, yn in replace_one_neighbours(X, y, rng, n_random, n_corner,
                                                     flip=_flip_score(s), worst=adversary):
             for R in Rs:
-                lp = _bss_log_probs(Xn, yn, s, eps, R=N if R == "all" else R)[0]
+                lp = _bss_log_probs(Xn, yn, s, eps, R=N if R == "all" else R, path=path,
+                                    backend=backend, used=used)[0]
                 w = max_abs_log_ratio(base[R], lp)
                 if w > eps + TOL:
                     logger.warning("top_r audit: R=%s %s neighbour of %s/%d: log-ratio %g > %g",
                                    R, label, kind, seed, w, eps)
                 worst = max(worst, w)
                 n_pairs += 1
-    return [_row("top_r (private_bss)", "replace-one", "exact", n_inst, n_pairs, worst, eps)]
+    return [_row("top_r (private_bss)", "replace-one", "exact", n_inst, n_pairs, worst, eps,
+                 backend=used)]
 
 
 def _stable(X, y, s, sens) -> bool:
@@ -245,17 +279,20 @@ def _stable(X, y, s, sens) -> bool:
 
 def audit_mistakes(eps: float = 1.0, s: int = 2, p: int = 6, n: int = 200,
                    seeds: Iterable[int] = (0, 1, 2), n_random: int = 3,
-                   n_corner: int = 4) -> list[dict]:
+                   n_corner: int = 4, path: str = "mip", backend: str = "highs") -> list[dict]:
     """Exact audit of the (unguarded) mistakes sampler where its condition holds.
 
     Only pairs on which the stability condition ``L(S_(2)) - L(S_(1)) > 2Δ`` holds on
     **both** datasets (checked non-privately by brute force) are counted: that is the
-    claim of seed 002, Theorem 2. Skipped pairs are logged.
+    claim of seed 002, Theorem 2. Skipped pairs are logged.  ``path``, ``backend``: as in
+    :func:`audit_top_r`.
     """
     worst, n_inst, n_pairs, skipped = 0.0, 0, 0, 0
+    used: set = set()
     for seed in seeds:
         X, y = _instance("strong", seed, n, p)
-        base, res = _bss_log_probs(X, y, s, eps, method="mistakes")
+        base, res = _bss_log_probs(X, y, s, eps, method="mistakes", path=path, backend=backend,
+                                   used=used)
         sens = res.sensitivity
         if not _stable(X, y, s, sens):
             logger.info("mistakes audit: instance %d unstable, skipped", seed)
@@ -266,11 +303,13 @@ def audit_mistakes(eps: float = 1.0, s: int = 2, p: int = 6, n: int = 200,
             if not _stable(np.clip(Xn, -B, B), np.clip(yn, -B, B), s, sens):
                 skipped += 1
                 continue
-            lp = _bss_log_probs(Xn, yn, s, eps, method="mistakes")[0]
+            lp = _bss_log_probs(Xn, yn, s, eps, method="mistakes", path=path, backend=backend,
+                                used=used)[0]
             worst = max(worst, max_abs_log_ratio(base, lp))
             n_pairs += 1
     logger.info("mistakes audit: %d pairs skipped (condition fails on a neighbour)", skipped)
-    return [_row("mistakes (stable pairs)", "replace-one", "exact", n_inst, n_pairs, worst, eps)]
+    return [_row("mistakes (stable pairs)", "replace-one", "exact", n_inst, n_pairs, worst, eps,
+                 backend=used)]
 
 
 def _ptr_pass_prob(gap: float, sens: float, eps_test: float, delta: float) -> float:
@@ -280,9 +319,9 @@ def _ptr_pass_prob(gap: float, sens: float, eps_test: float, delta: float) -> fl
     return 0.5 * math.exp(-eps_test * t) if t >= 0 else 1.0 - 0.5 * math.exp(eps_test * t)
 
 
-def _ptr_log_probs(X, y, s, eps, eps_test, delta):
-    lm, res = _bss_log_probs(X, y, s, eps, method="mistakes")
-    lt, _ = _bss_log_probs(X, y, s, eps, method="top_r")
+def _ptr_log_probs(X, y, s, eps, eps_test, delta, **kw):
+    lm, res = _bss_log_probs(X, y, s, eps, method="mistakes", **kw)
+    lt, _ = _bss_log_probs(X, y, s, eps, method="top_r", **kw)
     a = _ptr_pass_prob(res.info["gap_not_private"], res.sensitivity, eps_test, delta)
     with np.errstate(divide="ignore"):
         return np.logaddexp(math.log(a) + lm if a > 0 else -np.inf,
@@ -291,28 +330,32 @@ def _ptr_log_probs(X, y, s, eps, eps_test, delta):
 
 def audit_ptr_mistakes(eps: float = 1.0, eps_test: float = 0.5, delta: float = 1e-3,
                        s: int = 2, p: int = 6, seeds: Iterable[int] = (0, 1),
-                       n_random: int = 2, n_corner: int = 3) -> list[dict]:
+                       n_random: int = 2, n_corner: int = 3, path: str = "mip",
+                       backend: str = "highs") -> list[dict]:
     """Exact audit of ``private_bss(method="mistakes", delta=δ, eps_test=ε₀)``.
 
     The release is a mixture: with the exact PTR pass probability ``a`` the mistakes
     sampler, otherwise top-R. Its law is computed exactly on every dataset — stable,
     unstable (near-tie instances, optimum-flipping neighbours) alike — and the exact
-    ``δ`` at ``ε + ε₀`` is compared with the claimed ``δ``.
+    ``δ`` at ``ε + ε₀`` is compared with the claimed ``δ``.  ``path``, ``backend``: as in
+    :func:`audit_top_r`.
     """
     total = eps + eps_test
     worst, worst_delta, n_inst, n_pairs = 0.0, 0.0, 0, 0
+    used: set = set()
+    kw = {"path": path, "backend": backend, "used": used}
     for kind, seed, n in [("strong", sd, 200) for sd in seeds] + [("near_tie", sd, 40) for sd in seeds]:
         X, y = _instance(kind, seed, n, p)
         n_inst += 1
-        base = _ptr_log_probs(X, y, s, eps, eps_test, delta)
+        base = _ptr_log_probs(X, y, s, eps, eps_test, delta, **kw)
         rng = np.random.default_rng(3000 + seed)
         for _, Xn, yn in replace_one_neighbours(X, y, rng, n_random, n_corner, flip=_flip_score(s)):
-            lp = _ptr_log_probs(Xn, yn, s, eps, eps_test, delta)
+            lp = _ptr_log_probs(Xn, yn, s, eps, eps_test, delta, **kw)
             worst = max(worst, max_abs_log_ratio(base, lp))
             worst_delta = max(worst_delta, hockey_stick(base, lp, total))
             n_pairs += 1
     return [_row("mistakes + PTR guard", "replace-one", "exact", n_inst, n_pairs, worst, total,
-                 delta, worst_delta)]
+                 delta, worst_delta, backend=used)]
 
 
 # ------------------------------------------------------------------ top-k and comparators
@@ -425,6 +468,103 @@ def audit_dp_kendall(eps: float = 1.0, p: int = 5, k: int = 2, n: int = 20,
     return rows
 
 
+# ------------------------------------------------------------------ private coefficients
+#: (radius, ε) of the exact objective-perturbation rows (k = 1, b_x = b_y = B, ridge 0).
+OP_CASES = ((0.02, 0.5), (0.02, 1.0), (0.005, 0.1))
+#: The event ``|β̂| <= OP_EVENT`` is one of the audited outputs.
+OP_EVENT = 1e-5
+
+
+def _laplace_logcdf(t, scale):
+    t = np.asarray(t, dtype=float)
+    with np.errstate(over="ignore"):
+        return np.where(t < 0, math.log(0.5) + t / scale,
+                        np.log1p(-0.5 * np.exp(-np.abs(t) / scale)))
+
+
+def op_k1_log_law(X: np.ndarray, y: np.ndarray, total_ridge: float, noise_scale: float,
+                  radius: float, betas: np.ndarray, event: float = OP_EVENT) -> np.ndarray:
+    """Exact log-law of one-coefficient objective perturbation on column 0 of ``X``.
+
+    With ``k = 1`` and data clipped to ``±B``, :func:`~mipdp.coefficients.private_coefficients`
+    releases ``β̂ = clip((S − b)/A, −r, r)``, ``S = Σ x_i y_i``, ``A = Σ x_i² + total_ridge``,
+    ``b ~ Laplace(noise_scale)``.  Returns the log-density at each of ``betas`` (inside
+    ``(−r, r)``), then ``log P(β̂ = r)``, ``log P(β̂ = −r)`` and ``log P(|β̂| <= event)``.
+    """
+    x = np.clip(np.asarray(X, dtype=float)[:, 0], -B, B)
+    yc = np.clip(np.asarray(y, dtype=float), -B, B)
+    A = float(x @ x) + total_ridge
+    S = float(x @ yc)
+    inner = math.log(A) - math.log(2 * noise_scale) - np.abs(S - A * np.asarray(betas)) / noise_scale
+    top = _laplace_logcdf(S - A * radius, noise_scale)               # b <= S − A r
+    bottom = _laplace_logcdf(-(S + A * radius), noise_scale)         # b >= S + A r
+    hi, lo = np.exp(_laplace_logcdf([S + A * event, S - A * event], noise_scale))
+    return np.r_[inner, top, bottom, math.log(hi - lo)]
+
+
+def _op_bases() -> list[tuple[np.ndarray, np.ndarray]]:
+    """Datasets whose last row is replaced: ``Σx² ≈ 0`` with ``Σxy ∈ [−1, 1]``, and one heavy.
+
+    ``Σx² ≈ 0`` makes the extra ridge the whole curvature, which maximises the Jacobian
+    term; the spread of ``Σxy`` places the density's kink anywhere in ``[−r, r]``.
+    """
+    out = []
+    for s in (-1.0, -0.95, -0.9, -0.5, -0.25, 0.0, 0.25, 0.5, 0.9, 1.0):
+        t = abs(s) / (0.5 * 400)            # 400 rows (t, ±0.5): Σxy = s, Σx² = s²/100
+        out.append((np.full((401, 1), t), np.full(401, 0.5 if s >= 0 else -0.5)))
+    out.append((np.r_[np.full((4, 1), 0.5), np.zeros((1, 1))],
+                np.array([0.5, -0.5, 0.5, 0.5, 0.0])))              # Σx² = 1
+    return out
+
+
+def _op_rows() -> list[tuple[float, float]]:
+    rows = [(float(x), yv) for x in np.linspace(-B, B, 21) for yv in (-B, 0.0, B)]
+    rows.append((3.0, -7.0))                                          # outside: clipped
+    return rows
+
+
+def op_k1_worst(radius: float, total_ridge: float, noise_scale: float,
+                n_beta: int = 201) -> tuple[float, int, int]:
+    """Worst exact log-ratio of :func:`op_k1_log_law` over the audit's neighbour pairs.
+
+    Every base of :func:`_op_bases` with its last row replaced by every row of a grid of
+    the box (and one far outside); every two such datasets are replace-one neighbours.
+    Returns ``(worst, instances, pairs)``.
+    """
+    betas = np.linspace(-radius, radius, n_beta)[1:-1]
+    worst, n_pairs = 0.0, 0
+    bases = _op_bases()
+    for X, y in bases:
+        laws = []
+        for xr, yr in _op_rows():
+            Xn, yn = X.copy(), y.copy()
+            Xn[-1, 0], yn[-1] = xr, yr
+            laws.append(op_k1_log_law(Xn, yn, total_ridge, noise_scale, radius, betas))
+        laws = np.array(laws)
+        for i in range(len(laws)):
+            worst = max(worst, float(np.max(np.abs(laws[i] - laws))))
+        n_pairs += len(laws) * (len(laws) - 1) // 2
+    return worst, len(bases), n_pairs
+
+
+def audit_private_coefficients(cases: Iterable[tuple[float, float]] = OP_CASES,
+                               ridge: float = 0.0) -> list[dict]:
+    """Exact audit of :func:`~mipdp.coefficients.private_coefficients` with one coefficient.
+
+    For each ``(radius, ε)`` the exact law (:func:`op_k1_log_law`: density on a grid of
+    ``(−r, r)``, the atoms ``±r``, the event ``|β̂| <= 1e−5``) is compared on every
+    neighbour pair of :func:`op_k1_worst`, with the package's replace-one calibration.
+    """
+    from .coefficients import objective_perturbation_calibration
+    rows = []
+    for radius, eps in cases:
+        c = objective_perturbation_calibration(1, eps, bounds=(B, B), ridge=ridge, radius=radius)
+        worst, inst, pairs = op_k1_worst(radius, c.ridge + c.extra_ridge, c.noise_scale)
+        rows.append(_row(f"private_coefficients (k=1, r={radius:g}, ridge {ridge:g})",
+                         "replace-one", "exact", inst, pairs, worst, eps))
+    return rows
+
+
 # ------------------------------------------------------------------ empirical audits
 def clopper_pearson_epsilon(k1: int, n1: int, k2: int, n2: int, alpha: float = 0.05,
                             delta: float = 0.0) -> float:
@@ -502,20 +642,28 @@ def _empirical_rows(n_draws: int) -> list[dict]:
 
 
 # ------------------------------------------------------------------ driver
-def run_audit(quick: bool = False, as_frame: bool = False):
+def run_audit(quick: bool = False, as_frame: bool = False, backend: str = "highs"):
     """Run every audit; return the rows (a list of dicts, or a pandas DataFrame).
 
-    ``quick=True`` uses fewer instances, neighbours and draws (about 20 s instead of a
-    few minutes on one core).
+    The ``private_bss`` rows run the MIP path (outer approximation on ``backend``, forced
+    with ``exhaustive_max = 0``); one top-R row runs the exhaustive path.  Each row's
+    ``backend`` says which path its calls really took.  ``quick=True`` uses fewer
+    instances, neighbours and draws.
     """
     seeds = (0,) if quick else (0, 1, 2)
     rows = []
     rows += audit_top_r(seeds=seeds[:2], Rs=(None, 1, "all") if quick else (None, 1, 4, "all"),
-                        n_random=2 if quick else 3, n_corner=2 if quick else 4)
-    rows += audit_mistakes(seeds=(0, 1) if quick else (0, 1, 2), n_random=2 if quick else 3,
-                           n_corner=2 if quick else 4)
+                        kinds=("ties", "near_tie") if quick else ("random", "ties", "near_tie"),
+                        n_random=1 if quick else 3, n_corner=2 if quick else 4, path="mip",
+                        backend=backend)
+    rows += audit_top_r(seeds=seeds[:2], Rs=(None, 1, "all") if quick else (None, 1, 4, "all"),
+                        n_random=2 if quick else 3, n_corner=2 if quick else 4,
+                        path="exhaustive")
+    rows += audit_mistakes(seeds=(0,) if quick else (0, 1, 2), n_random=1 if quick else 3,
+                           n_corner=2 if quick else 4, path="mip", backend=backend)
     rows += audit_ptr_mistakes(seeds=seeds[:2], n_random=1 if quick else 2,
-                               n_corner=2 if quick else 3)
+                               n_corner=1 if quick else 3, path="mip", backend=backend)
+    rows += audit_private_coefficients()
     rows += audit_topk(eps_values=(1.0,) if quick else (0.5, 1.0, 4.0))
     rows += audit_dp_sis(seeds=seeds)
     rows += audit_dp_kendall(seeds=seeds)
@@ -526,9 +674,16 @@ def run_audit(quick: bool = False, as_frame: bool = False):
     return rows
 
 
+def _path_label(backend: str) -> str:
+    if backend in ("—", ""):
+        return "—"
+    return ", ".join("exhaustive" if b == "exhaustive" else f"MIP ({b})"
+                     for b in backend.split(", "))
+
+
 def to_markdown(rows: list[dict]) -> str:
     """The audit rows as a markdown table."""
-    head = ["mechanism", "neighbours", "audit", "instances", "neighbour pairs",
+    head = ["mechanism", "neighbours", "audit", "enumeration", "instances", "neighbour pairs",
             "worst log-ratio", "claimed ε", "claimed δ", "measured δ", "within claim"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
@@ -536,7 +691,8 @@ def to_markdown(rows: list[dict]) -> str:
             else f"{r['measured_delta']:.2e}"
         kind = "exact" if r["kind"] == "exact" else "empirical (95% CP lower bound)"
         lines.append("| " + " | ".join([
-            r["mechanism"], r["neighbour"], kind, str(r["instances"]), str(r["pairs"]),
+            r["mechanism"], r["neighbour"], kind, _path_label(r.get("backend", "—")),
+            str(r["instances"]), str(r["pairs"]),
             f"{r['worst_log_ratio']:.4f}", f"{r['claimed_eps']:g}",
             f"{r['claimed_delta']:g}", md, "yes" if r["within_claim"] else "**NO**"]) + " |")
     return "\n".join(lines)
@@ -549,9 +705,11 @@ def main(argv: list[str] | None = None) -> int:
     import time
     parser = argparse.ArgumentParser(prog="python -m mipdp.audit", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer instances and draws")
+    parser.add_argument("--backend", default="highs",
+                        help="MIP backend of the private_bss rows (default highs)")
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
-    rows = run_audit(quick=args.quick)
+    rows = run_audit(quick=args.quick, backend=args.backend)
     sys.stdout.write(to_markdown(rows) + "\n")
     sys.stdout.write(f"\n{'quick' if args.quick else 'full'} audit, "
                      f"{time.perf_counter() - t0:.1f} s; all within claim: "

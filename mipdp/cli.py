@@ -1,4 +1,4 @@
-"""Command line: ``mipdp demo``, ``mipdp backends``, ``mipdp experiment``, ``mipdp plot``."""
+"""The ``mipdp`` command: demo, backends, experiment, plot and audit subcommands."""
 
 from __future__ import annotations
 
@@ -47,8 +47,10 @@ def _backends(args: argparse.Namespace) -> int:
     from solvers import BACKENDS, available_backends
     have = available_backends()
     for name, (_, _, pkg, extra) in BACKENDS.items():
-        print(f"{name:8s} {'installed' if name in have else 'missing  '}  (package {pkg}; "
-              f"pip install {extra})")
+        if name in have:
+            print(f"{name:8s} installed  (package {pkg})")
+        else:
+            print(f"{name:8s} missing    (package {pkg}; install with: pip install \"{extra}\")")
     return 0
 
 
@@ -86,7 +88,8 @@ def _experiment(args: argparse.Namespace) -> int:
             config.name = args.name
         out = args.out if args.out is not None else run.get("out", "results")
         jobs = args.jobs if args.jobs is not None else run.get("jobs", 1)
-        backend = args.backend if args.backend is not None else run.get("backend", "loky")
+        backend = _joblib_backend(args)
+        backend = backend if backend is not None else run.get("backend", "loky")
         scheduler = args.scheduler if args.scheduler is not None else run.get("scheduler")
         return _run_experiment(config, out, jobs, backend, scheduler)
     config = StudyConfig(kind=args.kind, p=args.p, s=args.s, eps=args.eps, ns=args.n,
@@ -95,7 +98,17 @@ def _experiment(args: argparse.Namespace) -> int:
                          radius=args.radius, rho=args.rho, snr=args.snr, seed=args.seed,
                          name=args.name)
     return _run_experiment(config, args.out or "results", args.jobs or 1,
-                           args.backend or "loky", args.scheduler)
+                           _joblib_backend(args) or "loky", args.scheduler)
+
+
+def _joblib_backend(args: argparse.Namespace) -> str | None:
+    """``--joblib-backend``, or the deprecated ``--backend`` spelling (with a warning)."""
+    if getattr(args, "deprecated_backend", None) is not None:
+        print("mipdp experiment: --backend is deprecated here (it means the joblib backend, "
+              "not the MIP solver); use --joblib-backend", file=sys.stderr)
+        if args.joblib_backend is None:
+            return args.deprecated_backend
+    return args.joblib_backend
 
 
 def _plot(args: argparse.Namespace) -> int:
@@ -109,13 +122,19 @@ def _plot(args: argparse.Namespace) -> int:
 
 
 def _add_run_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--out", default=None, help="results directory (default results/)")
+    p.add_argument("--out", default=None, help="results directory (default: results/)")
     p.add_argument("--name", default=None, help="study name (sub-directory of --out)")
-    p.add_argument("--jobs", type=int, default=None, help="parallel trials (joblib)")
-    p.add_argument("--backend", default=None, choices=["loky", "dask"],
-                   help="joblib backend; 'dask' runs the sweep on a Dask cluster")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="trials run in parallel by joblib (default 1)")
+    p.add_argument("--joblib-backend", dest="joblib_backend", default=None,
+                   choices=["loky", "dask"],
+                   help="how trials run in parallel: 'loky' (local processes, default) or "
+                        "'dask' (a Dask cluster). The MIP solver is always HiGHS here.")
+    p.add_argument("--backend", dest="deprecated_backend", default=None,
+                   choices=["loky", "dask"], help=argparse.SUPPRESS)   # deprecated alias
     p.add_argument("--scheduler", default=None,
-                   help="Dask scheduler address (default: a local cluster)")
+                   help="Dask scheduler address, e.g. tcp://host:8786 (default: a local "
+                        "cluster)")
 
 
 def _add_experiment_parser(sub) -> None:
@@ -125,59 +144,92 @@ def _add_experiment_parser(sub) -> None:
     for kind, help_ in (("recovery", "support recovery against n"),
                         ("utility", "utility loss and test MSE with private coefficients "
                                     "(eps split half/half)")):
-        k = kinds.add_parser(kind, help=help_)
-        k.add_argument("--p", type=int, default=100)
-        k.add_argument("--s", type=int, default=5)
-        k.add_argument("--eps", type=float, default=1.0)
-        k.add_argument("--n", type=int, nargs="+", default=[3000, 4000, 5000, 6000, 7000, 8000])
-        k.add_argument("--trials", type=int, default=10)
-        k.add_argument("--draws", type=int, default=100)
-        k.add_argument("--methods", nargs="+", default=list(DEFAULT_METHODS))
-        k.add_argument("--loss", default="least_squares")
-        k.add_argument("--bound", type=float, default=0.5, help="clipping bound b_x = b_y")
-        k.add_argument("--ridge", type=float, default=120.0)
-        k.add_argument("--radius", type=float, default=1.1)
-        k.add_argument("--rho", type=float, default=0.1)
-        k.add_argument("--snr", type=float, default=5.0)
-        k.add_argument("--seed", type=int, default=0, help="root seed of the study")
+        k = kinds.add_parser(kind, help=help_, description=help_)
+        k.add_argument("--p", type=int, default=100, help="number of features (default 100)")
+        k.add_argument("--s", type=int, default=5, help="support size (default 5)")
+        k.add_argument("--eps", type=float, default=1.0,
+                       help="privacy budget of one draw (default 1.0)")
+        k.add_argument("--n", type=int, nargs="+", default=[3000, 4000, 5000, 6000, 7000, 8000],
+                       help="sample sizes to sweep (default 3000 ... 8000)")
+        k.add_argument("--trials", type=int, default=10,
+                       help="independent data sets per sample size (default 10)")
+        k.add_argument("--draws", type=int, default=100,
+                       help="private releases per data set (default 100)")
+        k.add_argument("--methods", nargs="+", default=list(DEFAULT_METHODS),
+                       help="methods to compare (default: %(default)s; also 'abess', a "
+                            "non-private baseline)")
+        k.add_argument("--loss", default="least_squares",
+                       help="least_squares, hinge or huber (default least_squares)")
+        k.add_argument("--bound", type=float, default=0.5,
+                       help="public clipping bound b_x = b_y (default 0.5)")
+        k.add_argument("--ridge", type=float, default=120.0,
+                       help="ridge parameter of the objective (default 120)")
+        k.add_argument("--radius", type=float, default=1.1,
+                       help="radius of the coefficient ball (default 1.1)")
+        k.add_argument("--rho", type=float, default=0.1,
+                       help="correlation of the synthetic design (default 0.1)")
+        k.add_argument("--snr", type=float, default=5.0,
+                       help="signal-to-noise ratio of the synthetic data (default 5)")
+        k.add_argument("--seed", type=int, default=0, help="root seed of the study (default 0)")
         _add_run_options(k)
         k.set_defaults(func=_experiment)
     run = kinds.add_parser("run", help="run the study defined by a TOML config file")
-    run.add_argument("config")
+    run.add_argument("config", help="path of the TOML study file (see docs/experiments.md)")
     _add_run_options(run)
     run.set_defaults(func=_experiment)
     plot = sub.add_parser("plot", help="PNG figures of the studies under a results directory")
-    plot.add_argument("path")
+    plot.add_argument("path", help="results directory (searched recursively for study.json)")
     plot.add_argument("--to", default=None, help="write all figures here (prefixed by study)")
     plot.set_defaults(func=_plot)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``mipdp`` command."""
-    parser = argparse.ArgumentParser(prog="mipdp", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="mipdp",
+        description="Differentially private best subset selection by mixed-integer "
+                    "optimization. Subcommands: demo (both samplers on synthetic data), "
+                    "backends (which MIP solvers are installed), experiment (resumable "
+                    "studies), plot (their figures), audit (exact and empirical privacy "
+                    "audit). 'mipdp SUBCOMMAND --help' lists the options of each.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress")
-    sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="run both samplers on seed 002's synthetic data")
-    demo.add_argument("--n", type=int, default=3000)
-    demo.add_argument("--p", type=int, default=100)
-    demo.add_argument("--s", type=int, default=5)
-    demo.add_argument("--eps", type=float, default=1.0)
-    demo.add_argument("--loss", default="least_squares", choices=["least_squares", "hinge", "huber"])
-    demo.add_argument("--ridge", type=float, default=120.0)
-    demo.add_argument("--radius", type=float, default=1.1)
-    demo.add_argument("--bound", type=float, default=0.5, help="clipping bound for X and y")
-    demo.add_argument("--backend", default="highs")
-    demo.add_argument("--methods", nargs="+", default=["top_r", "mistakes"])
-    demo.add_argument("--draws", type=int, default=1)
-    demo.add_argument("--seed", type=int, default=0)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
+    demo = sub.add_parser("demo", help="run both samplers on seed 002's synthetic data",
+                          description="Generate seed 002's synthetic design, release a "
+                                      "support with each method and print it with its "
+                                      "guarantee and the time of each phase.")
+    demo.add_argument("--n", type=int, default=3000, help="number of rows (default 3000)")
+    demo.add_argument("--p", type=int, default=100, help="number of features (default 100)")
+    demo.add_argument("--s", type=int, default=5, help="support size (default 5)")
+    demo.add_argument("--eps", type=float, default=1.0,
+                      help="privacy budget of one draw (default 1.0)")
+    demo.add_argument("--loss", default="least_squares", choices=["least_squares", "hinge", "huber"],
+                      help="loss of the objective (default least_squares)")
+    demo.add_argument("--ridge", type=float, default=120.0,
+                      help="ridge parameter of the objective (default 120)")
+    demo.add_argument("--radius", type=float, default=1.1,
+                      help="radius of the coefficient ball (default 1.1)")
+    demo.add_argument("--bound", type=float, default=0.5,
+                      help="public clipping bound for X and y (default 0.5)")
+    demo.add_argument("--backend", default="highs",
+                      help="MIP solver: highs (default), gurobi or pyomo ('mipdp backends' "
+                           "lists the installed ones)")
+    demo.add_argument("--methods", nargs="+", default=["top_r", "mistakes"],
+                      help="samplers to run (default: top_r mistakes)")
+    demo.add_argument("--draws", type=int, default=1,
+                      help="independent releases per method (default 1)")
+    demo.add_argument("--seed", type=int, default=0,
+                      help="seed of the data and of the sampler (default 0)")
     demo.set_defaults(func=_demo)
     back = sub.add_parser("backends", help="list the MIP backends and whether they are installed")
     back.set_defaults(func=_backends)
     _add_experiment_parser(sub)
     audit = sub.add_parser("audit", help="exact and empirical privacy audit of every mechanism")
     audit.add_argument("--quick", action="store_true", help="fewer instances and draws")
+    audit.add_argument("--backend", default="highs",
+                       help="MIP backend of the private_bss rows (default highs)")
     audit.set_defaults(func=lambda a: __import__("mipdp.audit", fromlist=["main"]).main(
-        ["--quick"] if a.quick else []))
+        (["--quick"] if a.quick else []) + ["--backend", a.backend]))
     return parser
 
 

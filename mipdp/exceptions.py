@@ -1,11 +1,11 @@
 """Exceptions and warnings raised by mipdp."""
 
-from solvers.base import (BackendUnavailableError, SizeLimitError, SolverError,
-                          SolverTimeLimitError)
+from solvers.base import (BackendUnavailableError, InvalidParameterError, SizeLimitError,
+                          SolverError, SolverTimeLimitError)
 
 __all__ = ["PrivacyLeakWarning", "CertificationError", "SolverError",
            "BackendUnavailableError", "SizeLimitError", "SolverTimeLimitError",
-           "BudgetError", "ConditionalPrivacyWarning"]
+           "BudgetError", "ConditionalPrivacyWarning", "InvalidParameterError"]
 
 
 class PrivacyLeakWarning(UserWarning):
@@ -25,7 +25,11 @@ class CertificationError(RuntimeError):
 
 
 class BudgetError(ValueError):
-    """The requested privacy budgets add up to more than the total the user allowed."""
+    """The requested privacy budgets add up to more than the total the user allowed.
+
+    Raised before the data is read (``max_epsilon=``, or an accountant's
+    :meth:`~mipdp.accounting.BudgetAccountant.check`), so nothing was computed.
+    """
 
 
 class ConditionalPrivacyWarning(UserWarning):

@@ -1,4 +1,4 @@
-"""Private pre-screening in front of the MIP methods (SPEC §4, last items)."""
+"""Private pre-screening in front of the MIP methods (docs/math.md §4)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 
 from ._validation import check_positive
 
-__all__ = ["run_prescreen", "parse_prescreen", "prescreen_fraction"]
+__all__ = ["run_prescreen", "parse_prescreen", "prescreen_fraction", "LABEL_BOUND"]
 
 
 def _unpack(prescreen) -> tuple:
@@ -46,19 +46,35 @@ def parse_prescreen(prescreen, p: int, s: int) -> tuple[str, int, float]:
     return name, int(k), fraction
 
 
+#: Bound on ``|y_i|`` for a loss whose labels are public ``±1`` (``Loss.needs_y_bound`` False).
+LABEL_BOUND = 1.0
+
+
 def run_prescreen(prescreen, X: np.ndarray, y: np.ndarray, s: int, eps: float, bounds,
-                  rng: np.random.Generator) -> tuple[np.ndarray, dict]:
+                  rng: np.random.Generator, *, label_bound: float = LABEL_BOUND
+                  ) -> tuple[np.ndarray, dict]:
     """Run the pre-screen with ``fraction * eps``; return the chosen columns and info.
 
     The pre-screen and the selection are both stated under replace-one neighbours,
     so by basic composition the pipeline is ``eps``-DP in total.
+
+    ``bounds = (b_x, b_y)`` as resolved by the caller.  ``b_y = None`` means the loss
+    needs no bound on ``y`` because its labels are public (``±1`` for the hinge loss,
+    already validated by the loss): the pre-screeners that clip ``y`` (DP-SIS) then use
+    ``label_bound`` (default 1), a bound known without looking at the data, and no
+    :class:`~mipdp.exceptions.PrivacyLeakWarning` is raised.  ``info["guarantee"]`` is the pre-screen's
+    :class:`~mipdp.guarantee.Guarantee`.
     """
+    from .accounting import NOT_RECORDED
     from .comparators import prescreen as _prescreen
     name, k, fraction = parse_prescreen(prescreen, X.shape[1], s)
+    if bounds is not None and bounds[1] is None:
+        bounds = (bounds[0], check_positive(label_bound, "label_bound"))
     eps_screen = fraction * eps
     t0 = time.perf_counter()
-    res = _prescreen(name, X, y, k, eps_screen, bounds=bounds, random_state=rng)
-    info = {"method": name, "k": k, "epsilon": res.epsilon, "delta": res.delta,
-            "neighbour": res.neighbour, "guarantee": res.guarantee,
+    # the caller accounts for the whole pipeline: the nested release is not recorded twice
+    res = _prescreen(name, X, y, k, eps_screen, bounds=bounds, random_state=rng,
+                     accountant=NOT_RECORDED)
+    info = {"method": name, "k": k, "guarantee": res.guarantee,
             "columns": np.asarray(res.support), "time": time.perf_counter() - t0}
     return np.sort(np.asarray(res.support, dtype=np.intp)), info

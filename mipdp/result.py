@@ -1,16 +1,102 @@
-"""The result object every selection method returns."""
+"""The result objects every selection method returns, and their shared privacy reporting."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["SelectionResult"]
+from .guarantee import Guarantee, Neighbour
+
+__all__ = ["SelectionResult", "PrivacyReport"]
 
 
-@dataclass
-class SelectionResult:
+# TODO(lead): the objective-perturbation result (``ObjectivePerturbation``, moving to
+# ``mipdp/coefficients.py`` on branch ``privacy``) still has ``guarantee: str``.  Give it
+# ``guarantee = Guarantee.pure(eps_fit, Neighbour.REPLACE_ONE, "objective perturbation
+# (Kifer, Smith & Thakurta 2012, Alg. 1) given the released support", sensitivity=zeta)``
+# (or the recalibrated replace-one record), derive it from ``PrivacyReport``, and add
+# ``accountant=`` with the planned guarantee computed from ``eps_fit`` and ``bounds``
+# (``finalize_guarantee``-style: not private when a bound is None).
+
+
+class PrivacyReport:
+    """Privacy reporting shared by every result type (a mixin over a ``guarantee`` field).
+
+    :class:`SelectionResult` (and :class:`~mipdp.selection.PrivateBSSResult`) and
+    :class:`~mipdp.screening.ScreeningResult` derive from it, so ``epsilon``, ``delta``,
+    ``neighbour``, ``sensitivity``, ``is_private`` and :meth:`privacy_summary` mean the
+    same thing for every method: they are read off the :class:`~mipdp.guarantee.Guarantee`
+    record, never stored twice.
+    """
+
+    guarantee: Guarantee
+
+    @property
+    def epsilon(self) -> float:
+        """Total ``ε`` of the whole release (all draws, all stages).
+
+        NaN when the release is not private (e.g. clipping bounds read off the data): no
+        ``ε`` applies.  For a conditional guarantee it is the ``ε`` that holds *if* the
+        condition does.
+        """
+        return self.guarantee.epsilon
+
+    @property
+    def delta(self) -> float:
+        """Total ``δ`` (0 for pure DP; NaN when unknown or not private)."""
+        return self.guarantee.delta
+
+    @property
+    def neighbour(self) -> Neighbour:
+        """Neighbouring-dataset notion of the guarantee (a :class:`~mipdp.guarantee.Neighbour`,
+        equal to its string ``"replace-one"`` / ``"add/remove-one"``)."""
+        return self.guarantee.neighbour
+
+    @property
+    def sensitivity(self) -> float | None:
+        """Sensitivity of the release's (last) mechanism.
+
+        For a composed release (pre-screen then selection; optimizer and screening) the
+        sensitivity of its last part; ``result.guarantee.leaves()`` lists every part with
+        its own.
+        """
+        g = self.guarantee
+        if g.sensitivity is not None:
+            return g.sensitivity
+        for part in reversed(g.leaves()):
+            if part.sensitivity is not None:
+                return part.sensitivity
+        return None
+
+    @property
+    def is_private(self) -> bool:
+        """Whether the release has a proven differential-privacy guarantee."""
+        return self.guarantee.is_private
+
+    @property
+    def guarantee_proven(self) -> bool:
+        """Same as ``guarantee.proven``."""
+        return self.guarantee.proven
+
+    def privacy_summary(self) -> str:
+        """One line per part of the guarantee (a composed release lists its parts)."""
+        lines = [str(self.guarantee)]
+        leaves = self.guarantee.leaves()
+        if len(leaves) > 1:
+            lines += [f"  part {i + 1}: {leaf}" for i, leaf in enumerate(leaves)]
+        return "\n".join(lines)
+
+    def _privacy_repr(self) -> str:
+        eps = "n/a" if math.isnan(self.epsilon) else f"{self.epsilon:g}"
+        delta = "n/a" if math.isnan(self.delta) else f"{self.delta:g}"
+        return (f"epsilon={eps}, delta={delta}, neighbour={self.neighbour.value!r}, "
+                f"status={self.guarantee.status!r}")
+
+
+@dataclass(repr=False)
+class SelectionResult(PrivacyReport):
     """A private support release and what it guarantees.
 
     Attributes
@@ -21,13 +107,10 @@ class SelectionResult:
         One row per independent release.
     method : str
         Registry name of the method.
-    epsilon, delta : float
-        Total privacy cost of *all* draws together (``delta = 0`` for pure DP).
-    neighbour : str
-        Neighbouring-dataset notion the guarantee is stated under
-        (``"replace-one"`` or ``"add/remove-one"``).
-    guarantee : str
-        The guarantee in words, with any condition it depends on.
+    guarantee : Guarantee
+        The privacy guarantee of all draws together (``str(result.guarantee)`` in words).
+        ``epsilon``, ``delta``, ``neighbour``, ``sensitivity`` and ``is_private`` are read
+        off it (see :class:`PrivacyReport`).
     timings : dict
         Seconds per phase.
     info : dict
@@ -38,10 +121,7 @@ class SelectionResult:
     support: np.ndarray
     supports: np.ndarray
     method: str
-    epsilon: float
-    delta: float
-    neighbour: str
-    guarantee: str
+    guarantee: Guarantee
     timings: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
 
@@ -52,5 +132,4 @@ class SelectionResult:
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}(method={self.method!r}, support={self.support.tolist()}, "
-                f"n_draws={self.n_draws}, epsilon={self.epsilon:g}, delta={self.delta:g}, "
-                f"neighbour={self.neighbour!r})")
+                f"n_draws={self.n_draws}, {self._privacy_repr()})")

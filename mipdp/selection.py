@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import math
-import numbers
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -13,10 +12,17 @@ import numpy as np
 
 from solvers import check_backend
 
-from ._validation import (check_bounds, check_epsilon, check_positive, check_random_state,
-                          check_sparsity, check_X_y, clip_data)
+from numbers import Real
+
+from ._param_validation import (EPSILON, POSITIVE_INT, POSITIVE_REAL, PROBABILITY_OPEN,
+                                 Interval, StrOptions, check_less_than, validate_params)
+from ._validation import (bounds_not_private_reason, check_bounds, check_epsilon,
+                          check_positive, check_random_state, check_X_y, clip_data,
+                          data_derived_bounds)
+from .accounting import check_release, record_release
 from .enumeration import SupportEnumerator, default_R
 from .exceptions import BudgetError, ConditionalPrivacyWarning
+from .guarantee import Guarantee, Neighbour, compose
 from .losses import Loss, get_loss
 from .mechanisms import MistakesMechanism, TopRMechanism, ptr_test
 from .prescreen import prescreen_fraction
@@ -24,7 +30,7 @@ from .result import SelectionResult
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["private_bss", "planned_epsilon", "PrivateBSSResult", "METHODS"]
+__all__ = ["private_bss", "planned_epsilon", "planned_guarantee", "PrivateBSSResult", "METHODS"]
 
 METHODS = ("top_r", "mistakes")
 
@@ -41,7 +47,8 @@ class PrivateBSSResult(SelectionResult):
         The mechanism that produced the draws; it knows the exact probability of every
         support.  **Not private**: it holds the enumerated supports and objectives.
     sensitivity : float
-        ``Δ`` of the support objective.
+        ``Δ`` of the support objective (read off ``guarantee``; **not private** when the
+        bounds were read off the data).
     R : int or None
         Size of the top-R set (top-R sampler only).
     candidates, candidate_values : ndarray
@@ -53,7 +60,6 @@ class PrivateBSSResult(SelectionResult):
     """
 
     mechanism: object = None
-    sensitivity: float = float("nan")
     R: int | None = None
     candidates: np.ndarray | None = None
     candidate_values: np.ndarray | None = None
@@ -79,23 +85,13 @@ class PrivateBSSResult(SelectionResult):
 
 
 def _check_method_args(method, R, delta, eps_test, n_draws):
-    if method not in METHODS:
-        raise ValueError(f"method: unknown method {method!r}; choose one of {list(METHODS)}")
-    if R is not None:
-        if isinstance(R, bool) or not isinstance(R, numbers.Integral):
-            raise TypeError(f"R: expected an integer fixed before seeing the data, got {type(R).__name__}")
-        if R < 1:
-            raise ValueError(f"R: must be >= 1, got {R}")
-    if isinstance(n_draws, bool) or not isinstance(n_draws, numbers.Integral) or n_draws < 1:
-        raise ValueError(f"n_draws: must be a positive integer, got {n_draws!r}")
+    """Relations between arguments (types and ranges are in the parameter table)."""
     if delta is not None:
-        delta = check_positive(delta, "delta")
-        if delta >= 1:
-            raise ValueError(f"delta: must be in (0, 1), got {delta}")
+        delta = float(delta)
         if method != "mistakes":
             raise ValueError("delta: only used by method='mistakes' (its propose-test-release guard)")
     if eps_test is not None:
-        eps_test = check_epsilon(eps_test, "eps_test")
+        eps_test = float(eps_test)
         if delta is None:
             raise ValueError("eps_test: needs delta= (the propose-test-release guard uses both)")
     return delta, eps_test
@@ -121,13 +117,81 @@ def _eps_test(eps_select: float, eps_test: float | None) -> float:
     return eps_select / 10.0 if eps_test is None else float(eps_test)
 
 
-def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
-                radius: float = 1.1, loss: str | Loss = "least_squares", method: str = "top_r",
+def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None, method: str = "top_r",
+                      delta: float | None = None, eps_test: float | None = None, bounds=None,
+                      loss: str | Loss = "least_squares", sensitivity: float | None = None,
+                      R: int | None = None, ptr_passed: bool | None = None,
+                      prescreen_guarantee: Guarantee | None = None) -> Guarantee:
+    """The :class:`~mipdp.guarantee.Guarantee` of a :func:`private_bss` call.
+
+    Computed from the arguments alone (so an accountant can check it before the data is
+    read); :func:`private_bss` calls it again after the release with the details it then
+    knows (``sensitivity``, ``R``, whether the PTR test passed, the pre-screen's record).
+    Its ``epsilon`` is :func:`planned_epsilon`.
+    """
+    nb = Neighbour.REPLACE_ONE
+    eps_select = (1.0 - prescreen_fraction(prescreen)) * float(eps)
+    if method == "top_r":
+        r_txt = "R = 1 + s(p - s)" if R is None else f"R = {R}"
+        per_draw = Guarantee.pure(eps_select, nb, "exponential mechanism on the truncated "
+                                  f"objective (top-R sampler, {r_txt} fixed in advance)",
+                                  sensitivity=sensitivity)
+        stage = per_draw.repeat(n_draws)
+    elif delta is None:
+        per_draw = Guarantee.pure(eps_select, nb, "mistakes sampler (exponential mechanism "
+                                  "over mistake classes around the optimum)",
+                                  sensitivity=sensitivity)
+        two_delta = "2Δ" if sensitivity is None else f"2Δ = {2 * sensitivity:.6g}"
+        stage = per_draw.repeat(n_draws).conditional(
+            f"the optimum is stable on this data: L(S_(2)) - L(S_(1)) > {two_delta} (not "
+            "tested privately; pass delta= for a propose-test-release guard)")
+    else:
+        eps_t = _eps_test(eps_select, eps_test)
+        which = ("mistakes sampler" if ptr_passed else "top-R sampler (fallback)"
+                 if ptr_passed is not None else "mistakes sampler, or top-R if the test fails")
+        test = Guarantee.pure(eps_t, nb, "propose-test-release stability test (Laplace)")
+        sampler = Guarantee.approximate(n_draws * eps_select, float(delta), nb,
+                                        f"{n_draws} draw(s) of the {which}",
+                                        sensitivity=sensitivity,
+                                        notes="δ covers the test passing on unstable data")
+        stage = test + sampler
+    if prescreen is not None:
+        if prescreen_guarantee is None:
+            name = prescreen[0] if isinstance(prescreen, (tuple, list)) and prescreen else "?"
+            prescreen_guarantee = Guarantee.pure(float(eps) - eps_select, nb,
+                                                 f"private pre-screen ({name})")
+        stage = prescreen_guarantee + stage
+    need_y = get_loss(loss).needs_y_bound
+    derived = data_derived_bounds(bounds, need_y=need_y)
+    if derived:
+        stage = stage.not_private(bounds_not_private_reason(derived))
+    return stage
+
+
+#: Parameter table of :func:`private_bss` (the selector derives its own from it).
+PRIVATE_BSS_CONSTRAINTS = {
+    "X": "no_validation", "y": "no_validation",
+    "s": POSITIVE_INT, "eps": EPSILON, "bounds": ["bounds"],
+    "ridge": [None] + POSITIVE_REAL,
+    "radius": [None, Interval(Real, 0, None, closed="neither", allow_inf=True)],
+    "loss": [str, Loss], "method": [StrOptions(set(METHODS))],
+    "R": [None] + POSITIVE_INT, "delta": [None] + PROBABILITY_OPEN, "eps_test": [None] + EPSILON,
+    "backend": "no_validation", "backend_options": [None, dict], "n_draws": POSITIVE_INT,
+    "prescreen": [None, tuple, list], "time_limit": [None] + POSITIVE_REAL,
+    "random_state": ["random_state"], "report_gap": ["boolean"],
+    "max_epsilon": [None] + EPSILON, "enumeration_options": [None, dict],
+    "accountant": ["accountant"],
+}
+
+
+@validate_params(PRIVATE_BSS_CONSTRAINTS)
+def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = None,
+                radius: float | None = None, loss: str | Loss = "least_squares", method: str = "top_r",
                 R: int | None = None, delta: float | None = None, eps_test: float | None = None,
                 backend="highs", backend_options: dict | None = None, n_draws: int = 1,
                 prescreen=None, time_limit: float | None = None, random_state=None,
                 report_gap: bool = False, max_epsilon: float | None = None,
-                enumeration_options: dict | None = None) -> PrivateBSSResult:
+                enumeration_options: dict | None = None, accountant=None) -> PrivateBSSResult:
     """Release a size-``s`` support of a sparse linear model with differential privacy.
 
     The exact best supports of the ridge- and ball-constrained objective
@@ -146,9 +210,13 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
     bounds : (float, float) or float, optional
         ``(b_x, b_y)``: rows are clipped to ``|x_ij| <= b_x``, ``|y_i| <= b_y``.  Without
         bounds they are read off the data with a
-        :class:`~mipdp.exceptions.PrivacyLeakWarning` (not private).
-    ridge, radius : float
-        ``λ > 0`` and ``r > 0`` of the objective (SPEC §1).
+        :class:`~mipdp.exceptions.PrivacyLeakWarning` and the result is marked **not
+        private** (``result.is_private`` is False, ``result.epsilon`` is NaN).
+    ridge, radius : float, optional
+        ``λ > 0`` and ``r > 0`` of the objective (docs/algorithms.md); default 120 and 1.1,
+        or those of ``loss`` when it is a :class:`~mipdp.losses.Loss` instance (a
+        different value then raises :class:`~mipdp.exceptions.InvalidParameterError`
+        instead of being ignored).
     loss : str or Loss, default "least_squares"
     method : {"top_r", "mistakes"}
         ``"top_r"``: pure ε-DP for any fixed ``R``.  ``"mistakes"``: ε-DP only when the
@@ -182,6 +250,11 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
     enumeration_options : dict, optional
         Advanced settings of :class:`~mipdp.enumeration.SupportEnumerator` (e.g.
         ``{"exhaustive_max": 0}`` to always use the MIP backend).
+    accountant : BudgetAccountant, optional
+        Privacy accountant (:mod:`mipdp.accounting`): the planned guarantee
+        (:func:`planned_guarantee`) is checked against its budget before the data is read
+        (:class:`~mipdp.exceptions.BudgetError` if it does not fit) and the release's
+        guarantee is recorded.  Default: the accountant of an enclosing ``with`` block.
     report_gap : bool, default False
         For ``method="mistakes"``: put ``L(S_(2)) - L(S_(1))`` and whether the
         stability condition held in ``result.info``.  **That figure is not private.**
@@ -189,6 +262,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
     Returns
     -------
     PrivateBSSResult
+        ``result.guarantee`` is the :class:`~mipdp.guarantee.Guarantee` of the whole call.
 
     Notes
     -----
@@ -198,27 +272,27 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
     """
     t_start = time.perf_counter()
     # -- parameters and budget, before the data is read -------------------------------------
-    eps = check_epsilon(eps)
+    eps = float(eps)
     delta, eps_test = _check_method_args(method, R, delta, eps_test, n_draws)
-    check_backend(backend)
+    check_backend(backend, backend_options)
+    loss_obj = get_loss(loss, ridge=ridge, radius=radius)
     eps_select = (1.0 - prescreen_fraction(prescreen)) * eps
     eps_total = planned_epsilon(eps, n_draws=n_draws, prescreen=prescreen, method=method,
                                 delta=delta, eps_test=eps_test)
-    if (max_epsilon is not None
-            and eps_total > check_epsilon(max_epsilon, "max_epsilon") * (1 + 1e-12)):
+    if max_epsilon is not None and eps_total > max_epsilon * (1 + 1e-12):
         raise BudgetError(f"max_epsilon: this call would spend epsilon = {eps_total:g} "
                           f"(pre-screen + {n_draws} draw(s) + PTR test) > max_epsilon = "
                           f"{max_epsilon:g}; nothing was computed")
+    plan = dict(n_draws=n_draws, prescreen=prescreen, method=method, delta=delta,
+                eps_test=eps_test, bounds=bounds, loss=loss_obj)
+    acc = check_release(accountant, planned_guarantee(eps, **plan, R=R))
     X, y = check_X_y(X, y)
     n, p = X.shape
-    s = check_sparsity(s, p)
-    loss_obj = get_loss(loss, ridge=ridge, radius=radius)
+    s = check_less_than(s, p, "s", "p", "private_bss")
     y = loss_obj.check_targets(y)
     b_x, b_y = check_bounds(bounds, X, y, need_y=loss_obj.needs_y_bound)
     rng = check_random_state(random_state)
     rng_screen, rng_test, rng_draw = rng.spawn(3)
-    if time_limit is not None:
-        time_limit = check_positive(time_limit, "time_limit")
 
     # -- optional private pre-screen ------------------------------------------------------
     columns = None
@@ -226,7 +300,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
     timings = {}
     if prescreen is not None:
         from .prescreen import run_prescreen
-        columns, screen_info = run_prescreen(prescreen, X, y, s, eps, (b_x, b_y), rng_screen)
+        screen_bounds = (b_x, b_y if loss_obj.needs_y_bound else 1.0)   # ±1 labels: public
+        columns, screen_info = run_prescreen(prescreen, X, y, s, eps, screen_bounds, rng_screen)
         X = X[:, columns]
         p = X.shape[1]
         timings["prescreen"] = screen_info["time"]
@@ -239,18 +314,16 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
                              **(enumeration_options or {}))
     R_used = default_R(p, s) if R is None else int(R)
 
-    info: dict = {"loss": loss_obj.name, "bounds": (b_x, b_y), "ridge": loss_obj.ridge,
+    bounds_key = "bounds_not_private" if data_derived_bounds(
+        bounds, need_y=loss_obj.needs_y_bound) else "bounds"
+    info: dict = {"loss": loss_obj.name, bounds_key: (b_x, b_y), "ridge": loss_obj.ridge,
                   "radius": loss_obj.radius}
     ran = method
-    eps_stage = n_draws * eps_select  # the selection stage (all draws), for the guarantee text
-    delta_total = 0.0
+    passed = None
     if method == "top_r":
         top = enum.top_supports(R_used)
         mech = TopRMechanism(top.supports, top.values, p, eps_select, delta_L)
         candidates, cand_values = top.supports, top.values
-        guarantee = (f"{eps_stage:g}-DP (pure) under replace-one neighbours: exponential "
-                     f"mechanism on the truncated objective with sensitivity Δ = {delta_L:.6g}, "
-                     f"R = {top.R} fixed in advance")
     else:
         ms = enum.mistake_scores()
         gap = ms.second_best - ms.scores[0]
@@ -266,9 +339,6 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
                 "delta)-DP release through propose-test-release.",
                 ConditionalPrivacyWarning, stacklevel=2)
             mech = MistakesMechanism(ms.center, ms.scores, p, eps_select, delta_L)
-            guarantee = (f"{eps_stage:g}-DP under replace-one neighbours ONLY IF "
-                         f"L(S_(2)) - L(S_(1)) > 2Δ = {2 * delta_L:.6g} on this data (seed 002, "
-                         "Theorem 2); the condition was not tested privately")
         else:
             eps_test = _eps_test(eps_select, eps_test)
             passed = ptr_test(gap, delta_L, eps_test, delta, rng_test)
@@ -280,12 +350,6 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
                 top = enum.top_supports(R_used)
                 mech = TopRMechanism(top.supports, top.values, p, eps_select, delta_L)
                 candidates, cand_values = top.supports, top.values
-            eps_stage += eps_test
-            delta_total = delta
-            guarantee = (f"({eps_stage:g}, {delta:g})-DP under replace-one neighbours, "
-                         f"unconditionally: propose-test-release (eps_test = {eps_test:g}) "
-                         f"then {'mistakes' if passed else 'top-R (fallback)'} "
-                         f"sampler with Δ = {delta_L:.6g}")
     timings.update({k: v.time for k, v in enum.stats.phases.items()})
     t_draw = time.perf_counter()
     draws = mech.sample(rng_draw, size=n_draws)
@@ -293,14 +357,15 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float = 120.0,
     if columns is not None:
         draws = np.sort(columns[draws], axis=1)
         candidates = columns[candidates]
-        guarantee = (f"{screen_info['guarantee']}; then, on the {p} screened columns: "
-                     f"{guarantee}; composed by basic composition: total ε = {eps_total:g}")
         info["prescreen"] = screen_info
+    guarantee = planned_guarantee(
+        eps, **plan, sensitivity=delta_L, R=mech.R if isinstance(mech, TopRMechanism) else R,
+        ptr_passed=passed, prescreen_guarantee=None if screen_info is None
+        else screen_info["guarantee"])
     timings["total"] = time.perf_counter() - t_start
     info["method_run"] = ran
-    return PrivateBSSResult(
-        support=draws[0].copy(), supports=draws, method=method, epsilon=eps_total,
-        delta=delta_total, neighbour="replace-one", guarantee=guarantee, timings=timings,
-        info=info, mechanism=mech, sensitivity=delta_L,
+    return record_release(acc, PrivateBSSResult(
+        support=draws[0].copy(), supports=draws, method=method, guarantee=guarantee,
+        timings=timings, info=info, mechanism=mech,
         R=mech.R if isinstance(mech, TopRMechanism) else None, candidates=candidates,
-        candidate_values=cand_values, stats=enum.stats.as_dict(), _columns=columns)
+        candidate_values=cand_values, stats=enum.stats.as_dict(), _columns=columns))

@@ -1,29 +1,84 @@
-"""A scikit-learn feature selector around :func:`mipdp.private_bss`."""
+"""A scikit-learn feature selector around :func:`mipdp.private_bss`.
+
+Its parameters, their defaults and their documentation are *derived* from
+:func:`private_bss`'s signature and docstring (see :data:`SELECTOR_PARAMS`), so the two
+cannot drift.
+"""
 
 from __future__ import annotations
+
+import inspect
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .selection import private_bss
+from .selection import PRIVATE_BSS_CONSTRAINTS, private_bss
 
-__all__ = ["PrivateBestSubsetSelector"]
+__all__ = ["PrivateBestSubsetSelector", "SELECTOR_PARAMS"]
+
+#: private_bss parameters the selector does not take: the data, ``n_draws`` (one release
+#: per ``fit``), and ``accountant`` (scikit-learn's ``clone`` deep-copies parameters, so an
+#: accountant passed as a parameter would be copied for every CV fold and count nothing;
+#: use ``with BudgetAccountant(...):`` around the search instead, which every clone sees).
+_EXCLUDED = ("X", "y", "n_draws", "accountant")
+#: defaults for private_bss's required parameters
+_DEFAULTS = {"s": 5, "eps": 1.0}
+
+
+def _selector_signature() -> inspect.Signature:
+    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    for name, p in inspect.signature(private_bss).parameters.items():
+        if name in _EXCLUDED:
+            continue
+        default = _DEFAULTS.get(name, p.default)
+        kind = (inspect.Parameter.POSITIONAL_OR_KEYWORD if name in _DEFAULTS
+                else inspect.Parameter.KEYWORD_ONLY)
+        params.append(inspect.Parameter(name, kind, default=default, annotation=p.annotation))
+    return inspect.Signature(params)
+
+
+_SIGNATURE = _selector_signature()
+#: the selector's parameter names, in order (all of private_bss's but _EXCLUDED)
+SELECTOR_PARAMS = tuple(list(_SIGNATURE.parameters)[1:])
+
+
+def _parameters_doc() -> str:
+    """private_bss's ``Parameters`` section, without the excluded entries."""
+    doc = inspect.getdoc(private_bss) or ""
+    try:
+        body = doc.split("Parameters\n----------\n", 1)[1].split("\nReturns\n", 1)[0]
+    except IndexError:  # pragma: no cover - docstring layout changed
+        return ""
+    out, keep = [], True
+    for line in body.splitlines():
+        if line and not line.startswith(" "):
+            names = [n.strip() for n in line.split(":")[0].split(",")]
+            keep = not all(n in _EXCLUDED for n in names)
+        if keep:
+            out.append(line)
+    return "\n".join(out).rstrip()
 
 
 class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
     """Select ``s`` features with differentially private best subset selection.
 
-    Parameters are those of :func:`mipdp.private_bss` (one release per ``fit``).
+    Each ``fit`` is one release of :func:`mipdp.private_bss` (``n_draws=1``).  Wrap a
+    search in ``with mipdp.BudgetAccountant(epsilon=...):`` to account for every fit.
 
     Attributes
     ----------
     support_ : ndarray of int
         The released support (sorted indices).
-    result_ : PrivateBSSResult
-        Everything :func:`private_bss` returned (guarantee, timings, statistics).
+    guarantee_ : Guarantee
+        The privacy guarantee of this fit (``str(guarantee_)`` in words).
+    result_not_private_ : PrivateBSSResult
+        Everything :func:`private_bss` returned.  **Not private**: it holds the mechanism,
+        i.e. the enumerated top supports and their objective values.
     n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Column names, when ``X`` is a DataFrame with string column names.
 
     Examples
     --------
@@ -37,36 +92,26 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
     (2,)
     """
 
-    def __init__(self, s: int = 5, eps: float = 1.0, *, bounds=None, ridge: float = 120.0,
-                 radius: float = 1.1, loss="least_squares", method: str = "top_r", R=None,
-                 delta=None, eps_test=None, backend="highs", backend_options=None,
-                 prescreen=None, time_limit=None, random_state=None) -> None:
-        self.s = s
-        self.eps = eps
-        self.bounds = bounds
-        self.ridge = ridge
-        self.radius = radius
-        self.loss = loss
-        self.method = method
-        self.R = R
-        self.delta = delta
-        self.eps_test = eps_test
-        self.backend = backend
-        self.backend_options = backend_options
-        self.prescreen = prescreen
-        self.time_limit = time_limit
-        self.random_state = random_state
+    _parameter_constraints = {k: v for k, v in PRIVATE_BSS_CONSTRAINTS.items()
+                              if k in SELECTOR_PARAMS}
+
+    def __init__(self, *args, **kwargs) -> None:
+        bound = _SIGNATURE.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        for name in SELECTOR_PARAMS:
+            setattr(self, name, bound.arguments[name])
 
     def fit(self, X, y) -> "PrivateBestSubsetSelector":
         """Release one private support of ``X`` for target ``y``."""
-        res = private_bss(X, y, self.s, self.eps, bounds=self.bounds, ridge=self.ridge,
-                          radius=self.radius, loss=self.loss, method=self.method, R=self.R,
-                          delta=self.delta, eps_test=self.eps_test, backend=self.backend,
-                          backend_options=self.backend_options, prescreen=self.prescreen,
-                          time_limit=self.time_limit, random_state=self.random_state)
-        self.result_ = res
+        try:    # scikit-learn's checks and messages; sets n_features_in_, feature_names_in_
+            Xa, ya = validate_data(self, X, y, accept_sparse=True, ensure_min_samples=2,
+                                   y_numeric=True)
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(f"fit(X, y): {exc}") from exc
+        res = private_bss(Xa, ya, **{name: getattr(self, name) for name in SELECTOR_PARAMS})
+        self.result_not_private_ = res
+        self.guarantee_ = res.guarantee
         self.support_ = res.support
-        self.n_features_in_ = np.asarray(X).shape[1] if not hasattr(X, "shape") else X.shape[1]
         return self
 
     def _get_support_mask(self) -> np.ndarray:
@@ -74,3 +119,17 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
         mask = np.zeros(self.n_features_in_, dtype=bool)
         mask[self.support_] = True
         return mask
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.input_tags.sparse = True           # densified by private_bss
+        return tags
+
+
+PrivateBestSubsetSelector.__init__.__signature__ = _SIGNATURE
+PrivateBestSubsetSelector.__doc__ = (
+    PrivateBestSubsetSelector.__doc__.replace(
+        "    Attributes\n", "    Parameters\n    ----------\n"
+        + "\n".join("    " + ln if ln else "" for ln in _parameters_doc().splitlines())
+        + "\n\n    Attributes\n", 1))

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 
-from .base import (BackendUnavailableError, MIPBackend, SizeLimitError, SolveResult,
-                   SolverError, SolverTimeLimitError)
+from .base import (BackendUnavailableError, InvalidParameterError, MIPBackend, SizeLimitError,
+                   SolveResult, SolverError, SolverTimeLimitError)
 
 __all__ = ["MIPBackend", "SolveResult", "SolverError", "BackendUnavailableError",
-           "SizeLimitError", "SolverTimeLimitError", "get_backend", "check_backend",
+           "SizeLimitError", "SolverTimeLimitError", "InvalidParameterError", "get_backend",
+           "check_backend",
            "available_backends",
            "BACKENDS"]
 
@@ -52,6 +54,9 @@ def get_backend(name: str | MIPBackend = "highs", **options) -> MIPBackend:
     ------
     ValueError
         ``name`` is not a known backend.
+    InvalidParameterError
+        An option the adapter does not take (e.g. ``mip_rel_gap``: the enumeration sets the
+        gap of every solve itself), or a bad option value.
     BackendUnavailableError
         The backend's solver package is not installed.
     """
@@ -60,13 +65,28 @@ def get_backend(name: str | MIPBackend = "highs", **options) -> MIPBackend:
             raise ValueError("backend: pass a backend name or an empty backend instance; "
                              "this instance already holds a model")
         return name
-    check_backend(name)
+    check_backend(name, options)
     module, cls, _, _ = BACKENDS[name.lower()]
     return getattr(importlib.import_module(module), cls)(**options)
 
 
-def check_backend(name) -> None:
-    """Raise the error :func:`get_backend` would raise for ``name``, without building anything."""
+def _check_option_keys(name: str, options: dict) -> None:
+    module, cls, _, _ = BACKENDS[name.lower()]
+    adapter = getattr(importlib.import_module(module), cls)
+    accepted = [p for p in inspect.signature(adapter.__init__).parameters if p != "self"]
+    for key in options:
+        if key not in accepted:
+            why = (" The MIP gap of every solve is set by the enumeration (its certificates "
+                   "need it) and cannot be changed." if key.lower() in ("mip_rel_gap", "mipgap",
+                                                                         "mip_gap") else "")
+            raise InvalidParameterError(
+                f"The 'backend_options' parameter has a key {key!r} that backend {name!r} "
+                f"does not take; accepted keys: {accepted}.{why}")
+
+
+def check_backend(name, options: dict | None = None) -> None:
+    """Raise the error :func:`get_backend` would raise for ``name`` (and the names of
+    ``options``), without building anything."""
     if isinstance(name, MIPBackend):
         return
     if not isinstance(name, str) or name.lower() not in BACKENDS:
@@ -77,3 +97,8 @@ def check_backend(name) -> None:
         raise BackendUnavailableError(
             f"backend={name!r} needs the Python package {pkg!r}, which is not installed; "
             f"install it with `pip install {extra}` or use one of {available_backends()}")
+    if options:
+        if not isinstance(options, dict):
+            raise InvalidParameterError(f"The 'backend_options' parameter must be a dict or None. "
+                                        f"Got {options!r} instead.")
+        _check_option_keys(name, options)

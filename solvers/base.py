@@ -44,7 +44,45 @@ class SizeLimitError(SolverError):
 
 
 class SolverTimeLimitError(SolverError):
-    """The solver hit its time limit before certifying optimality or infeasibility."""
+    """The solver hit its time limit before certifying optimality or infeasibility.
+
+    Attributes
+    ----------
+    backend : str
+        Name of the backend that stopped.
+    limit : float or None
+        The time limit of the interrupted :meth:`MIPBackend.solve` call, in seconds.  When
+        the caller passes the time left of a larger budget (as the enumeration does) this
+        is that remainder, not the user's budget: callers that own the budget should
+        report it (and the phase) themselves.
+    elapsed : float or None
+        Seconds spent in the interrupted call.
+    incumbent, bound : float or None
+        Best objective found and dual bound when the solver stopped (``None`` if unknown).
+    phase : str or None
+        Set by callers that know which phase of their algorithm was running.
+    """
+
+    def __init__(self, message: str, *, backend: str | None = None, limit: float | None = None,
+                 elapsed: float | None = None, incumbent: float | None = None,
+                 bound: float | None = None, phase: str | None = None) -> None:
+        super().__init__(message)
+        self.backend = backend
+        self.limit = limit
+        self.elapsed = elapsed
+        self.incumbent = incumbent
+        self.bound = bound
+        self.phase = phase
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter of a public function has a wrong type or value.
+
+    Raised by every public function of mipdp and by the backend adapters, always with a
+    message naming the parameter.  It derives from both :class:`ValueError` and
+    :class:`TypeError` (as scikit-learn's ``InvalidParameterError`` does) so callers can
+    catch either.
+    """
 
 
 @dataclass
@@ -103,7 +141,8 @@ class MIPBackend(ABC):
     threads : int, optional
         Solver threads (``None``: the solver's default).
     verbose : bool, default False
-        Let the solver write its log (through :mod:`logging` where possible).
+        Let the solver write its log (through :mod:`logging` where possible).  **Not
+        private**: the log holds objective values and bounds computed from the data.
     """
 
     name: ClassVar[str] = "abstract"
@@ -114,11 +153,59 @@ class MIPBackend(ABC):
 
     def __init__(self, *, time_limit: float | None = None, threads: int | None = None,
                  verbose: bool = False) -> None:
-        self.time_limit = time_limit
-        self.threads = threads
-        self.verbose = verbose
+        check_common_args(type(self).__name__, time_limit=time_limit, threads=threads,
+                          verbose=verbose)
+        self.time_limit = None if time_limit is None else float(time_limit)
+        self.threads = None if threads is None else int(threads)
+        self.verbose = bool(verbose)
         self.n_cols = 0
         self.n_rows = 0
+
+    # -- argument checks shared by every adapter (one place) ----------------------------
+    def _row_bound_args(self, rows, lb, ub) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Validated ``(rows, lb, ub)`` of :meth:`set_row_bounds`."""
+        idx = as_index_array(rows, self.n_rows, "set_row_bounds")
+        lo = as_bound_array(lb, idx.size, "set_row_bounds lb")
+        hi = as_bound_array(ub, idx.size, "set_row_bounds ub")
+        if (lo > hi).any() or (lo == INF).any() or (hi == -INF).any():
+            raise ValueError("set_row_bounds: invalid bounds "
+                             "(lb > ub, or infinite on the wrong side)")
+        return idx, lo, hi
+
+    def _column_bound_args(self, cols, lb, ub) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Validated ``(cols, lb, ub)`` of :meth:`set_variable_bounds`."""
+        idx = as_index_array(cols, self.n_cols, "set_variable_bounds")
+        lo = as_bound_array(lb, idx.size, "set_variable_bounds lb")
+        hi = as_bound_array(ub, idx.size, "set_variable_bounds ub")
+        if (lo > hi).any():
+            raise ValueError("set_variable_bounds: lb > ub")
+        return idx, lo, hi
+
+    def _objective_args(self, cols, coef) -> tuple[np.ndarray, np.ndarray]:
+        """Validated ``(cols, coef)`` of :meth:`set_objective`."""
+        idx = as_index_array(cols, self.n_cols, "set_objective")
+        c = as_bound_array(coef, idx.size, "set_objective coef")
+        if not np.isfinite(c).all():
+            raise ValueError("set_objective: non-finite coefficient")
+        return idx, c
+
+    def _time_limit_error(self, limit: float | None, elapsed: float, *,
+                          incumbent: float | None = None, bound: float | None = None,
+                          during: str = "before optimality was proved") -> SolverTimeLimitError:
+        """The one time-limit error of every adapter (see :class:`SolverTimeLimitError`)."""
+        lim = "no" if limit is None else f"{limit:.3g} s"
+        found = []
+        if incumbent is not None:
+            found.append(f"incumbent {incumbent:.6g}")
+        if bound is not None:
+            found.append(f"bound {bound:.6g}")
+        return SolverTimeLimitError(
+            f"{self.name}: this solve call stopped at its time limit ({lim}, after "
+            f"{elapsed:.3g} s) {during}" + (f" ({', '.join(found)})" if found else "")
+            + "; nothing was certified. The limit is the time_limit of this solve() call; "
+            "when mipdp's enumeration calls it, that is what remained of the caller's "
+            "time_limit.", backend=self.name, limit=limit, elapsed=elapsed,
+            incumbent=incumbent, bound=bound)
 
     # -- model building -------------------------------------------------------------
     @abstractmethod
@@ -175,7 +262,9 @@ class MIPBackend(ABC):
         -------
         SolveResult
         """
-        limit = self.time_limit if time_limit is None else time_limit
+        check_common_args(f"{type(self).__name__}.solve", time_limit=time_limit,
+                          mip_rel_gap=mip_rel_gap)
+        limit = self.time_limit if time_limit is None else float(time_limit)
         start = time.perf_counter()
         if lazy is None or self.native_lazy:
             res = self._solve_once(limit, mip_rel_gap, lazy)
@@ -185,9 +274,8 @@ class MIPBackend(ABC):
         for _ in range(max_rounds):
             remaining = None if limit is None else limit - (time.perf_counter() - start)
             if remaining is not None and remaining <= 0:
-                raise SolverTimeLimitError(
-                    f"{self.name}: time limit of {limit:g} s reached while adding lazy rows "
-                    f"({n_solves} solves); raise time_limit")
+                raise self._time_limit_error(limit, time.perf_counter() - start,
+                                             during=f"while adding lazy rows ({n_solves} solves)")
             res = self._solve_once(remaining, mip_rel_gap, None)
             n_solves += 1
             if res.status == "infeasible":
@@ -209,6 +297,49 @@ class MIPBackend(ABC):
         lim = self.size_limit
         if lim is not None and (n_cols > lim or n_rows > lim):
             raise SizeLimitError(size_limit_message(self.name, lim, n_cols, n_rows))
+
+
+def check_common_args(caller: str, **params) -> None:
+    """Validate ``time_limit``, ``threads``, ``verbose``, ``mip_rel_gap`` (one table for all
+    adapters; :class:`InvalidParameterError` naming the argument)."""
+    from numbers import Integral, Real
+
+    from mipdp._param_validation import Interval, validate_parameter_constraints
+    table = {"time_limit": [None, Interval(Real, 0, None, closed="left")],
+             "threads": [None, Interval(Integral, 1, None, closed="left")],
+             "verbose": ["boolean"],
+             "mip_rel_gap": [Interval(Real, 0, 1, closed="both")]}
+    validate_parameter_constraints(table, params, caller)
+
+
+#: Option names that set the MIP gap or the time limit.  They are refused inside
+#: ``options`` / ``env_params``: the enumeration sets the gap of every solve itself (its
+#: certificates depend on it) and the time limit is the ``time_limit`` argument.
+RESERVED_OPTIONS = {"mip_rel_gap": "gap", "mipgap": "gap", "ratiogap": "gap",
+                    "limits/gap": "gap", "miprelstop": "gap", "mip_gap": "gap",
+                    "time_limit": "time", "timelimit": "time", "sec": "time",
+                    "tmlim": "time", "limits/time": "time", "maxtime": "time"}
+
+
+def check_options(caller: str, argument: str, options: dict | None) -> dict:
+    """Refuse gap / time-limit settings inside a backend's free-form solver options."""
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise InvalidParameterError(f"The {argument!r} parameter of {caller} must be a dict or "
+                                    f"None. Got {options!r} instead.")
+    for key in options:
+        kind = RESERVED_OPTIONS.get(str(key).lower())
+        if kind == "gap":
+            raise InvalidParameterError(
+                f"The {argument!r} parameter of {caller} must not set {key!r}: the MIP gap of "
+                "every solve is set by the caller (mipdp's enumeration needs its own gaps to "
+                "certify the top supports), so it cannot be changed through options.")
+        if kind == "time":
+            raise InvalidParameterError(
+                f"The {argument!r} parameter of {caller} must not set {key!r}: pass "
+                "time_limit= instead (to the backend, to solve(), or to private_bss).")
+    return dict(options)
 
 
 def size_limit_message(name: str, limit: int, n_cols: int, n_rows: int) -> str:

@@ -49,13 +49,24 @@ from typing import Sequence
 import numpy as np
 
 from .base import (BackendUnavailableError, INF, LazyOracle, MIPBackend, Row, SizeLimitError,
-                   SolveResult, SolverError, SolverTimeLimitError, as_bound_array,
-                   as_index_array, column_bounds, rows_to_csr, size_limit_message)
+                   SolveResult, SolverError, check_options, column_bounds, rows_to_csr,
+                   size_limit_message)
 
 logger = logging.getLogger(__name__)
 
 #: Gurobi error code for "Model too large for size-limited license".
 _ERR_SIZE_LIMIT = 10010
+
+#: Gurobi status name (``GRB.Status``) -> what the adapter does with it.  Any status not
+#: listed is an error (no certified answer).  "retry" re-solves once with
+#: ``DualReductions = 0`` to settle "infeasible or unbounded".
+STATUS_TABLE: dict[str, str] = {
+    "OPTIMAL": "optimal",
+    "INFEASIBLE": "infeasible",
+    "INF_OR_UNBD": "retry",
+    "UNBOUNDED": "unbounded",
+    "TIME_LIMIT": "time_limit",
+}
 
 
 class GurobiBackend(MIPBackend):
@@ -73,7 +84,8 @@ class GurobiBackend(MIPBackend):
         Variables / constraints the licence allows (``None`` for a full licence);
         used to fail early with :class:`SizeLimitError`.
     env_params : dict, optional
-        Extra parameters for the Gurobi environment (e.g. WLS licence keys).
+        Extra parameters for the Gurobi environment (e.g. WLS licence keys).  ``MIPGap``
+        and ``TimeLimit`` are refused (set per solve).
 
     Raises
     ------
@@ -89,6 +101,7 @@ class GurobiBackend(MIPBackend):
                  verbose: bool = False, size_limit: int | None = 2000,
                  env_params: dict | None = None) -> None:
         super().__init__(time_limit=time_limit, threads=threads, verbose=verbose)
+        env_params = check_options("GurobiBackend", "env_params", env_params)
         try:
             import gurobipy as gp
         except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -98,6 +111,8 @@ class GurobiBackend(MIPBackend):
             ) from exc
         self._gp = gp
         self._GRB = gp.GRB
+        self._status = {getattr(gp.GRB.Status, name): outcome
+                        for name, outcome in STATUS_TABLE.items()}
         self.size_limit = size_limit
         try:
             env = gp.Env(empty=True)
@@ -217,12 +232,7 @@ class GurobiBackend(MIPBackend):
     def set_row_bounds(self, rows: np.ndarray | Sequence[int], lb: np.ndarray | float,
                        ub: np.ndarray | float) -> None:
         """Change the bounds of existing rows (``±inf`` for a free side)."""
-        idx = as_index_array(rows, self.n_rows, "set_row_bounds")
-        lo = as_bound_array(lb, idx.size, "set_row_bounds lb")
-        hi = as_bound_array(ub, idx.size, "set_row_bounds ub")
-        if (lo > hi).any() or (lo == INF).any() or (hi == -INF).any():
-            raise ValueError("set_row_bounds: invalid bounds "
-                             "(lb > ub, or infinite on the wrong side)")
+        idx, lo, hi = self._row_bound_args(rows, lb, ub)
         if not idx.size:
             return
         big = self._GRB.INFINITY
@@ -251,11 +261,7 @@ class GurobiBackend(MIPBackend):
     def set_variable_bounds(self, cols: np.ndarray | Sequence[int], lb: np.ndarray | float,
                             ub: np.ndarray | float) -> None:
         """Change the bounds of existing columns."""
-        idx = as_index_array(cols, self.n_cols, "set_variable_bounds")
-        lo = as_bound_array(lb, idx.size, "set_variable_bounds lb")
-        hi = as_bound_array(ub, idx.size, "set_variable_bounds ub")
-        if (lo > hi).any():
-            raise ValueError("set_variable_bounds: lb > ub")
+        idx, lo, hi = self._column_bound_args(cols, lb, ub)
         if not idx.size:
             return
         self._call(self._model.update)
@@ -266,10 +272,7 @@ class GurobiBackend(MIPBackend):
     def set_objective(self, cols: np.ndarray | Sequence[int],
                       coef: np.ndarray | Sequence[float]) -> None:
         """Minimise ``sum(coef * x[cols])``; every other cost becomes 0 (duplicates add up)."""
-        idx = as_index_array(cols, self.n_cols, "set_objective")
-        c = as_bound_array(coef, idx.size, "set_objective coef")
-        if not np.isfinite(c).all():
-            raise ValueError("set_objective: non-finite coefficient")
+        idx, c = self._objective_args(cols, coef)
         cost = np.zeros(self.n_cols)
         np.add.at(cost, idx, c)
         self._call(self._model.update)
@@ -292,9 +295,8 @@ class GurobiBackend(MIPBackend):
         while True:
             remaining = None if time_limit is None else time_limit - (time.perf_counter() - t0)
             if remaining is not None and remaining <= 0:
-                raise SolverTimeLimitError(
-                    f"gurobi: time limit of {time_limit:g} s reached while adding lazy rows; "
-                    f"raise time_limit")
+                raise self._time_limit_error(time_limit, time.perf_counter() - t0,
+                                             during="while adding lazy rows")
             try:
                 status, new_rows, accepted, checker = self._optimize(remaining, mip_rel_gap,
                                                                      lazy)
@@ -312,29 +314,28 @@ class GurobiBackend(MIPBackend):
             if fresh:
                 self.add_rows(fresh)
                 n_lazy += len(fresh)
-            if status == GRB.INF_OR_UNBD and not dual_reductions_off:
+            outcome = self._status.get(status, "error")
+            if outcome == "retry" and not dual_reductions_off:
                 # Settle "infeasible or unbounded" by re-solving without dual reductions.
                 self._call(setattr, model.Params, "DualReductions", 0)
                 dual_reductions_off = True
                 continue
             dual_reductions_off = False
-            if status == GRB.INFEASIBLE:
+            if outcome == "infeasible":
                 return SolveResult("infeasible", None, INF, INF, 0.0, n_solves=n_solves,
                                    n_lazy_rows=n_lazy)
-            if status == GRB.TIME_LIMIT:
+            if outcome == "time_limit":
                 try:
                     bound = float(model.ObjBound)
                 except self._gp.GurobiError:  # e.g. an LP stopped early
-                    bound = -INF
-                inc = float(model.ObjVal) if model.SolCount else INF
-                raise SolverTimeLimitError(
-                    f"gurobi: time limit of {time_limit:g} s reached before optimality was "
-                    f"proved (incumbent {inc:.6g}, bound {bound:.6g}); raise time_limit or "
-                    f"mip_rel_gap")
-            if status == GRB.UNBOUNDED:
+                    bound = None
+                inc = float(model.ObjVal) if model.SolCount else None
+                raise self._time_limit_error(time_limit, time.perf_counter() - t0,
+                                             incumbent=inc, bound=bound)
+            if outcome == "unbounded":
                 raise SolverError("gurobi: the model is unbounded; give every column that "
                                   "appears in the objective a finite bound")
-            if status != GRB.OPTIMAL:
+            if outcome != "optimal":
                 raise SolverError(f"gurobi: solve ended with status {_status_name(GRB, status)} "
                                   f"(code {status}); no certified answer")
             x = np.asarray(model.getAttr("X", self._vars), dtype=np.float64)

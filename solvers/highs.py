@@ -45,15 +45,29 @@ import highspy
 import numpy as np
 from scipy import sparse
 
-from .base import (INF, LazyOracle, MIPBackend, Row, SolveResult, SolverError,
-                   SolverTimeLimitError, as_bound_array, as_index_array, column_bounds,
-                   rows_to_csr)
+from .base import (INF, LazyOracle, MIPBackend, Row, SolveResult, SolverError, check_options,
+                   column_bounds, rows_to_csr)
 
 from .highs_options import HIGHS_MASTER_OPTIONS
 
 logger = logging.getLogger(__name__)
 
 _MS = highspy.HighsModelStatus
+
+#: HiGHS model status -> what the adapter does with it.  Any status not listed is an
+#: error (no certified answer).  "decide" re-solves with a zero objective to tell an
+#: infeasible model from an unbounded one.
+STATUS_TABLE: dict = {
+    _MS.kOptimal: "optimal",
+    _MS.kInfeasible: "infeasible",
+    _MS.kUnboundedOrInfeasible: "decide",
+    _MS.kUnbounded: "decide",
+    _MS.kModelEmpty: "empty",
+    _MS.kTimeLimit: "time_limit",
+}
+#: The same for the zero-objective feasibility check: True/False = feasible or not.
+FEASIBILITY_TABLE: dict = {_MS.kOptimal: True, _MS.kModelEmpty: True, _MS.kInfeasible: False,
+                           _MS.kTimeLimit: "time_limit"}
 
 #: HiGHS options applied to every model (override with ``options=``); see above.
 DEFAULT_OPTIONS: dict[str, object] = dict(HIGHS_MASTER_OPTIONS)
@@ -76,12 +90,14 @@ class HighsBackend(MIPBackend):
         Forward the HiGHS log to this module's logger at INFO level.
     options : dict, optional
         HiGHS options (name -> value) applied on top of :data:`DEFAULT_OPTIONS`.
-        ``time_limit`` and ``mip_rel_gap`` are set per solve and cannot be fixed here.
+        ``time_limit`` and ``mip_rel_gap`` are set per solve (the enumeration chooses the
+        gap its certificates need) and are refused here.
 
     Raises
     ------
-    ValueError
-        An option name or value is not accepted by HiGHS.
+    InvalidParameterError
+        A bad argument, an option name or value HiGHS does not accept, or a reserved
+        option (``time_limit``, ``mip_rel_gap``).
     """
 
     name = "highs"
@@ -92,13 +108,12 @@ class HighsBackend(MIPBackend):
                  verbose: bool = False, options: dict | None = None) -> None:
         super().__init__(time_limit=time_limit, threads=threads, verbose=verbose)
         self._h = highspy.Highs()
-        self.options = {**DEFAULT_OPTIONS, **(options or {})}
-        for key in ("time_limit", "mip_rel_gap"):
-            if key in self.options:
-                raise ValueError(f"highs: pass {key} to solve(), not in options")
+        self.options = {**DEFAULT_OPTIONS, **check_options("HighsBackend", "options", options)}
         for key, value in self.options.items():
             if self._h.setOptionValue(key, value) == highspy.HighsStatus.kError:
-                raise ValueError(f"highs: HiGHS rejected option {key}={value!r}")
+                from .base import InvalidParameterError
+                raise InvalidParameterError(f"The 'options' parameter of HighsBackend has an "
+                                            f"option HiGHS rejects: {key}={value!r}.")
         self._n_int = 0
         if verbose:
             self._set_option("output_flag", True)
@@ -172,12 +187,7 @@ class HighsBackend(MIPBackend):
     def set_row_bounds(self, rows: np.ndarray | Sequence[int], lb: np.ndarray | float,
                        ub: np.ndarray | float) -> None:
         """Change the bounds of existing rows (``±inf`` for a free side)."""
-        idx = as_index_array(rows, self.n_rows, "set_row_bounds")
-        lo = as_bound_array(lb, idx.size, "set_row_bounds lb")
-        hi = as_bound_array(ub, idx.size, "set_row_bounds ub")
-        if (lo > hi).any() or (lo == INF).any() or (hi == -INF).any():
-            raise ValueError("set_row_bounds: invalid bounds "
-                             "(lb > ub, or infinite on the wrong side)")
+        idx, lo, hi = self._row_bound_args(rows, lb, ub)
         if idx.size:
             self._check(self._h.changeRowsBounds(idx.size, idx.astype(np.int32), lo, hi),
                         "changeRowsBounds")
@@ -185,11 +195,7 @@ class HighsBackend(MIPBackend):
     def set_variable_bounds(self, cols: np.ndarray | Sequence[int], lb: np.ndarray | float,
                             ub: np.ndarray | float) -> None:
         """Change the bounds of existing columns."""
-        idx = as_index_array(cols, self.n_cols, "set_variable_bounds")
-        lo = as_bound_array(lb, idx.size, "set_variable_bounds lb")
-        hi = as_bound_array(ub, idx.size, "set_variable_bounds ub")
-        if (lo > hi).any():
-            raise ValueError("set_variable_bounds: lb > ub")
+        idx, lo, hi = self._column_bound_args(cols, lb, ub)
         if idx.size:
             self._check(self._h.changeColsBounds(idx.size, idx.astype(np.int32), lo, hi),
                         "changeColsBounds")
@@ -197,10 +203,7 @@ class HighsBackend(MIPBackend):
     def set_objective(self, cols: np.ndarray | Sequence[int],
                       coef: np.ndarray | Sequence[float]) -> None:
         """Minimise ``sum(coef * x[cols])``; every other cost becomes 0 (duplicates add up)."""
-        idx = as_index_array(cols, self.n_cols, "set_objective")
-        c = as_bound_array(coef, idx.size, "set_objective coef")
-        if not np.isfinite(c).all():
-            raise ValueError("set_objective: non-finite coefficient")
+        idx, c = self._objective_args(cols, coef)
         cost = np.zeros(self.n_cols)
         np.add.at(cost, idx, c)
         self._check(self._h.changeObjectiveSense(highspy.ObjSense.kMinimize),
@@ -234,20 +237,19 @@ class HighsBackend(MIPBackend):
         idx = np.arange(self.n_cols, dtype=np.int32)
         self._check(self._h.changeColsCost(self.n_cols, idx, np.zeros(self.n_cols)),
                     "changeColsCost")
+        t0 = time.perf_counter()
         try:
             ms = self._run(time_limit, 1e-4)
         finally:
             self._check(self._h.changeColsCost(self.n_cols, idx, cost), "changeColsCost")
-        if ms == _MS.kInfeasible:
-            return False
-        if ms in (_MS.kOptimal, _MS.kModelEmpty):
-            return True
-        if ms == _MS.kTimeLimit:
-            raise SolverTimeLimitError(
-                f"highs: time limit reached while deciding infeasibility "
-                f"(time_limit={time_limit}); raise time_limit")
-        raise SolverError(f"highs: could not decide feasibility (model status "
-                          f"{self._h.modelStatusToString(ms)!r})")
+        outcome = FEASIBILITY_TABLE.get(ms, "error")
+        if outcome == "time_limit":
+            raise self._time_limit_error(time_limit, time.perf_counter() - t0,
+                                         during="while deciding infeasibility")
+        if outcome == "error":
+            raise SolverError(f"highs: could not decide feasibility (model status "
+                              f"{self._h.modelStatusToString(ms)!r})")
+        return outcome
 
     def _fixed_columns(self) -> np.ndarray:
         lp = self._h.getLp()
@@ -307,24 +309,24 @@ class HighsBackend(MIPBackend):
         t0 = time.perf_counter()
         ms = self._run(time_limit, mip_rel_gap)
         n_solves = 1
-        if ms in (_MS.kUnboundedOrInfeasible, _MS.kUnbounded):
+        outcome = STATUS_TABLE.get(ms, "error")
+        if outcome == "decide":
             remaining = None if time_limit is None else time_limit - (time.perf_counter() - t0)
             n_solves += 1
             if not self._feasibility_check(remaining):
                 return self._infeasible(n_solves)
             raise SolverError("highs: the model is unbounded; give every column that appears "
                               "in the objective a finite bound (e.g. eta >= a lower bound)")
-        if ms == _MS.kInfeasible:
+        if outcome == "infeasible":
             return self._infeasible(n_solves)
-        if ms == _MS.kModelEmpty:
+        if outcome == "empty":
             return SolveResult("optimal", np.zeros(self.n_cols), 0.0, 0.0, 0.0, n_solves=n_solves)
-        if ms == _MS.kTimeLimit:
+        if outcome == "time_limit":
             info = self._h.getInfo()
-            raise SolverTimeLimitError(
-                f"highs: time limit of {time_limit:g} s reached before optimality was proved "
-                f"(incumbent {info.objective_function_value:.6g}, bound "
-                f"{info.mip_dual_bound:.6g}); raise time_limit or mip_rel_gap")
-        if ms != _MS.kOptimal:
+            raise self._time_limit_error(time_limit, time.perf_counter() - t0,
+                                         incumbent=float(info.objective_function_value),
+                                         bound=float(info.mip_dual_bound))
+        if outcome == "error":
             raise SolverError(f"highs: solve ended with model status "
                               f"{self._h.modelStatusToString(ms)!r}; no certified answer")
         info = self._h.getInfo()

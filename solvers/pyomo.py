@@ -30,9 +30,8 @@ from typing import Sequence
 import numpy as np
 
 from .highs_options import HIGHS_MASTER_OPTIONS
-from .base import (BackendUnavailableError, INF, LazyOracle, MIPBackend, Row, SolveResult,
-                   SolverError, SolverTimeLimitError, as_bound_array, as_index_array,
-                   column_bounds, rows_to_csr)
+from .base import (BackendUnavailableError, INF, InvalidParameterError, LazyOracle, MIPBackend,
+                   Row, SolveResult, SolverError, check_options, column_bounds, rows_to_csr)
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +48,21 @@ _OPTION_NAMES: dict[str, tuple[str | None, str | None, str | None]] = {
     "xpress": ("miprelstop", "threads", "maxtime"),
 }
 
+
+#: Pyomo termination condition (name) -> what the adapter does with it.  Anything not
+#: listed is an error.  "decide" re-solves with a zero objective (infeasible or unbounded?).
+STATUS_TABLE: dict[str, str] = {
+    "optimal": "optimal",
+    "globallyOptimal": "optimal",
+    "infeasible": "infeasible",
+    "infeasibleOrUnbounded": "decide",
+    "unbounded": "decide",
+    "maxTimeLimit": "time_limit",
+}
+#: The same for the zero-objective feasibility check.
+FEASIBILITY_TABLE: dict[str, object] = {"optimal": True, "globallyOptimal": True,
+                                        "locallyOptimal": True, "feasible": True,
+                                        "infeasible": False, "maxTimeLimit": "time_limit"}
 
 #: Defaults for HiGHS-based Pyomo solvers, as in :data:`solvers.highs.DEFAULT_OPTIONS`.
 _HIGHS_DEFAULTS: dict[str, object] = dict(HIGHS_MASTER_OPTIONS)
@@ -74,9 +88,11 @@ class PyomoBackend(MIPBackend):
     verbose : bool, default False
         Stream the solver log into this module's logger at INFO level.
     options : dict, optional
-        Extra solver options passed on every solve (they override the MIP gap set
-        from ``solve(mip_rel_gap=...)`` and, for HiGHS-based solvers, the defaults of
-        :data:`solvers.highs_options.HIGHS_MASTER_OPTIONS`).
+        Extra solver options passed on every solve (they override, for HiGHS-based
+        solvers, the defaults of :data:`solvers.highs_options.HIGHS_MASTER_OPTIONS`).
+        Options setting the MIP gap or the time limit are refused: the gap of every solve
+        is chosen by the caller (mipdp's enumeration needs its own gaps for its
+        certificates), and the time limit is ``time_limit=``.
 
     Raises
     ------
@@ -92,6 +108,10 @@ class PyomoBackend(MIPBackend):
                  threads: int | None = None, verbose: bool = False,
                  options: dict | None = None) -> None:
         super().__init__(time_limit=time_limit, threads=threads, verbose=verbose)
+        if not isinstance(solver, str):
+            raise InvalidParameterError(f"The 'solver' parameter of PyomoBackend must be a str. "
+                                        f"Got {solver!r} instead.")
+        options = check_options("PyomoBackend", "options", options)
         try:
             import pyomo.environ as pyo
             from pyomo.common.log import LoggingIntercept
@@ -105,7 +125,7 @@ class PyomoBackend(MIPBackend):
         self._LinearExpression = LinearExpression
         self._TC = TerminationCondition
         self.solver_name = str(solver)
-        self.options = dict(options or {})
+        self.options = options
         captured = io.StringIO()
         try:
             with LoggingIntercept(captured, "pyomo"):
@@ -204,12 +224,7 @@ class PyomoBackend(MIPBackend):
     def set_row_bounds(self, rows: np.ndarray | Sequence[int], lb: np.ndarray | float,
                        ub: np.ndarray | float) -> None:
         """Change the bounds of existing rows (``±inf`` for a free side)."""
-        idx = as_index_array(rows, self.n_rows, "set_row_bounds")
-        lo = as_bound_array(lb, idx.size, "set_row_bounds lb")
-        hi = as_bound_array(ub, idx.size, "set_row_bounds ub")
-        if (lo > hi).any() or (lo == INF).any() or (hi == -INF).any():
-            raise ValueError("set_row_bounds: invalid bounds "
-                             "(lb > ub, or infinite on the wrong side)")
+        idx, lo, hi = self._row_bound_args(rows, lb, ub)
         for r, a, b in zip(idx, lo, hi):
             con = self._cons[r]
             if a == -INF and b == INF:
@@ -221,11 +236,7 @@ class PyomoBackend(MIPBackend):
     def set_variable_bounds(self, cols: np.ndarray | Sequence[int], lb: np.ndarray | float,
                             ub: np.ndarray | float) -> None:
         """Change the bounds of existing columns."""
-        idx = as_index_array(cols, self.n_cols, "set_variable_bounds")
-        lo = as_bound_array(lb, idx.size, "set_variable_bounds lb")
-        hi = as_bound_array(ub, idx.size, "set_variable_bounds ub")
-        if (lo > hi).any():
-            raise ValueError("set_variable_bounds: lb > ub")
+        idx, lo, hi = self._column_bound_args(cols, lb, ub)
         for i, a, b in zip(idx, lo, hi):
             self._vars[i].setlb(_opt(a))
             self._vars[i].setub(_opt(b))
@@ -235,10 +246,7 @@ class PyomoBackend(MIPBackend):
     def set_objective(self, cols: np.ndarray | Sequence[int],
                       coef: np.ndarray | Sequence[float]) -> None:
         """Minimise ``sum(coef * x[cols])``; every other cost becomes 0 (duplicates add up)."""
-        idx = as_index_array(cols, self.n_cols, "set_objective")
-        c = as_bound_array(coef, idx.size, "set_objective coef")
-        if not np.isfinite(c).all():
-            raise ValueError("set_objective: non-finite coefficient")
+        idx, c = self._objective_args(cols, coef)
         uniq, inv = np.unique(idx, return_inverse=True)
         vals = np.bincount(inv, weights=c, minlength=uniq.size) if idx.size else np.zeros(0)
         self._set_objective_terms(uniq, vals)
@@ -307,19 +315,18 @@ class PyomoBackend(MIPBackend):
         """Whether the model is feasible (solved with the objective temporarily zeroed)."""
         terms = self._obj_terms
         self._set_objective_terms(np.zeros(0, dtype=np.int64), np.zeros(0))
+        t0 = time.perf_counter()
         try:
             res = self._run(time_limit, 1e-4)
         finally:
             self._set_objective_terms(*terms)
         tc = res.solver.termination_condition
-        TC = self._TC
-        if tc in (TC.optimal, TC.globallyOptimal, TC.locallyOptimal, TC.feasible):
-            return True
-        if tc == TC.infeasible:
-            return False
-        if tc == TC.maxTimeLimit:
-            raise SolverTimeLimitError(f"pyomo ({self.solver_name}): time limit reached while "
-                                       f"deciding infeasibility; raise time_limit")
+        outcome = FEASIBILITY_TABLE.get(getattr(tc, "name", str(tc)), "error")
+        if outcome == "time_limit":
+            raise self._time_limit_error(time_limit, time.perf_counter() - t0,
+                                         during="while deciding infeasibility")
+        if outcome != "error":
+            return outcome
         raise SolverError(f"pyomo ({self.solver_name}): could not decide feasibility "
                           f"(termination condition {tc})")
 
@@ -327,27 +334,28 @@ class PyomoBackend(MIPBackend):
                     lazy: LazyOracle | None) -> SolveResult:
         if lazy is not None:  # pragma: no cover - solve() never passes it (native_lazy False)
             raise SolverError("pyomo: native lazy constraints are not supported")
-        TC = self._TC
         t0 = time.perf_counter()
         res = self._run(time_limit, mip_rel_gap)
         tc = res.solver.termination_condition
-        if tc in (TC.infeasibleOrUnbounded, TC.unbounded):
+        outcome = STATUS_TABLE.get(getattr(tc, "name", str(tc)), "error")
+        if outcome == "decide":
             remaining = None if time_limit is None else time_limit - (time.perf_counter() - t0)
             if remaining is not None and remaining <= 0:
-                raise SolverTimeLimitError(f"pyomo ({self.solver_name}): time limit reached "
-                                           f"while deciding infeasibility; raise time_limit")
+                raise self._time_limit_error(time_limit, time.perf_counter() - t0,
+                                             during="while deciding infeasibility")
             if not self._feasible(remaining):
                 return SolveResult("infeasible", None, INF, INF, 0.0, n_solves=2)
             raise SolverError(f"pyomo ({self.solver_name}): the model is unbounded; give every "
                               f"column that appears in the objective a finite bound")
-        if tc == TC.infeasible:
+        if outcome == "infeasible":
             return SolveResult("infeasible", None, INF, INF, 0.0)
-        if tc == TC.maxTimeLimit:
-            raise SolverTimeLimitError(
-                f"pyomo ({self.solver_name}): time limit of {time_limit:g} s reached before "
-                f"optimality was proved (bound {res.problem.lower_bound}); raise time_limit "
-                f"or mip_rel_gap")
-        if tc not in (TC.optimal, TC.globallyOptimal):
+        if outcome == "time_limit":
+            try:
+                bound = float(res.problem.lower_bound)
+            except (TypeError, ValueError):
+                bound = None
+            raise self._time_limit_error(time_limit, time.perf_counter() - t0, bound=bound)
+        if outcome != "optimal":
             raise SolverError(f"pyomo ({self.solver_name}): solve ended with termination "
                               f"condition {tc}; no certified answer")
         x = self._values(res)

@@ -1,4 +1,4 @@
-"""Comparator selection methods and DP pre-screeners (SPEC section 4).
+"""Comparator selection methods and DP pre-screeners (docs/math.md §4, docs/comparators.md).
 
 ``dp_sis`` (seed 000), ``dp_kendall`` (seed 001), ``two_stage`` (Kifer et al. 2012)
 and ``mcmc`` (Roy & Tewari 2023), all returning :class:`mipdp.result.SelectionResult`;

@@ -1,27 +1,23 @@
-"""Small helpers shared by the comparator modules (argument checks, top-k dispatch, results)."""
+"""Small helpers shared by the comparator modules (parameters, top-k dispatch, results)."""
 
 from __future__ import annotations
 
-import numbers
+from numbers import Real
 from typing import Callable
 
 import numpy as np
 
+from .._param_validation import (EPSILON, NEIGHBOUR, POSITIVE_INT, Interval, StrOptions)
+from .._validation import bounds_not_private_reason, data_derived_bounds
+from ..guarantee import Guarantee, Neighbour
 from ..mechanisms.topk import canonical_lipschitz_topk, gumbel_peeling_topk, laplace_topk
 from ..result import SelectionResult
 
-__all__ = ["REPLACE_ONE", "ADD_REMOVE", "check_neighbour", "check_n_draws", "get_topk",
-           "make_result"]
+__all__ = ["REPLACE_ONE", "ADD_REMOVE", "check_neighbour", "get_topk", "make_result",
+           "COMMON_CONSTRAINTS", "TOPK_NAMES", "finalize_guarantee"]
 
-REPLACE_ONE = "replace-one"
-ADD_REMOVE = "add/remove-one"
-
-_NEIGHBOUR_ALIASES = {
-    "replace-one": REPLACE_ONE, "replace_one": REPLACE_ONE, "replace": REPLACE_ONE,
-    "bounded": REPLACE_ONE,
-    "add/remove-one": ADD_REMOVE, "add/remove": ADD_REMOVE, "add-remove": ADD_REMOVE,
-    "add_remove": ADD_REMOVE, "add-remove-one": ADD_REMOVE, "unbounded": ADD_REMOVE,
-}
+REPLACE_ONE = Neighbour.REPLACE_ONE
+ADD_REMOVE = Neighbour.ADD_REMOVE
 
 _TOPK = {
     "canonical_lipschitz": canonical_lipschitz_topk,
@@ -29,26 +25,28 @@ _TOPK = {
     "gumbel_peeling": gumbel_peeling_topk,
     "laplace": laplace_topk,
 }
+TOPK_NAMES = frozenset(_TOPK)
+
+#: Constraints of the parameters every comparator shares (same meaning, same checks).
+COMMON_CONSTRAINTS = {
+    "X": "no_validation",
+    "y": "no_validation",
+    "k": POSITIVE_INT,
+    "s": POSITIVE_INT,
+    "eps": EPSILON,
+    "bounds": ["bounds"],
+    "topk": [StrOptions(TOPK_NAMES)],
+    "neighbour": NEIGHBOUR,
+    "random_state": ["random_state"],
+    "n_draws": POSITIVE_INT,
+    "gamma": [Interval(Real, 0, 1, closed="both")],
+    "accountant": ["accountant"],
+}
 
 
-def check_neighbour(neighbour) -> str:
-    """Canonical neighbour name: ``"replace-one"`` or ``"add/remove-one"``."""
-    if not isinstance(neighbour, str):
-        raise TypeError(f"neighbour: expected a string, got {type(neighbour).__name__}")
-    try:
-        return _NEIGHBOUR_ALIASES[neighbour.strip().lower()]
-    except KeyError:
-        raise ValueError("neighbour: expected 'replace-one' or 'add/remove', "
-                         f"got {neighbour!r}") from None
-
-
-def check_n_draws(n_draws) -> int:
-    """A positive integer number of independent releases."""
-    if isinstance(n_draws, bool) or not isinstance(n_draws, numbers.Integral):
-        raise TypeError(f"n_draws: expected a positive integer, got {type(n_draws).__name__}")
-    if n_draws < 1:
-        raise ValueError(f"n_draws: must be >= 1, got {n_draws}")
-    return int(n_draws)
+def check_neighbour(neighbour) -> Neighbour:
+    """The :class:`~mipdp.guarantee.Neighbour` of ``neighbour`` (enum or documented spelling)."""
+    return Neighbour.parse(neighbour)
 
 
 def get_topk(name) -> Callable:
@@ -58,19 +56,26 @@ def get_topk(name) -> Callable:
     return _TOPK[name]
 
 
-def make_result(supports: list, *, method: str, eps: float, delta: float, neighbour: str,
-                guarantee: str, timings: dict, info: dict) -> SelectionResult:
-    """Build a :class:`SelectionResult` from one sorted support per draw.
+def finalize_guarantee(per_draw: Guarantee, n_draws: int, bounds=None, *,
+                       need_bounds: bool = False, need_y: bool = True) -> Guarantee:
+    """The guarantee of ``n_draws`` draws, voided if the clipping bounds come from the data.
 
-    ``eps`` is the per-draw budget; the reported ``epsilon`` is the total
-    ``n_draws * eps`` (basic composition of independent releases).
+    Used twice by every comparator: before the data is read (the planned guarantee the
+    accountant checks) and after (the result's).
     """
+    g = per_draw.repeat(n_draws)
+    if need_bounds:
+        derived = data_derived_bounds(bounds, need_y=need_y)
+        if derived:
+            g = g.not_private(bounds_not_private_reason(derived))
+    return g
+
+
+def make_result(supports: list, *, method: str, guarantee: Guarantee, timings: dict,
+                info: dict, epsilon_per_draw: float) -> SelectionResult:
+    """Build a :class:`SelectionResult` from one sorted support per draw."""
     arr = np.array([np.sort(np.asarray(s, dtype=np.intp)) for s in supports], dtype=np.intp)
-    n_draws = arr.shape[0]
     info = dict(info)
-    info.setdefault("epsilon_per_draw", eps)
+    info.setdefault("epsilon_per_draw", epsilon_per_draw)
     return SelectionResult(support=arr[0].copy(), supports=arr, method=method,
-                           epsilon=float(n_draws * eps), delta=float(n_draws * delta)
-                           if np.isfinite(delta) else float(delta),
-                           neighbour=neighbour, guarantee=guarantee, timings=dict(timings),
-                           info=info)
+                           guarantee=guarantee, timings=dict(timings), info=info)

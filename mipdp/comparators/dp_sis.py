@@ -7,10 +7,13 @@ import time
 
 import numpy as np
 
-from .._validation import (check_bounds, check_epsilon, check_random_state, check_sparsity,
-                           check_X_y, clip_data)
+from .._param_validation import check_less_than, validate_params
+from .._validation import check_bounds, check_random_state, check_X_y, clip_data
+from ..accounting import check_release, record_release
+from ..guarantee import Guarantee
 from ..result import SelectionResult
-from ._common import ADD_REMOVE, check_n_draws, check_neighbour, get_topk, make_result
+from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, check_neighbour, finalize_guarantee,
+                      get_topk, make_result)
 
 __all__ = ["dp_sis", "sis_scores"]
 
@@ -22,9 +25,17 @@ def sis_scores(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.abs(X.T @ y)
 
 
+def _guarantee(eps, neighbour, k, topk, n_draws, bounds, sens=None, b_x=None, b_y=None):
+    clip = "" if b_x is None else f" on data clipped to |x| <= {b_x:g}, |y| <= {b_y:g}"
+    per_draw = Guarantee.pure(eps, neighbour, f"private top-{k} ({topk}) of the scores "
+                              f"|x_j^T y|{clip}", sensitivity=sens)
+    return finalize_guarantee(per_draw, n_draws, bounds, need_bounds=True)
+
+
+@validate_params(shared=COMMON_CONSTRAINTS)
 def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschitz",
            neighbour: str = "replace-one", random_state=None, n_draws: int = 1,
-           gamma: float = 0.5) -> SelectionResult:
+           gamma: float = 0.5, accountant=None) -> SelectionResult:
     """Select ``k`` features privately by their absolute correlation with ``y``.
 
     Parameters
@@ -49,6 +60,9 @@ def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschi
         mechanism is run ``n_draws`` times. Reported ``epsilon = n_draws * eps``.
     gamma : float, default 0.5
         Loss parameter of the canonical Lipschitz mechanism (ignored otherwise).
+    accountant : BudgetAccountant, optional
+        Checks the planned guarantee before the data is read and records the release
+        (default: the accountant of an enclosing ``with`` block, if any).
 
     Returns
     -------
@@ -62,19 +76,21 @@ def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschi
     ``2 b_x b_y`` when a row is replaced (all ``p`` scores may move at once, which
     the top-k mechanisms allow). With that component-wise sensitivity each top-k
     mechanism is ``eps``-DP, so the release is **eps-DP** (``delta = 0``) under
-    the chosen neighbour notion, *provided the bounds are data-independent*.
+    the chosen neighbour notion, *provided the bounds are data-independent*: with
+    ``bounds=None`` (or a ``None`` bound) the result is marked **not private**
+    (``result.is_private`` is False, ``result.epsilon`` is NaN).
     Seed 000 scales each column by its own maximum; that is not private and is not
     done here. Centring the columns (seed 000's footnote) is the caller's business
     and must itself be private.
     """
     t0 = time.perf_counter()
+    eps = float(eps)
+    neighbour = check_neighbour(neighbour)
+    topk_fn = get_topk(topk)
+    acc = check_release(accountant, _guarantee(eps, neighbour, k, topk, n_draws, bounds))
     X, y = check_X_y(X, y)
     p = X.shape[1]
-    k = check_sparsity(k, p, "k")
-    eps = check_epsilon(eps, "eps")
-    neighbour = check_neighbour(neighbour)
-    n_draws = check_n_draws(n_draws)
-    topk_fn = get_topk(topk)
+    k = check_less_than(k, p, "k", "p", "dp_sis")
     rng = check_random_state(random_state)
     b_x, b_y = check_bounds(bounds, X, y)
     Xc, yc = clip_data(X, y, b_x, b_y)
@@ -85,12 +101,9 @@ def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschi
     supports = [topk_fn(scores, k, eps, sens, rng, **kwargs) for _ in range(n_draws)]
     t2 = time.perf_counter()
     logger.debug("dp_sis: p=%d k=%d eps=%g sensitivity=%g topk=%s", p, k, eps, sens, topk)
-    guarantee = (f"{eps:g}-DP per draw (pure) under {neighbour} neighbours: scores |x_j^T y| on "
-                 f"data clipped to |x| <= {b_x:g}, |y| <= {b_y:g} have component-wise "
-                 f"sensitivity {sens:g}; private top-k by {topk}. Holds only if the bounds "
-                 "were chosen without looking at the data.")
-    return make_result(supports, method="dp_sis", eps=eps, delta=0.0, neighbour=neighbour,
-                       guarantee=guarantee,
-                       timings={"scores": t1 - t0, "selection": t2 - t1, "total": t2 - t0},
-                       info={"sensitivity": sens, "bounds": (b_x, b_y), "topk": topk,
-                             "gamma": gamma if kwargs else None})
+    guarantee = _guarantee(eps, neighbour, k, topk, n_draws, bounds, sens, b_x, b_y)
+    info = {"topk": topk, "gamma": gamma if kwargs else None}
+    info["bounds" if guarantee.is_private else "bounds_not_private"] = (b_x, b_y)
+    return record_release(acc, make_result(
+        supports, method="dp_sis", guarantee=guarantee, epsilon_per_draw=eps,
+        timings={"scores": t1 - t0, "selection": t2 - t1, "total": t2 - t0}, info=info))

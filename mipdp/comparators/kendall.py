@@ -10,9 +10,13 @@ import time
 import numpy as np
 from scipy.special import logsumexp
 
+from .._param_validation import check_less_than, validate_params
 from .._validation import check_epsilon, check_random_state, check_sparsity, check_X_y
+from ..accounting import check_release, record_release
+from ..guarantee import Guarantee
 from ..result import SelectionResult
-from ._common import ADD_REMOVE, check_n_draws, check_neighbour, make_result
+from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, check_neighbour, finalize_guarantee,
+                      make_result)
 
 __all__ = ["kendall_tau", "scaled_kendall", "dp_kendall", "dp_kendall_distribution",
            "kendall_sensitivities"]
@@ -299,8 +303,19 @@ def _lazy_noisy_argmax(tau_y: np.ndarray, partial: np.ndarray, done: np.ndarray,
     return int(j), visited
 
 
+def _guarantee(eps: float, neighbour, k: int, n_draws: int) -> Guarantee:
+    s1, s2 = kendall_sensitivities(neighbour)
+    per_draw = Guarantee.pure(
+        eps, neighbour, f"{k} rounds of the exponential mechanism on Kendall scores, "
+        f"eps/k = {eps / k:g} each", sensitivity=s1 if k == 1 else s2,
+        notes=f"score sensitivities {s1:g} (round 1) and {s2:g} (later rounds); ranks only, "
+              "no data bounds needed")
+    return finalize_guarantee(per_draw, n_draws)
+
+
+@validate_params(shared=COMMON_CONSTRAINTS)
 def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "replace-one",
-               n_draws: int = 1) -> SelectionResult:
+               n_draws: int = 1, accountant=None) -> SelectionResult:
     """DPKendall (seed 001, Algorithm 1): k exponential-mechanism rounds on Kendall scores.
 
     Parameters
@@ -319,10 +334,19 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "re
     n_draws : int, default 1
         Independent releases (feature-feature correlations are cached across
         draws). Reported ``epsilon = n_draws * eps``.
+    accountant : BudgetAccountant, optional
+        Checks the planned guarantee before the data is read and records the release.
 
     Returns
     -------
     SelectionResult
+        ``info`` holds the Gumbel scales (data-free) and two diagnostics that are
+        **not private** (they depend on the data through the lazy evaluation below,
+        beyond what the release reveals): ``exact_scores_not_private`` (later-round
+        scores completed) and ``pair_correlations_not_private`` (feature-feature
+        correlations computed).  ``result.sensitivity`` is the later-round
+        sensitivity ``s_2`` (``s_1`` when ``k = 1``); both are in
+        ``str(result.guarantee)``.
 
     Notes
     -----
@@ -341,12 +365,13 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "re
     (tied pairs count 0), which keeps the sensitivity; no data jitter is used.
     """
     t0 = time.perf_counter()
+    eps = float(eps)
+    neighbour = check_neighbour(neighbour)
+    guarantee = _guarantee(eps, neighbour, k, n_draws)
+    acc = check_release(accountant, guarantee)
     X, y = check_X_y(X, y)
     n, p = X.shape
-    k = check_sparsity(k, p, "k")
-    eps = check_epsilon(eps, "eps")
-    neighbour = check_neighbour(neighbour)
-    n_draws = check_n_draws(n_draws)
+    k = check_less_than(k, p, "k", "p", "dp_kendall")
     rng = check_random_state(random_state)
     s1, s2 = kendall_sensitivities(neighbour)
     tau_y = np.abs(_kendall_counts_cols(X, y)[0] / (n - 1))
@@ -383,18 +408,13 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "re
             chosen.append(j)
         supports.append(np.flatnonzero(~available))
     t2 = time.perf_counter()
-    logger.debug("dp_kendall: n=%d p=%d k=%d eps=%g, %d exact later-round scores, %d "
-                 "feature-feature correlations", n, p, k, eps, n_exact, n_pairs)
-    guarantee = (f"{eps:g}-DP per draw (pure) under {neighbour} neighbours: {k} rounds of the "
-                 f"exponential mechanism with eps/k = {eps / k:g} each, score sensitivities "
-                 f"{s1:g} (round 1) and {s2:g} (later rounds); no data bounds needed.")
-    return make_result(supports, method="kendall", eps=eps, delta=0.0, neighbour=neighbour,
-                       guarantee=guarantee,
-                       timings={"label_correlations": t1 - t0, "selection": t2 - t1,
-                                "total": t2 - t0},
-                       info={"sensitivities": (s1, s2), "gumbel_scales": (2 * s1 * k / eps,
-                                                                           2 * s2 * k / eps),
-                             "exact_scores": n_exact, "pair_correlations": n_pairs})
+    logger.debug("dp_kendall: n=%d p=%d k=%d eps=%g; not private: %d exact later-round "
+                 "scores, %d feature-feature correlations", n, p, k, eps, n_exact, n_pairs)
+    return record_release(acc, make_result(
+        supports, method="kendall", guarantee=guarantee, epsilon_per_draw=eps,
+        timings={"label_correlations": t1 - t0, "selection": t2 - t1, "total": t2 - t0},
+        info={"gumbel_scales": (2 * s1 * k / eps, 2 * s2 * k / eps),
+              "exact_scores_not_private": n_exact, "pair_correlations_not_private": n_pairs}))
 
 
 def dp_kendall_distribution(X, y, k: int, eps: float,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import numbers
 import time
 import warnings
 
@@ -11,10 +10,13 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import lars_path_gram
 
-from .._validation import (check_bounds, check_epsilon, check_positive, check_random_state,
-                           check_sparsity, check_X_y, clip_data)
+from .._param_validation import POSITIVE_INT, POSITIVE_REAL, check_less_than, validate_params
+from .._validation import check_bounds, check_random_state, check_X_y, clip_data, data_derived_bounds
+from ..accounting import check_release, record_release
+from ..guarantee import Guarantee
 from ..result import SelectionResult
-from ._common import ADD_REMOVE, check_n_draws, check_neighbour, make_result
+from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, check_neighbour, finalize_guarantee,
+                      make_result)
 
 __all__ = ["mcmc", "l1_ball_lstsq", "project_l1_ball", "l1_ball_lstsq_pgd"]
 
@@ -78,7 +80,8 @@ def l1_ball_lstsq(XS: np.ndarray, y: np.ndarray, radius: float) -> np.ndarray:
     if np.abs(b_ls).sum() <= radius:
         return b_ls
     if rank < XS.shape[1]:
-        logger.debug("l1_ball_lstsq: rank-deficient X_S, using projected gradient")
+        logger.debug("l1_ball_lstsq (not private): rank-deficient X_S, using projected "
+                     "gradient")
         return l1_ball_lstsq_pgd(XS, y, radius)
     G = XS.T @ XS
     c = XS.T @ y
@@ -94,7 +97,8 @@ def l1_ball_lstsq(XS: np.ndarray, y: np.ndarray, radius: float) -> np.ndarray:
         b = coefs[:, i - 1] + theta * (coefs[:, i] - coefs[:, i - 1])
         if _kkt_ok(G, c, b, radius):
             return b
-    logger.debug("l1_ball_lstsq: LARS path failed the optimality check, using projected gradient")
+    logger.debug("l1_ball_lstsq (not private): LARS path failed the optimality check, using "
+                 "projected gradient")
     return l1_ball_lstsq_pgd(XS, y, radius)
 
 
@@ -116,8 +120,21 @@ def _kkt_ok(G: np.ndarray, c: np.ndarray, b: np.ndarray, radius: float, tol: flo
 
 
 # ------------------------------------------------------------------ sampler
+def _guarantee(eps, neighbour, n_iter, n_draws, bounds, delta_u=None) -> Guarantee:
+    c = 1.0 if neighbour == ADD_REMOVE else 2.0
+    per_draw = Guarantee(
+        eps, float("nan"), neighbour,
+        f"Metropolis-Hastings chain ({n_iter} steps) targeting the exponential mechanism "
+        f"exp(-eps L(S) / ({c:g} Delta_u))", sensitivity=delta_u, proven=False,
+        condition=f"the chain has mixed: the target is eps-DP, but the law of the state after "
+                  f"{n_iter} steps is not certified to be close to it (delta unknown)")
+    return finalize_guarantee(per_draw, n_draws, bounds, need_bounds=True)
+
+
+@validate_params({"l1_radius": POSITIVE_REAL, "n_iter": POSITIVE_INT}, shared=COMMON_CONSTRAINTS)
 def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: int = 1000,
-         neighbour: str = "replace-one", random_state=None, n_draws: int = 1) -> SelectionResult:
+         neighbour: str = "replace-one", random_state=None, n_draws: int = 1,
+         accountant=None) -> SelectionResult:
     """Metropolis-Hastings approximation of the exponential mechanism over supports.
 
     Parameters
@@ -134,17 +151,24 @@ def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: 
     l1_radius : float, default 1.0
         ``B`` in ``||b||_1 <= B``; must be chosen without looking at the data.
     n_iter : int, default 1000
-        Fixed number of Metropolis-Hastings steps per chain.
+        Fixed number of Metropolis-Hastings steps per chain (``>= 1``).
     neighbour : {"replace-one", "add/remove"}
     random_state : None, int, SeedSequence or Generator
     n_draws : int, default 1
         Independent chains (objective values are cached and shared).
         ``epsilon = n_draws * eps``.
+    accountant : BudgetAccountant, optional
+        Checks the planned guarantee before the data is read and records the release; the
+        guarantee is conditional, so a finite-budget accountant refuses it unless created
+        with ``allow_conditional=True``.
 
     Returns
     -------
     SelectionResult
-        ``delta`` is NaN: the approximation error is not computed (see Notes).
+        ``delta`` is NaN: the approximation error is not computed (see Notes); the
+        guarantee is conditional (``result.is_private`` is False).
+        ``info["diagnostics_not_private"]`` (acceptance rate, number of supports evaluated)
+        depends on the chain's path through the data and is **not private**.
 
     Notes
     -----
@@ -153,8 +177,8 @@ def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: 
     ``Delta_u = (B b_x + b_y)^2``: each residual satisfies
     ``|y_i - x_i^T b| <= b_y + b_x ||b||_1``, so adding, removing or replacing one row
     moves ``L(S)`` by at most ``Delta_u``. Under add/remove ``L`` only increases when a
-    row is added (the utility is monotone) and ``c = 1`` (the formula of the SPEC
-    and Roy & Tewari) makes ``pi`` ``eps``-DP; under replace-one ``L`` can move both
+    row is added (the utility is monotone) and ``c = 1`` (Roy & Tewari's
+    formula) makes ``pi`` ``eps``-DP; under replace-one ``L`` can move both
     ways and ``c = 2`` (the standard exponential mechanism) is needed for ``pi`` to be
     ``eps``-DP. The chain starts at a uniform random support and proposes swaps
     (drop a uniform member, add a uniform non-member; symmetric), accepting with
@@ -169,17 +193,13 @@ def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: 
     so no finite ``delta`` is claimed.
     """
     t0 = time.perf_counter()
+    eps = float(eps)
+    neighbour = check_neighbour(neighbour)
+    acc = check_release(accountant, _guarantee(eps, neighbour, n_iter, n_draws, bounds))
     X, y = check_X_y(X, y)
     n, p = X.shape
-    s = check_sparsity(s, p, "s")
-    eps = check_epsilon(eps, "eps")
-    neighbour = check_neighbour(neighbour)
-    n_draws = check_n_draws(n_draws)
-    radius = check_positive(l1_radius, "l1_radius")
-    if isinstance(n_iter, bool) or not isinstance(n_iter, numbers.Integral):
-        raise TypeError(f"n_iter: expected an integer, got {type(n_iter).__name__}")
-    if n_iter < 0:
-        raise ValueError(f"n_iter: must be >= 0, got {n_iter}")
+    s = check_less_than(s, p, "s", "p", "mcmc")
+    radius = float(l1_radius)
     rng = check_random_state(random_state)
     b_x, b_y = check_bounds(bounds, X, y)
     Xc, yc = clip_data(X, y, b_x, b_y)
@@ -221,20 +241,18 @@ def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: 
                 accepted += 1
         supports.append(np.sort(support))
     t1 = time.perf_counter()
-    logger.debug("mcmc: p=%d s=%d eps=%g n_iter=%d, %d supports evaluated", p, s, eps, n_iter,
-                 len(cache))
-    guarantee = (f"approximately {eps:g}-DP per draw under {neighbour} neighbours, only if the "
-                 f"chain has mixed: the target exp(-eps L(S) / ({c:g} Delta_u)), "
-                 f"Delta_u = (B b_x + b_y)^2 = {delta_u:g}, is an {eps:g}-DP exponential "
-                 f"mechanism, but the output is the chain's state after {n_iter} steps, whose "
-                 "distance to the target is not certified; delta unknown (reported as NaN).")
-    return make_result(supports, method="mcmc", eps=eps, delta=float("nan"),
-                       neighbour=neighbour, guarantee=guarantee,
-                       timings={"sampling": t1 - t0, "total": t1 - t0},
-                       info={"l1_radius": radius, "bounds": (b_x, b_y), "delta_u": delta_u,
+    logger.debug("mcmc: p=%d s=%d eps=%g n_iter=%d; not private: %d supports evaluated", p, s,
+                 eps, n_iter, len(cache))
+    guarantee = _guarantee(eps, neighbour, n_iter, n_draws, bounds, delta_u)
+    return record_release(acc, make_result(
+        supports, method="mcmc", guarantee=guarantee, epsilon_per_draw=eps,
+        timings={"sampling": t1 - t0, "total": t1 - t0},
+                       info={"l1_radius": radius,
+                             ("bounds" if not data_derived_bounds(bounds) else
+                              "bounds_not_private"): (b_x, b_y),
                              "target_scale": scale, "n_iter": int(n_iter),
                              "inner_solver": "least squares, else LARS-Lasso homotopy on the "
                                              "Gram matrix (exact); FISTA fallback",
                              "diagnostics_not_private": {
                                  "acceptance_rate": accepted / max(1, n_draws * n_iter),
-                                 "n_supports_evaluated": len(cache)}})
+                                 "n_supports_evaluated": len(cache)}}))

@@ -5,8 +5,9 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
+from .._param_validation import StrOptions, validate_params
 from ..result import SelectionResult
-from ._common import REPLACE_ONE, check_neighbour
+from ._common import COMMON_CONSTRAINTS, REPLACE_ONE, check_neighbour
 from .dp_sis import dp_sis
 from .kendall import dp_kendall
 from .mcmc import mcmc
@@ -49,8 +50,9 @@ def get_method(name: str) -> Callable[..., SelectionResult]:
         raise ValueError(f"name: unknown method {name!r}; known: {list_methods()}") from None
 
 
+@validate_params({"name": [str]}, shared=COMMON_CONSTRAINTS)
 def prescreen(name: str, X, y, k: int, eps: float, bounds=None, random_state=None,
-              **kwargs) -> SelectionResult:
+              accountant=None, **kwargs) -> SelectionResult:
     """Choose ``k`` candidate columns privately with budget ``eps`` (replace-one neighbours).
 
     The MIP methods (replace-one, ``eps_2``) then run on ``X[:, result.support]``;
@@ -69,6 +71,8 @@ def prescreen(name: str, X, y, k: int, eps: float, bounds=None, random_state=Non
     bounds : (b_x, b_y), optional
         Clipping bounds; used by ``dp_sis`` only (Kendall and two-stage need none).
     random_state : None, int, SeedSequence or Generator
+    accountant : BudgetAccountant, optional
+        Passed to the method (checked before the data is read, then recorded).
     **kwargs
         Passed on to the method (e.g. ``topk=``, ``n_blocks=``).
 
@@ -87,10 +91,11 @@ def prescreen(name: str, X, y, k: int, eps: float, bounds=None, random_state=Non
     kwargs["neighbour"] = REPLACE_ONE
     fn = _METHODS[name]
     if name == "dp_sis":
-        result = fn(X, y, k, eps, bounds=bounds, random_state=random_state, **kwargs)
+        result = fn(X, y, k, eps, bounds=bounds, random_state=random_state,
+                    accountant=accountant, **kwargs)
     else:
         if bounds is not None:
             logger.debug("prescreen(%s): bounds are not used by this method", name)
-        result = fn(X, y, k, eps, random_state=random_state, **kwargs)
+        result = fn(X, y, k, eps, random_state=random_state, accountant=accountant, **kwargs)
     result.info["prescreen"] = True
     return result

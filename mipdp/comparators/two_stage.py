@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import math
-import numbers
 import time
 import warnings
 
@@ -13,11 +12,15 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Lasso, lars_path
 from threadpoolctl import threadpool_limits
 
-from .._validation import (check_epsilon, check_positive, check_random_state, check_sparsity,
-                           check_X_y)
+from .._param_validation import (POSITIVE_INT, POSITIVE_REAL, check_less_than,
+                                 validate_params)
+from .._validation import check_random_state, check_X_y
+from ..accounting import check_release, record_release
 from ..exceptions import PrivacyLeakWarning
+from ..guarantee import Guarantee
 from ..result import SelectionResult
-from ._common import ADD_REMOVE, check_n_draws, check_neighbour, get_topk, make_result
+from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, check_neighbour, finalize_guarantee,
+                      get_topk, make_result)
 
 __all__ = ["two_stage", "block_vote"]
 
@@ -70,9 +73,23 @@ def _partition(n: int, n_blocks: int, neighbour: str, rng: np.random.Generator) 
     return np.array_split(rng.permutation(n), n_blocks)
 
 
+def _guarantee(eps, neighbour, k, topk, n_draws, n_blocks) -> Guarantee:
+    blocks = "round(sqrt(n))" if n_blocks is None else f"{n_blocks}"
+    per_draw = Guarantee.pure(eps, neighbour, f"{blocks} data-independent blocks, one Lasso "
+                              f"vote vector per block, private top-{k} ({topk}) of the vote "
+                              "counts", sensitivity=1.0)
+    g = finalize_guarantee(per_draw, n_draws)
+    if n_blocks is None and neighbour == ADD_REMOVE:
+        g = g.conditional("n is public (n_blocks = round(sqrt(n)) was derived from it, and n "
+                          "is not public under add/remove neighbours)")
+    return g
+
+
+@validate_params({"n_blocks": [None] + POSITIVE_INT, "alpha": [None] + POSITIVE_REAL},
+                 shared=COMMON_CONSTRAINTS)
 def two_stage(X, y, k: int, eps: float, n_blocks: int | None = None, alpha: float | None = None,
               topk: str = "laplace", neighbour: str = "replace-one", random_state=None,
-              n_draws: int = 1) -> SelectionResult:
+              n_draws: int = 1, accountant=None) -> SelectionResult:
     """Subsample-and-aggregate feature selection: Lasso votes per block, private top-k.
 
     Parameters
@@ -94,6 +111,8 @@ def two_stage(X, y, k: int, eps: float, n_blocks: int | None = None, alpha: floa
     random_state : None, int, SeedSequence or Generator
     n_draws : int, default 1
         Independent releases (a fresh partition each). ``epsilon = n_draws * eps``.
+    accountant : BudgetAccountant, optional
+        Checks the planned guarantee before the data is read and records the release.
 
     Returns
     -------
@@ -112,29 +131,29 @@ def two_stage(X, y, k: int, eps: float, n_blocks: int | None = None, alpha: floa
     private top-k mechanism with sensitivity 1 is ``eps``-DP, so the release is
     **eps-DP** (``delta = 0``) under the chosen neighbour notion. The default
     ``m = round(sqrt(n))`` uses ``n``, which is public under replace-one but not
-    under add/remove (a :class:`PrivacyLeakWarning` is issued then).
+    under add/remove (a :class:`PrivacyLeakWarning` is issued then and the guarantee is
+    marked conditional on ``n`` being public).
     """
     t0 = time.perf_counter()
+    eps = float(eps)
+    neighbour = check_neighbour(neighbour)
+    topk_fn = get_topk(topk)
+    guarantee = _guarantee(eps, neighbour, k, topk, n_draws, n_blocks)
+    acc = check_release(accountant, guarantee)
     X, y = check_X_y(X, y)
     n, p = X.shape
-    k = check_sparsity(k, p, "k")
-    eps = check_epsilon(eps, "eps")
-    neighbour = check_neighbour(neighbour)
-    n_draws = check_n_draws(n_draws)
-    topk_fn = get_topk(topk)
+    k = check_less_than(k, p, "k", "p", "two_stage")
     rng = check_random_state(random_state)
     if alpha is not None:
-        alpha = check_positive(alpha, "alpha")
+        alpha = float(alpha)
     if n_blocks is None:
         n_blocks = max(1, int(round(math.sqrt(n))))
         if neighbour == ADD_REMOVE:
             warnings.warn("two_stage: n_blocks was derived from n, which is not public under "
                           "add/remove neighbours; pass n_blocks explicitly for a guarantee "
                           "that covers it.", PrivacyLeakWarning, stacklevel=2)
-    elif isinstance(n_blocks, bool) or not isinstance(n_blocks, numbers.Integral):
-        raise TypeError(f"n_blocks: expected an integer, got {type(n_blocks).__name__}")
-    elif not 1 <= n_blocks <= n:
-        raise ValueError(f"n_blocks: must satisfy 1 <= n_blocks <= n = {n}, got {n_blocks}")
+    else:
+        check_less_than(n_blocks, n + 1, "n_blocks", "n + 1", "two_stage")
     n_blocks = int(n_blocks)
 
     supports = []
@@ -151,12 +170,7 @@ def two_stage(X, y, k: int, eps: float, n_blocks: int | None = None, alpha: floa
         t_fit += tb - ta
         t_sel += tc - tb
     logger.debug("two_stage: n=%d p=%d k=%d m=%d eps=%g topk=%s", n, p, k, n_blocks, eps, topk)
-    guarantee = (f"{eps:g}-DP per draw (pure) under {neighbour} neighbours: {n_blocks} "
-                 "data-independent blocks, one vote vector per block, vote counts with "
-                 f"L-infinity sensitivity 1; private top-k by {topk}.")
-    return make_result(supports, method="two_stage", eps=eps, delta=0.0, neighbour=neighbour,
-                       guarantee=guarantee,
-                       timings={"block_fits": t_fit, "selection": t_sel,
-                                "total": time.perf_counter() - t0},
-                       info={"n_blocks": n_blocks, "alpha": alpha, "topk": topk,
-                             "sensitivity": 1.0})
+    return record_release(acc, make_result(
+        supports, method="two_stage", guarantee=guarantee, epsilon_per_draw=eps,
+        timings={"block_fits": t_fit, "selection": t_sel, "total": time.perf_counter() - t0},
+        info={"n_blocks": n_blocks, "alpha": alpha, "topk": topk}))

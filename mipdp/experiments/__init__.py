@@ -4,13 +4,13 @@ Needs the ``experiments`` extra (pandas, matplotlib, joblib; dask/distributed fo
 ``backend="dask"``; pyarrow for Parquet output).
 """
 
-from .coefficients import objective_perturbation, split_budget
+from .coefficients import private_coefficients, split_budget
 from .config import StudyConfig, load_config
 from .methods import METHODS, get_adapter
 from .metrics import SupportLoss, exact_recovery, support_f1, test_mse, utility_loss
 from .runner import LossUnavailable, load_table, run_cell, run_study, summarize
 
 __all__ = ["StudyConfig", "load_config", "run_study", "run_cell", "load_table", "summarize",
-           "LossUnavailable", "METHODS", "get_adapter", "objective_perturbation",
+           "LossUnavailable", "METHODS", "get_adapter", "private_coefficients",
            "split_budget", "SupportLoss", "exact_recovery", "support_f1", "test_mse",
            "utility_loss"]

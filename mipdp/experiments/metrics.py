@@ -1,4 +1,4 @@
-"""Metrics of SPEC §5, one implementation for every method.
+"""Metrics of the experiments (docs/experiments.md), one implementation for every method.
 
 * :func:`exact_recovery` — whether a released support equals the true one;
 * :func:`support_f1` — F1 of the released support against the true one;

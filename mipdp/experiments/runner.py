@@ -85,8 +85,15 @@ def _make_data(config: StudyConfig, n: int, data_seed):
 
 
 def run_cell(config: StudyConfig, method: str, n: int, trial: int) -> dict:
-    """Run one ``(method, n, trial)`` cell and return its record (JSON-serialisable)."""
-    from .coefficients import objective_perturbation, split_budget
+    """Run one ``(method, n, trial)`` cell and return its record (JSON-serialisable).
+
+    The released supports (``rows["support"]``) are the methods' private outputs; every
+    metric next to them — ``exact``, ``f1``, ``utility_loss``, ``test_mse``,
+    ``meta["best_support"]``, ``meta["optimum_is_truth"]`` — is computed from the data and
+    the true support without noise and is **not private**: research output about the
+    methods, not a release.
+    """
+    from .coefficients import private_coefficients, split_budget
     from .metrics import SupportLoss, exact_recovery, support_f1, test_mse
     data_seed, meth_seed = cell_seeds(config.seed, n, trial, method)
     X, y, Xt, yt, truth = _make_data(config, n, data_seed)
@@ -122,8 +129,8 @@ def run_cell(config: StudyConfig, method: str, n: int, trial: int) -> dict:
         yt_c = np.clip(yt, -config.b_y, config.b_y)
         guarantee_fit = None
         for S, r in zip(supports, fit_rngs):
-            fit = objective_perturbation(X, y, S, eps_fit, bounds=bounds, ridge=config.ridge,
-                                         radius=config.radius, random_state=r)
+            fit = private_coefficients(X, y, S, eps_fit, bounds=bounds, ridge=config.ridge,
+                                       radius=config.radius, random_state=r)
             mse.append(test_mse(Xt_c, yt_c, S, fit.coef))
             mse_raw.append(test_mse(Xt_c, yt, S, fit.coef))
             guarantee_fit = fit.guarantee
@@ -239,8 +246,12 @@ def run_study(config: StudyConfig, out, *, jobs: int = 1, backend: str = "loky",
             gen = par(delayed(_run_cell_keyed)(config, *c) for c in todo)
             bar = None
             if progress:
-                from tqdm.auto import tqdm
-                bar = tqdm(total=len(todo), desc=config.name, unit="cell")
+                try:                       # tqdm is optional (the experiments extra has it)
+                    from tqdm.auto import tqdm
+                    bar = tqdm(total=len(todo), desc=config.name, unit="cell")
+                except ImportError:
+                    logger.info("%s: %d cells to compute (install tqdm for a progress bar)",
+                                config.name, len(todo))
             try:
                 for cell, record in gen:
                     _write_atomic(_cell_path(root, *cell), record)

@@ -15,14 +15,40 @@ _ALIASES = {"ls": "least_squares", "squared": "least_squares", "bss": "least_squ
             "svm": "hinge", "robust": "huber"}
 
 
-def get_loss(loss: str | Loss = "least_squares", *, ridge: float = 120.0,
-             radius: float = 1.1) -> Loss:
-    """Resolve ``loss`` (a name or a :class:`Loss` instance) to a :class:`Loss`."""
+#: Defaults used when a loss is given by name and ``ridge`` / ``radius`` are not.
+DEFAULT_RIDGE, DEFAULT_RADIUS = 120.0, 1.1
+
+
+def get_loss(loss: str | Loss = "least_squares", *, ridge: float | None = None,
+             radius: float | None = None) -> Loss:
+    """Resolve ``loss`` (a name or a :class:`Loss` instance) to a :class:`Loss`.
+
+    Parameters
+    ----------
+    loss : str or Loss
+        A name (``"least_squares"``, ``"hinge"``, ``"huber"`` or an alias) or an instance.
+    ridge, radius : float, optional
+        For a name: the loss's ``λ`` and ``r`` (default 120 and 1.1).  For an instance they
+        must be ``None`` or equal to the instance's own values: a different value raises
+        :class:`~mipdp.exceptions.InvalidParameterError` rather than being dropped (set it
+        on the instance instead).
+    """
+    from .._param_validation import InvalidParameterError
     if isinstance(loss, Loss):
+        for name, given, own in (("ridge", ridge, loss.ridge), ("radius", radius, loss.radius)):
+            if given is not None and float(given) != float(own):
+                raise InvalidParameterError(
+                    f"The {name!r} parameter of get_loss conflicts with the Loss instance: "
+                    f"{loss!r} has {name}={own:g}, got {name}={given!r}. Set it on the "
+                    f"instance (e.g. {type(loss).__name__}({name}={given!r})) or leave "
+                    f"{name}=None.")
         return loss
     if not isinstance(loss, str):
-        raise TypeError(f"loss: expected a name or a Loss instance, got {type(loss).__name__}")
+        raise InvalidParameterError("The 'loss' parameter of get_loss must be a str among "
+                                    f"{sorted(LOSSES)} or a Loss instance. Got {loss!r} instead.")
     key = _ALIASES.get(loss.lower(), loss.lower())
     if key not in LOSSES:
-        raise ValueError(f"loss: unknown loss {loss!r}; choose one of {sorted(LOSSES)}")
-    return LOSSES[key](ridge=ridge, radius=radius)
+        raise InvalidParameterError("The 'loss' parameter of get_loss must be a str among "
+                                    f"{sorted(LOSSES)} or a Loss instance. Got {loss!r} instead.")
+    return LOSSES[key](ridge=DEFAULT_RIDGE if ridge is None else ridge,
+                       radius=DEFAULT_RADIUS if radius is None else radius)

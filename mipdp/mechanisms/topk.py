@@ -36,7 +36,15 @@ import numbers
 import numpy as np
 from scipy.special import gammaln, logsumexp, roots_legendre
 
+from numbers import Real
+
+from .._param_validation import EPSILON, POSITIVE_INT, POSITIVE_REAL, Interval, validate_params
 from .._validation import check_epsilon, check_positive, check_random_state, check_sparsity
+
+#: Parameter table shared by the top-k mechanisms (one meaning per name).
+_CONSTRAINTS = {"scores": "no_validation", "subset": "no_validation", "k": POSITIVE_INT,
+                "eps": EPSILON, "sensitivity": POSITIVE_REAL, "rng": ["random_state"],
+                "gamma": [Interval(Real, 0, 1, closed="both")]}
 
 __all__ = ["canonical_lipschitz_topk", "canonical_lipschitz_topk_distribution",
            "gumbel_peeling_topk", "gumbel_peeling_topk_distribution", "laplace_topk",
@@ -111,6 +119,7 @@ def _log_max_exp_noise(log_e: np.ndarray, log_m: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------- canonical Lipschitz
+@validate_params(shared=_CONSTRAINTS)
 def canonical_loss(subset, scores, sensitivity: float = 1.0, gamma: float = 0.5) -> float:
     """Canonical loss ``LOSS_gamma(y | x)`` of one k-subset (seed 000, App. A.3).
 
@@ -135,6 +144,7 @@ def canonical_loss(subset, scores, sensitivity: float = 1.0, gamma: float = 0.5)
     return (1.0 - gamma) * max(a, b) - gamma * b
 
 
+@validate_params(shared=_CONSTRAINTS)
 def canonical_lipschitz_topk(scores, k: int, eps: float, sensitivity: float,
                              rng: np.random.Generator | int | None,
                              gamma: float = 0.5) -> np.ndarray:
@@ -239,7 +249,8 @@ def canonical_lipschitz_topk(scores, k: int, eps: float, sensitivity: float,
         n_body = k - best_h - 1
         body_pos = best_h + 1 + rng.choice(best_t - best_h - 2, size=n_body, replace=False)
         chosen = np.concatenate([order[:best_h], order[body_pos], order[[best_t - 1]]])
-    logger.debug("canonical Lipschitz top-%d: class (h=%d, t=%d)", k, best_h, best_t)
+    # The winning class (h, t) is not logged: it names the true top-h of the scores and the
+    # rank t of the tail, which the release (a uniform member of the class) does not reveal.
     return np.sort(chosen.astype(np.intp))
 
 
@@ -274,6 +285,7 @@ def exp_noise_argmax_logprobs(utilities) -> np.ndarray:
     return log_q + log_int
 
 
+@validate_params(shared=_CONSTRAINTS)
 def canonical_lipschitz_topk_distribution(scores, k: int, eps: float, sensitivity: float,
                                           gamma: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
     """Exact output distribution of :func:`canonical_lipschitz_topk` (small ``d``).
@@ -315,6 +327,7 @@ def distribution_as_dict(subsets: np.ndarray, log_prob: np.ndarray) -> dict:
 
 
 # --------------------------------------------------------------- Gumbel peeling
+@validate_params(shared=_CONSTRAINTS)
 def gumbel_peeling_topk(scores, k: int, eps: float, sensitivity: float,
                         rng: np.random.Generator | int | None) -> np.ndarray:
     """Peeling exponential mechanism: k rounds of ``eps / k`` (one-shot Gumbel top-k).
@@ -357,6 +370,7 @@ def gumbel_peeling_topk(scores, k: int, eps: float, sensitivity: float,
     return np.sort(top.astype(np.intp))
 
 
+@validate_params(shared=_CONSTRAINTS)
 def gumbel_peeling_topk_distribution(scores, k: int, eps: float,
                                      sensitivity: float) -> tuple[np.ndarray, np.ndarray]:
     """Exact set distribution of :func:`gumbel_peeling_topk` (small ``d``).
@@ -395,6 +409,7 @@ def gumbel_peeling_topk_distribution(scores, k: int, eps: float,
 
 
 # ---------------------------------------------------------------- Laplace top-k
+@validate_params(shared=_CONSTRAINTS)
 def laplace_topk(scores, k: int, eps: float, sensitivity: float,
                  rng: np.random.Generator | int | None) -> np.ndarray:
     """One-shot Laplace top-k: add Laplace noise once to every score, keep the k largest.

@@ -45,9 +45,15 @@ from typing import Callable, Literal
 import numpy as np
 from scipy.optimize import brentq
 
-from .._validation import check_positive, check_random_state
+from .._param_validation import (EPSILON_OR_INF, POSITIVE_INT, POSITIVE_REAL, PROBABILITY_OPEN,
+                                 StrOptions, validate_params)
+from .._validation import (bounds_not_private_reason, check_positive, check_random_state,
+                           data_derived_bounds)
+from ..accounting import check_release, record_release
 from ..exceptions import PrivacyLeakWarning
-from .losses import SEED_LIPSCHITZ_L1, Loss, get_loss, prepare_data
+from ..guarantee import Guarantee, Neighbour, compose
+from ..result import PrivacyReport
+from .losses import SEED_LIPSCHITZ_L1, Loss, SquaredLoss, get_loss, prepare_data
 
 __all__ = ["dp_frank_wolfe", "fw_noise", "ScreeningResult", "NoiseCalibration",
            "advanced_composition", "CALIBRATIONS"]
@@ -118,10 +124,57 @@ class NoiseCalibration:
         return math.isfinite(self.epsilon)
 
 
-@dataclass
-class ScreeningResult:
+#: Parameter table shared by DP Frank-Wolfe, the screening rules and their noise helpers.
+CONSTRAINTS = {
+    "X": "no_validation", "y": "no_validation", "w": "no_validation",
+    "n": POSITIVE_INT, "n_features": POSITIVE_INT,
+    "l1_radius": POSITIVE_REAL, "n_iter": POSITIVE_INT, "n_screens": POSITIVE_INT,
+    "eps": EPSILON_OR_INF, "eps_opt": EPSILON_OR_INF, "eps_screen": EPSILON_OR_INF,
+    "delta": [None] + PROBABILITY_OPEN, "delta_opt": [None] + PROBABILITY_OPEN,
+    "delta_screen": [None] + PROBABILITY_OPEN,
+    "loss": [StrOptions({"squared", "least_squares", "logistic"}), Loss],
+    "bounds": ["bounds"], "calibration": [StrOptions(set(CALIBRATIONS))],
+    "init": [StrOptions({"zero", "random"}), np.ndarray, list, tuple],
+    "random_state": ["random_state"], "return_path": ["boolean"],
+    "screen_every": POSITIVE_INT, "screen_at": [None, "no_validation"],
+    "accountant": ["accountant"],
+}
+NEIGHBOUR_OF = {"rigorous": Neighbour.REPLACE_ONE, "seed": Neighbour.ADD_REMOVE}
+SEED_NOT_PRIVATE = ("noise calibrated with the seeds' formulas (calibration='seed'), whose "
+                    "sensitivity bounds are not valid (see docs/screening.md): NO PROVEN "
+                    "GUARANTEE")
+
+
+def part_guarantee(cal: "NoiseCalibration", calibration: str) -> Guarantee:
+    """The guarantee of one randomised part (optimizer or screening) from its calibration."""
+    nb = NEIGHBOUR_OF[calibration]
+    if not cal.private:
+        return Guarantee.none(f"the {cal.part} ran with eps = inf (non-private)", nb,
+                              cal.mechanism, sensitivity=cal.sensitivity)
+    return Guarantee.approximate(cal.epsilon, cal.delta, nb, f"{cal.part}: {cal.mechanism}",
+                                 sensitivity=cal.sensitivity, notes=cal.composition)
+
+
+def release_guarantee(parts: dict, calibration: str, bounds, loss) -> Guarantee:
+    """Guarantee of a DP Frank-Wolfe / screening run: parts by basic composition, voided by
+    the seeds' calibration or by bounds read off the data.  Needs no data."""
+    g = compose([part_guarantee(c, calibration) for c in parts.values()])
+    if calibration == "seed":
+        g = g.not_private(SEED_NOT_PRIVATE)
+    derived = data_derived_bounds(bounds, need_y=isinstance(get_loss(loss), SquaredLoss))
+    if derived:
+        g = g.not_private(bounds_not_private_reason(derived))
+    return g
+
+
+@dataclass(repr=False)
+class ScreeningResult(PrivacyReport):
     """Output of :func:`dp_frank_wolfe`, :func:`~mipdp.screening.adp_screen` and
     :func:`~mipdp.screening.rnm_screen`.
+
+    It shares its privacy reporting with :class:`~mipdp.result.SelectionResult`
+    (:class:`~mipdp.result.PrivacyReport`): ``epsilon``, ``delta``, ``neighbour``,
+    ``sensitivity``, ``is_private`` and ``guarantee_proven`` are read off ``guarantee``.
 
     Attributes
     ----------
@@ -137,17 +190,13 @@ class ScreeningResult:
         ``λ``.
     n_iter : int
         ``T``, the number of Frank-Wolfe steps.
-    epsilon, delta : float
-        Total privacy cost: the optimizer's and the screening's budgets added by basic
-        composition (``inf`` if either part is non-private).
-    neighbour : str
-        Neighbouring-dataset notion of the guarantee.
+    guarantee : Guarantee
+        The optimizer's and the screening's guarantees by basic composition (its
+        ``parts``).  Proven only for finite budgets with the rigorous calibration and
+        bounds given by the user; **not private** (``epsilon`` NaN) when a part ran with
+        ``eps = inf``, with ``calibration="seed"`` or with ``bounds=None``.
     calibration : str
         ``"rigorous"`` or ``"seed"``.
-    guarantee_proven : bool
-        True only for a finite budget with the rigorous calibration.
-    guarantee : str
-        The guarantee in words.
     composition : str
         How the per-round costs were composed into ``(epsilon, delta)``.
     privacy : dict of str to NoiseCalibration
@@ -171,12 +220,8 @@ class ScreeningResult:
     loss: str
     l1_radius: float
     n_iter: int
-    epsilon: float
-    delta: float
-    neighbour: str
     calibration: str
-    guarantee_proven: bool
-    guarantee: str
+    guarantee: Guarantee
     composition: str
     privacy: dict
     screened: list
@@ -203,9 +248,8 @@ class ScreeningResult:
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}(method={self.method!r}, loss={self.loss!r}, "
-                f"n_nonzero={self.n_nonzero}/{self.coef_.size}, epsilon={self.epsilon:g}, "
-                f"delta={self.delta:g}, calibration={self.calibration!r}, "
-                f"guarantee_proven={self.guarantee_proven})")
+                f"n_nonzero={self.n_nonzero}/{self.coef_.size}, {self._privacy_repr()}, "
+                f"calibration={self.calibration!r})")
 
 
 # ========================================================================== accounting
@@ -268,6 +312,7 @@ def _pure_rounds(eps: float, delta: float, k: int, calibration: str) -> tuple[fl
     return adv, advanced_composition(adv, k, delta), delta, text
 
 
+@validate_params(shared=CONSTRAINTS)
 def fw_noise(n: int, l1_radius: float, n_iter: int, eps: float, delta: float | None,
              loss: str | Loss = "squared", bounds: tuple[float, float] = (1.0, 1.0),
              calibration: Literal["rigorous", "seed"] = "rigorous") -> NoiseCalibration:
@@ -413,12 +458,10 @@ def _frank_wolfe_core(X: np.ndarray, y: np.ndarray, loss: Loss, l1_radius: float
 
 
 def _finish(method: str, core: dict, loss: Loss, l1_radius: float, n_iter: int,
-            calibration: str, parts: dict, t_total: float, info: dict) -> ScreeningResult:
+            calibration: str, parts: dict, t_total: float, info: dict,
+            bounds) -> ScreeningResult:
     """Assemble the result object and its privacy statement."""
     w = core["w"]
-    private = all(c.private for c in parts.values())
-    eps = sum(c.epsilon for c in parts.values()) if private else math.inf
-    delta = sum(c.delta for c in parts.values()) if private else 0.0
     lines = [f"{name}: {c.mechanism}; {c.composition} → ({c.epsilon:g}, {c.delta:g})"
              for name, c in parts.items()]
     composition = "; ".join(lines)
@@ -426,21 +469,13 @@ def _finish(method: str, core: dict, loss: Loss, l1_radius: float, n_iter: int,
         composition += ("; total by basic composition of the two parts (their rounds interleave "
                         "adaptively; each part's privacy loss is bounded by its own martingale "
                         "argument, and a union bound adds the δ's)")
-    proven = private and calibration == "rigorous"
-    if not private:
-        guarantee = "none: at least one part ran with eps = inf (non-private)"
-    elif proven:
-        guarantee = (f"({eps:g}, {delta:g})-differentially private under {NEIGHBOUR[calibration]}, "
-                     "for data clipped to the given bounds")
-    else:
-        guarantee = (f"NO PROVEN GUARANTEE: noise calibrated with the seeds' formulas; nominal "
-                     f"({eps:g}, {delta:g}) under add/remove-one as claimed by seeds 003/004, but "
-                     "their sensitivity bounds are not valid (see docs/screening.md)")
+    guarantee = release_guarantee(parts, calibration, bounds, loss)
+    if not guarantee.is_private:
+        info["bounds_not_private"] = info.pop("bounds")
     support = np.flatnonzero(w)
     return ScreeningResult(
         coef_=w, support=support, method=method, loss=loss.name, l1_radius=l1_radius,
-        n_iter=n_iter, epsilon=eps, delta=delta, neighbour=NEIGHBOUR[calibration],
-        calibration=calibration, guarantee_proven=proven, guarantee=guarantee,
+        n_iter=n_iter, calibration=calibration, guarantee=guarantee,
         composition=composition, privacy=dict(parts), screened=core["screened"],
         fw_coordinates=core["coords"], fw_signs=core["signs"],
         timings={"total": t_total, "screening": core["t_screen"]}, coef_path=core["path"],
@@ -472,12 +507,18 @@ def _setup(X, y, loss, l1_radius, n_iter, bounds, calibration, init, random_stat
     return Xc, yc, loss, l1_radius, n_iter, rng, w0, calibration, info
 
 
+def _planned(calibration, bounds, loss, *cals) -> Guarantee:
+    """The guarantee a run will have, from its noise calibrations (computed without data)."""
+    return release_guarantee({c.part: c for c in cals}, calibration, bounds, loss)
+
+
+@validate_params(shared=CONSTRAINTS)
 def dp_frank_wolfe(X, y, l1_radius: float, n_iter: int = 1000, eps: float = 1.0,
                    delta: float | None = None, loss: str | Loss = "squared",
                    bounds: tuple[float, float] | float | None = (1.0, 1.0),
                    calibration: Literal["rigorous", "seed"] = "rigorous",
                    init: str | np.ndarray = "zero", random_state=None,
-                   return_path: bool = False) -> ScreeningResult:
+                   return_path: bool = False, accountant=None) -> ScreeningResult:
     """Differentially private Frank-Wolfe on ``{w : ||w||_1 <= λ}`` (Talwar et al. 2015).
 
     For ``t = 1..T``: ``g = ∇F(w_{t-1})``; pick the vertex ``v = ±λe_j`` minimising
@@ -511,6 +552,8 @@ def dp_frank_wolfe(X, y, l1_radius: float, n_iter: int = 1000, eps: float = 1.0,
         Source of all randomness.
     return_path : bool, default False
         Keep every iterate in ``coef_path``.
+    accountant : BudgetAccountant, optional
+        Checks the planned guarantee before the data is read and records the release.
 
     Returns
     -------
@@ -519,7 +562,8 @@ def dp_frank_wolfe(X, y, l1_radius: float, n_iter: int = 1000, eps: float = 1.0,
     Notes
     -----
     Neighbour notion: replace-one (``n`` fixed, public) for ``"rigorous"``; the seeds' formula
-    claims add/remove-one.
+    claims add/remove-one.  The result is marked not private (``epsilon`` NaN) with
+    ``bounds=None``, ``calibration="seed"`` or ``eps = inf``.
 
     Sensitivity: the score of vertex ``±λe_j`` is ``±λ ∂_jF(w)``; one replaced row moves it by
     at most ``Δ = 2λ L1/n``, ``L1 = b_x Γ`` the ℓ1-Lipschitz constant of the loss on the
@@ -535,6 +579,9 @@ def dp_frank_wolfe(X, y, l1_radius: float, n_iter: int = 1000, eps: float = 1.0,
     sensitivity bound).
     """
     t0 = time.perf_counter()
+    acc = check_release(accountant, _planned(
+        calibration, bounds, loss, fw_noise(1, l1_radius, n_iter, eps, delta, loss, (1.0, 1.0),
+                                            calibration)))
     Xc, yc, loss, l1_radius, n_iter, rng, w0, calibration, info = _setup(
         X, y, loss, l1_radius, n_iter, bounds, calibration, init, random_state)
     cal = fw_noise(Xc.shape[0], l1_radius, n_iter, eps, delta, loss, info["bounds"], calibration)
@@ -542,7 +589,7 @@ def dp_frank_wolfe(X, y, l1_radius: float, n_iter: int = 1000, eps: float = 1.0,
     core = _frank_wolfe_core(Xc, yc, loss, l1_radius, n_iter, cal.scale, rng, w0,
                              return_path=return_path)
     res = _finish("dp_frank_wolfe", core, loss, l1_radius, n_iter, calibration,
-                  {"optimizer": cal}, time.perf_counter() - t0, info)
+                  {"optimizer": cal}, time.perf_counter() - t0, info, bounds)
     logger.info("dp_frank_wolfe: %d non-zero of %d after %d iterations (%.2fs)", res.n_nonzero,
                 res.coef_.size, n_iter, res.timings["total"])
-    return res
+    return record_release(acc, res)

@@ -23,7 +23,8 @@ squared    (u − y)²/2              b_x λ + b_y            1             1
 logistic   log(1+eᵘ) − y u         σ(b_x λ)               1/4           σ(b_x λ)·σ(−b_x λ)
 =========  ======================  =====================  ============  ===============================
 
-(logistic labels ``y ∈ [0, 1]``; ``{−1, +1}`` labels are mapped to ``{0, 1}``.)
+(logistic labels ``y ∈ [0, 1]``; labels in ``{−1, +1}`` — whatever their counts — are
+mapped to ``{0, 1}``.)
 
 Seeds 003/004 state that both losses are "1-Lipschitz with respect to the ℓ1 norm"; that is
 the constant they calibrate DP-FW with (``SEED_LIPSCHITZ_L1``). It holds only for small
@@ -144,12 +145,17 @@ class LogisticLoss(Loss):
         return float(expit(a) * expit(-a))
 
     def check_targets(self, y, b_y):
-        vals = np.unique(y)
-        if vals.size == 2 and np.all(vals == np.array([-1.0, 1.0])):
-            logger.info("logistic loss: labels {-1, +1} mapped to {0, 1}")
+        """Labels in ``{−1, +1}`` are mapped to ``{0, 1}``; labels in ``[0, 1]`` are kept.
+
+        The rule looks only at the label *domain*, never at how many labels of each value
+        occur: a one-class vector (all ``−1``, all ``+1``, all ``0``) is a valid dataset and
+        the neighbour of a two-class one, so it must run.  An all-``+1`` vector reads the
+        same in both conventions (``+1 ↦ 1``).  Only values outside both domains raise.
+        """
+        if np.all((y == -1.0) | (y == 1.0)):
             return (y + 1.0) / 2.0
         if np.any(y < 0.0) or np.any(y > 1.0):
-            raise ValueError("y: the logistic loss needs labels in [0, 1] (or exactly {-1, +1}); "
+            raise ValueError("y: the logistic loss needs labels in [0, 1] or in {-1, +1}; "
                              f"got values in [{y.min():g}, {y.max():g}]")
         return y.copy()
 
@@ -167,7 +173,10 @@ def get_loss(loss: str | Loss) -> Loss:
         return loss
     if isinstance(loss, str) and loss.lower() in _LOSSES:
         return _LOSSES[loss.lower()]()
-    raise ValueError(f"loss: expected 'squared' or 'logistic' (or a Loss instance), got {loss!r}")
+    from .._param_validation import InvalidParameterError
+    raise InvalidParameterError("The 'loss' parameter of get_loss must be a str among "
+                                f"{{'squared', 'logistic'}} or a Loss instance. Got {loss!r} "
+                                "instead.")
 
 
 def prepare_data(X, y, loss: Loss, bounds) -> tuple[np.ndarray, np.ndarray, float, float | None]:
@@ -197,8 +206,8 @@ def prepare_data(X, y, loss: Loss, bounds) -> tuple[np.ndarray, np.ndarray, floa
     yc = loss.check_targets(y, b_y if need_y else None)
     n_clip_y = int(np.count_nonzero(yc != y)) if need_y else 0
     if n_clip_x or n_clip_y:
-        logger.info("clipped %d entries of X to ±%g and %d targets to ±%s", n_clip_x, b_x,
-                    n_clip_y, b_y)
+        logger.info("not private: clipped %d entries of X to ±%g and %d targets to ±%s",
+                    n_clip_x, b_x, n_clip_y, b_y)
     return Xc, yc, float(b_x), (None if b_y is None else float(b_y))
 
 

@@ -59,9 +59,12 @@ from scipy.optimize import brentq
 from scipy.special import expit
 
 from .._validation import check_positive
-from .frank_wolfe import (NEIGHBOUR, NoiseCalibration, ScreeningResult, _check_calibration,
-                          _check_eps_delta, _check_n, _check_n_iter, _finish, _frank_wolfe_core,
-                          _pure_rounds, _Screener, _setup, advanced_composition, fw_noise)
+from .._param_validation import validate_params
+from ..accounting import check_release, record_release
+from .frank_wolfe import (CONSTRAINTS, NEIGHBOUR, NoiseCalibration, ScreeningResult,
+                          _check_calibration, _check_eps_delta, _check_n, _check_n_iter, _finish,
+                          _frank_wolfe_core, _planned, _pure_rounds, _Screener, _setup,
+                          advanced_composition, fw_noise)
 from .losses import Loss, get_loss, prepare_data
 
 __all__ = ["screening_scores", "safe_screen", "score_sensitivity", "rnm_noise", "adp_noise",
@@ -109,6 +112,7 @@ def _scores_at(X, y, w, l1_radius, loss, bounds):
     return s, w, g
 
 
+@validate_params(shared=CONSTRAINTS)
 def screening_scores(X, y, w, l1_radius: float, loss: str | Loss = "squared",
                      bounds: tuple[float, float] | float | None = (1.0, 1.0)) -> np.ndarray:
     """The (non-private) screening scores ``s_i(w)`` of all features, vectorised.
@@ -142,6 +146,7 @@ def screening_scores(X, y, w, l1_radius: float, loss: str | Loss = "squared",
     return _scores_at(X, y, w, l1_radius, loss, bounds)[0]
 
 
+@validate_params(shared=CONSTRAINTS)
 def safe_screen(X, y, w, l1_radius: float, loss: str | Loss = "squared",
                 bounds: tuple[float, float] | float | None = (1.0, 1.0)) -> np.ndarray:
     """Indices the exact (non-private) rule removes at ``w``: ``{i : s_i(w) < 0}``.
@@ -160,6 +165,7 @@ def safe_screen(X, y, w, l1_radius: float, loss: str | Loss = "squared",
 
 
 # ===================================================================== sensitivities
+@validate_params(shared=CONSTRAINTS)
 def score_sensitivity(n: int, l1_radius: float, loss: str | Loss = "squared",
                       bounds: tuple[float, float] = (1.0, 1.0),
                       calibration: Literal["rigorous", "seed"] = "rigorous") -> dict:
@@ -205,6 +211,7 @@ def score_sensitivity(n: int, l1_radius: float, loss: str | Loss = "squared",
     return {"per_coordinate": float(sum(comps.values())), "components": comps}
 
 
+@validate_params(shared=CONSTRAINTS)
 def rnm_noise(n: int, l1_radius: float, n_iter: int, eps: float, delta: float | None,
               loss: str | Loss = "squared", bounds: tuple[float, float] = (1.0, 1.0),
               calibration: Literal["rigorous", "seed"] = "rigorous") -> NoiseCalibration:
@@ -263,6 +270,7 @@ def _gaussian_sigma(sens2: float, eps_i: float, delta_i: float) -> float:
     return sens2 * math.sqrt(2.0 * math.log(1.25 / delta_i)) / eps_i
 
 
+@validate_params(shared=CONSTRAINTS)
 def adp_noise(n: int, n_features: int, l1_radius: float, n_screens: int, eps: float,
               delta: float | None, loss: str | Loss = "squared",
               bounds: tuple[float, float] = (1.0, 1.0),
@@ -387,6 +395,7 @@ def _screen_iterations(n_iter: int, screen_every, screen_at) -> list[int]:
 
 
 # ======================================================================== public API
+@validate_params(shared=CONSTRAINTS)
 def adp_screen(X, y, l1_radius: float, n_iter: int = 1000, eps_opt: float = 1.0,
                delta_opt: float | None = None, eps_screen: float = 1.0,
                delta_screen: float | None = None, loss: str | Loss = "squared",
@@ -394,7 +403,7 @@ def adp_screen(X, y, l1_radius: float, n_iter: int = 1000, eps_opt: float = 1.0,
                bounds: tuple[float, float] | float | None = (1.0, 1.0),
                calibration: Literal["rigorous", "seed"] = "rigorous",
                init: str | np.ndarray = "zero", random_state=None,
-               return_path: bool = False) -> ScreeningResult:
+               return_path: bool = False, accountant=None) -> ScreeningResult:
     """ADP-Screen: DP Frank-Wolfe with Gaussian-noised screening of all features (seed 004 Alg. 1).
 
     After the Frank-Wolfe step of each screening iteration ``t ∈ I`` the score vector
@@ -412,6 +421,8 @@ def adp_screen(X, y, l1_radius: float, n_iter: int = 1000, eps_opt: float = 1.0,
     screen_every : int, default 50
     screen_at : iterable of int, optional
         Explicit screening iterations in ``1..n_iter`` (overrides ``screen_every``).
+    accountant : BudgetAccountant, optional
+        Checks the planned guarantee before the data is read and records the release.
 
     Returns
     -------
@@ -435,9 +446,14 @@ def adp_screen(X, y, l1_radius: float, n_iter: int = 1000, eps_opt: float = 1.0,
     composition (seed 004 Lemma 2).
     """
     t0 = time.perf_counter()
+    its = _screen_iterations(n_iter, screen_every, screen_at)
+    acc = check_release(accountant, _planned(
+        calibration, bounds, loss,
+        fw_noise(1, l1_radius, n_iter, eps_opt, delta_opt, loss, (1.0, 1.0), calibration),
+        adp_noise(1, 1, l1_radius, len(its), eps_screen, delta_screen, loss, (1.0, 1.0),
+                  calibration)))
     Xc, yc, loss, l1_radius, n_iter, rng, w0, calibration, info = _setup(
         X, y, loss, l1_radius, n_iter, bounds, calibration, init, random_state)
-    its = _screen_iterations(n_iter, screen_every, screen_at)
     n, p = Xc.shape
     cal_fw = fw_noise(n, l1_radius, n_iter, eps_opt, delta_opt, loss, info["bounds"], calibration)
     cal_s = adp_noise(n, p, l1_radius, len(its), eps_screen, delta_screen, loss, info["bounds"],
@@ -447,19 +463,21 @@ def adp_screen(X, y, l1_radius: float, n_iter: int = 1000, eps_opt: float = 1.0,
     core = _frank_wolfe_core(Xc, yc, loss, l1_radius, n_iter, cal_fw.scale, rng, w0, screener,
                              return_path)
     res = _finish("adp_screen", core, loss, l1_radius, n_iter, calibration,
-                  {"optimizer": cal_fw, "screening": cal_s}, time.perf_counter() - t0, info)
+                  {"optimizer": cal_fw, "screening": cal_s}, time.perf_counter() - t0, info,
+                  bounds)
     logger.info("adp_screen: %d non-zero of %d, %d coefficients screened over %d screens (%.2fs)",
                 res.n_nonzero, p, res.n_screen_events, len(its), res.timings["total"])
-    return res
+    return record_release(acc, res)
 
 
+@validate_params(shared=CONSTRAINTS)
 def rnm_screen(X, y, l1_radius: float, n_iter: int = 1000, eps_opt: float = 1.0,
                delta_opt: float | None = None, eps_screen: float = 1.0,
                delta_screen: float | None = None, loss: str | Loss = "squared",
                bounds: tuple[float, float] | float | None = (1.0, 1.0),
                calibration: Literal["rigorous", "seed"] = "rigorous",
                init: str | np.ndarray = "zero", random_state=None,
-               return_path: bool = False) -> ScreeningResult:
+               return_path: bool = False, accountant=None) -> ScreeningResult:
     """RNM-Screen: DP Frank-Wolfe that privately screens one coefficient per iteration.
 
     Seed 004 Algorithm 2: after every Frank-Wolfe step, report-noisy-min picks the feature
@@ -474,6 +492,8 @@ def rnm_screen(X, y, l1_radius: float, n_iter: int = 1000, eps_opt: float = 1.0,
         ``(ε1, δ1)`` of the optimizer (``eps_opt = inf``: non-private Frank-Wolfe).
     eps_screen, delta_screen : float
         ``(ε2, δ2)`` of the screening (``eps_screen = inf``: zero the exact argmin if negative).
+    accountant : BudgetAccountant, optional
+        Checks the planned guarantee before the data is read and records the release.
 
     Returns
     -------
@@ -496,6 +516,11 @@ def rnm_screen(X, y, l1_radius: float, n_iter: int = 1000, eps_opt: float = 1.0,
     ``(ε1+ε2, δ1+δ2)``-DP by basic composition (seed 004 Lemma 3).
     """
     t0 = time.perf_counter()
+    acc = check_release(accountant, _planned(
+        calibration, bounds, loss,
+        fw_noise(1, l1_radius, n_iter, eps_opt, delta_opt, loss, (1.0, 1.0), calibration),
+        rnm_noise(1, l1_radius, n_iter, eps_screen, delta_screen, loss, (1.0, 1.0),
+                  calibration)))
     Xc, yc, loss, l1_radius, n_iter, rng, w0, calibration, info = _setup(
         X, y, loss, l1_radius, n_iter, bounds, calibration, init, random_state)
     n, p = Xc.shape
@@ -507,7 +532,8 @@ def rnm_screen(X, y, l1_radius: float, n_iter: int = 1000, eps_opt: float = 1.0,
     core = _frank_wolfe_core(Xc, yc, loss, l1_radius, n_iter, cal_fw.scale, rng, w0, screener,
                              return_path)
     res = _finish("rnm_screen", core, loss, l1_radius, n_iter, calibration,
-                  {"optimizer": cal_fw, "screening": cal_s}, time.perf_counter() - t0, info)
+                  {"optimizer": cal_fw, "screening": cal_s}, time.perf_counter() - t0, info,
+                  bounds)
     logger.info("rnm_screen: %d non-zero of %d, %d screening events (%.2fs)", res.n_nonzero, p,
                 res.n_screen_events, res.timings["total"])
-    return res
+    return record_release(acc, res)

@@ -35,11 +35,38 @@ def test_exact_audits_are_within_claim():
     rows = (audit.audit_topk(eps_values=(1.0,), d=5)
             + audit.audit_dp_kendall(seeds=(0,), p=4)
             + audit.audit_top_r(seeds=(0,), kinds=("ties",), Rs=(None, 1), n_random=1,
-                                n_corner=1))
+                                n_corner=1, path="exhaustive"))
     assert rows and all(r["within_claim"] for r in rows), rows
     assert set(audit.COLUMNS) <= set(rows[0])
     # the top-k audit has power: on the L∞ ball's vertices the loss comes close to ε
     assert max(r["worst_log_ratio"] for r in rows[:4]) > 0.9
+    assert rows[-1]["backend"] == "exhaustive"
+    assert all(r["backend"] == "—" for r in rows[:-1])
+
+
+def test_mip_rows_run_the_mip_backend():
+    """The private_bss rows must audit outer approximation, not only the exhaustive path.
+
+    The audit instances have C(p, s) = 15 supports, below the exhaustive threshold: without
+    ``exhaustive_max = 0`` every call would report ``stats["backend"] == "exhaustive"``.
+    """
+    top = audit.audit_top_r(seeds=(0,), kinds=("near_tie",), Rs=(None, "all"), n_random=1,
+                            n_corner=1, path="mip")
+    mis = audit.audit_mistakes(seeds=(0,), n_random=1, n_corner=1, path="mip")
+    for row in top + mis:
+        assert row["backend"] == "highs", row
+        assert row["within_claim"] and row["pairs"] > 0, row
+    md = audit.to_markdown(top + mis)
+    assert md.count("MIP (highs)") == 2 and "exhaustive" not in md
+    # the paths differ only in the enumeration: same exact law on the same data
+    X, y = audit._instance("ties", 0, 40, 6)
+    used = set()
+    lp_mip, _ = audit._bss_log_probs(X, y, 2, 1.0, path="mip", used=used)
+    lp_exh, _ = audit._bss_log_probs(X, y, 2, 1.0, path="exhaustive", used=used)
+    assert used == {"highs", "exhaustive"}
+    np.testing.assert_allclose(lp_mip, lp_exh, atol=1e-6)
+    with pytest.raises(ValueError, match="path"):
+        audit.audit_top_r(path="gurobi")
 
 
 def test_audit_detects_a_miscalibrated_mechanism():

@@ -23,7 +23,7 @@ def test_release_and_result_fields(data):
                       enumeration_options={"exhaustive_max": 0})
     assert res.support.shape == (3,) and np.all(np.diff(res.support) > 0)
     assert res.neighbour == "replace-one" and res.delta == 0.0
-    assert "pure" in res.guarantee
+    assert "pure" in str(res.guarantee) and res.is_private
     assert res.stats["certified"] and res.stats["optimality_gap"] <= 1e-9
     assert res.R == 1 + 3 * 11
     assert 0.0 < res.probability(res.support) <= 1.0

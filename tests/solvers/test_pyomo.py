@@ -91,9 +91,9 @@ def test_unreferenced_columns_get_feasible_values():
 
 
 def test_user_options_are_passed():
-    b = get_backend("pyomo", options={"presolve": "choose", "mip_rel_gap": 0.0})
+    b = get_backend("pyomo", options={"presolve": "choose"})
     opts = b._solver_options(1e-3, 2.0)
-    assert opts["presolve"] == "choose" and opts["mip_rel_gap"] == 0.0
+    assert opts["presolve"] == "choose" and opts["mip_rel_gap"] == 1e-3
     assert opts["time_limit"] == 2.0
     z = b.add_variables(2, 0, 1, integer=True)
     b.set_objective(z, [1.0, -1.0])
@@ -119,3 +119,11 @@ def test_verbose_routes_log_through_logging(caplog):
     with caplog.at_level(logging.INFO, logger="solvers.pyomo"):
         b.solve()
     assert any(r.name == "solvers.pyomo" for r in caplog.records)
+
+
+@pytest.mark.parametrize("key", ["mip_rel_gap", "time_limit", "MIPGap"])
+def test_gap_and_time_options_are_refused(key):
+    """A looser gap set through options would void the enumeration's certificates."""
+    from solvers import InvalidParameterError
+    with pytest.raises(InvalidParameterError, match=f"must not set '{key}'"):
+        get_backend("pyomo", options={key: 0.5})

@@ -107,7 +107,8 @@ def test_recovers_strong_signal_and_result_fields():
         assert res.supports.shape == (3, 3) and res.supports.dtype.kind == "i"
         assert res.epsilon == pytest.approx(150.0) and res.delta == 0.0
         assert res.neighbour == "replace-one" and res.method == "dp_sis"
-        assert "DP" in res.guarantee and res.info["sensitivity"] == pytest.approx(36.0)
+        assert "DP" in str(res.guarantee) and res.sensitivity == pytest.approx(36.0)
+        assert res.is_private and res.guarantee.is_pure
         assert set(res.timings) >= {"scores", "selection", "total"}
     np.testing.assert_array_equal(X, X0)
     np.testing.assert_array_equal(y, y0)

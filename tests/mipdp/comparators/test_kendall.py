@@ -173,9 +173,9 @@ def test_redundancy_term_avoids_copies():
     assert isinstance(res, SelectionResult)
     assert res.epsilon == pytest.approx(4000.0) and res.delta == 0.0
     assert res.neighbour == "replace-one" and res.method == "kendall"
-    assert res.info["sensitivities"] == (2.0, 4.0)
+    assert res.sensitivity == 4.0 and "2 (round 1)" in str(res.guarantee)
     other = dp_kendall(X, y, 2, 1.0, random_state=0, neighbour="add/remove")
-    assert other.neighbour == "add/remove-one" and other.info["sensitivities"] == (1.5, 3.0)
+    assert other.neighbour == "add/remove-one" and other.sensitivity == 3.0
 
 
 def test_reproducible_no_global_rng_inputs_untouched():

@@ -138,14 +138,15 @@ def test_result_recovery_and_honest_guarantee():
     np.testing.assert_array_equal(res.support, [1, 3, 5, 7])
     assert res.supports.shape == (2, 4)
     assert res.epsilon == pytest.approx(10.0) and math.isnan(res.delta)
-    assert "approximately" in res.guarantee and res.neighbour == "replace-one"
-    assert res.info["delta_u"] == pytest.approx((2.0 * 0.5 + 0.5) ** 2)
-    assert res.info["target_scale"] == pytest.approx(5.0 / (2 * res.info["delta_u"]))
+    assert "ONLY IF the chain has mixed" in str(res.guarantee) and res.neighbour == "replace-one"
+    assert not res.is_private and res.guarantee.status == "conditional"
+    assert res.sensitivity == pytest.approx((2.0 * 0.5 + 0.5) ** 2)
+    assert res.info["target_scale"] == pytest.approx(5.0 / (2 * res.sensitivity))
     np.testing.assert_array_equal(X, X0)
     np.testing.assert_array_equal(y, y0)
     ar = mcmc(X, y, 4, 5.0, bounds=B, l1_radius=2.0, n_iter=5, neighbour="add/remove",
               random_state=0)
-    assert ar.info["target_scale"] == pytest.approx(5.0 / ar.info["delta_u"])
+    assert ar.info["target_scale"] == pytest.approx(5.0 / ar.sensitivity)
 
 
 def test_reproducible_no_global_rng_and_warning():

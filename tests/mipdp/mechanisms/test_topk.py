@@ -385,8 +385,8 @@ def test_bad_inputs(fn):
         fn(np.ones((2, 3)), 1, 1.0, 1.0, rng)
     with pytest.raises(TypeError, match="scores"):
         fn(["a", "b", "c"], 1, 1.0, 1.0, rng)
-    with pytest.raises(TypeError, match="random_state"):
-        fn(s, 2, 1.0, 1.0, np.random.RandomState(0))
+    with pytest.raises(TypeError, match="rng"):
+        fn(s, 2, 1.0, 1.0, "not a generator")
 
 
 def test_bad_gamma_and_too_many_subsets():

@@ -71,7 +71,8 @@ def test_nonprivate_is_deterministic(make_problem):
     a = S.dp_frank_wolfe(X, y, lam, 200, eps=np.inf, random_state=1)
     b = S.dp_frank_wolfe(X, y, lam, 200, eps=np.inf, random_state=2)
     assert np.array_equal(a.coef_, b.coef_)
-    assert math.isinf(a.epsilon) and not a.guarantee_proven
+    assert math.isnan(a.epsilon) and not a.guarantee_proven and not a.is_private
+    assert str(a.guarantee).startswith("NOT PRIVATE")
 
 
 @pytest.mark.parametrize("method", ["dp_frank_wolfe", "rnm_screen", "adp_screen"])
@@ -115,14 +116,19 @@ def test_seed_calibration_warns_and_claims_nothing(make_problem):
     X, y, lam = make_problem(5)
     with pytest.warns(PrivacyLeakWarning, match="no proven"):
         res = S.dp_frank_wolfe(X, y, lam, 50, eps=1.0, delta=1e-5, calibration="seed")
-    assert not res.guarantee_proven and "NO PROVEN GUARANTEE" in res.guarantee
+    assert not res.guarantee_proven and "NO PROVEN GUARANTEE" in str(res.guarantee)
+    assert not res.is_private and math.isnan(res.epsilon)
+    assert res.guarantee.nominal_epsilon == pytest.approx(1.0)
 
 
 def test_bounds_from_data_warn(make_problem):
     X, y, lam = make_problem(6)
     with pytest.warns(PrivacyLeakWarning, match="bounds"):
         res = S.dp_frank_wolfe(2 * X, y, lam, 20, eps=1.0, delta=1e-5, bounds=None)
-    assert res.info["bounds"][0] == pytest.approx(np.abs(2 * X).max())
+    assert res.info["bounds_not_private"][0] == pytest.approx(np.abs(2 * X).max())
+    # issue 10 item 1: bounds read off the data void the guarantee
+    assert not res.is_private and not res.guarantee_proven and math.isnan(res.epsilon)
+    assert "NOT PRIVATE" in str(res.guarantee) and "read off the data" in str(res.guarantee)
 
 
 def test_logistic_runs_and_maps_pm1_labels(make_problem):

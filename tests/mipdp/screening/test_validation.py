@@ -81,3 +81,26 @@ def test_data_errors_name_the_argument():
         S.screening_scores(X, y, np.zeros(5), 1.0)
     with pytest.raises(ValueError, match="n_screens"):
         S.adp_noise(30, 4, 1.0, 0, 1.0, 1e-5)
+
+
+def test_logistic_labels_run_whatever_their_counts():
+    """±1 labels with one label flipped (a neighbour) must run; a one-class vector is valid."""
+    Xl = rng.uniform(-1, 1, (12, 4))
+    y2 = np.r_[-np.ones(11), 1.0]                 # two classes
+    y1 = -np.ones(12)                             # its neighbour: the +1 flipped, one class
+    fits = {}
+    for name, lab in (("two", y2), ("one", y1), ("plus", np.ones(12))):
+        for fn, kw in ((S.dp_frank_wolfe, {"eps": 1.0, "delta": 1e-5}),
+                       (S.rnm_screen, OK), (S.adp_screen, dict(OK, screen_every=5))):
+            fits[name, fn.__name__] = fn(Xl, lab, 1.0, 5, loss="logistic", random_state=0, **kw)
+    # {−1, +1} ↦ {0, 1} whatever the counts: all −1 gives the same run as all 0
+    ref = S.dp_frank_wolfe(Xl, np.zeros(12), 1.0, 5, eps=1.0, delta=1e-5, loss="logistic",
+                           random_state=0)
+    np.testing.assert_array_equal(fits["one", "dp_frank_wolfe"].coef_, ref.coef_)
+    from mipdp.screening.losses import LogisticLoss
+    np.testing.assert_array_equal(LogisticLoss().check_targets(y1, None), np.zeros(12))
+    np.testing.assert_array_equal(LogisticLoss().check_targets(np.ones(3), None), np.ones(3))
+    np.testing.assert_array_equal(LogisticLoss().check_targets(np.array([0.0, 0.5]), None),
+                                  [0.0, 0.5])
+    with pytest.raises(ValueError, match="y"):            # outside both domains
+        LogisticLoss().check_targets(np.array([-1.0, 0.5]), None)

@@ -1,0 +1,151 @@
+"""BudgetAccountant: composition across calls, refusal before the data is read."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from mipdp import BudgetAccountant, BudgetError, Guarantee, PrivacyLeakWarning, private_bss
+from mipdp.comparators import dp_kendall, dp_sis, mcmc, two_stage
+from mipdp.datasets import make_bss_regression
+from mipdp.screening import dp_frank_wolfe
+
+
+class Untouchable:
+    """Data that raises on any access: proves a call was refused before reading it."""
+
+    def __getattr__(self, name):
+        raise AssertionError(f"the data was read ({name})")
+
+    def __array__(self, *a, **k):
+        raise AssertionError("the data was read (__array__)")
+
+    def __len__(self):
+        raise AssertionError("the data was read (__len__)")
+
+    def __iter__(self):
+        raise AssertionError("the data was read (__iter__)")
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y, _ = make_bss_regression(n=250, p=7, s=2, random_state=3)
+    return X, y
+
+
+def test_grid_search_is_26_releases_and_the_27th_is_refused_unread(data):
+    """5-fold CV over 5 values of s (25 fits) + the final refit = 26 releases of eps 0.1."""
+    X, y = data
+    acc = BudgetAccountant(epsilon=2.6)
+    folds = np.array_split(np.random.default_rng(0).permutation(len(y)), 5)
+    for s in range(1, 6):
+        for f in folds:
+            train = np.setdiff1d(np.arange(len(y)), f)
+            private_bss(X[train], y[train], s, 0.1, bounds=(0.5, 0.5), random_state=0,
+                        accountant=acc)
+    private_bss(X, y, 2, 0.1, bounds=(0.5, 0.5), random_state=0, accountant=acc)   # refit
+    assert len(acc) == 26
+    total = acc.total()
+    assert total.is_private and total.epsilon == pytest.approx(2.6)
+    assert acc.remaining()[0] == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(BudgetError, match="over the budget"):
+        private_bss(Untouchable(), Untouchable(), 2, 0.1, bounds=(0.5, 0.5), accountant=acc)
+    assert len(acc) == 26
+
+
+def test_refusal_before_reading_for_every_public_function():
+    acc = BudgetAccountant(epsilon=0.5)
+    D = Untouchable()
+    calls = [
+        lambda: private_bss(D, D, 2, 1.0, bounds=(0.5, 0.5), accountant=acc),
+        lambda: private_bss(D, D, 2, 0.2, bounds=(0.5, 0.5), n_draws=3, accountant=acc),
+        lambda: dp_sis(D, D, 2, 1.0, bounds=(1.0, 1.0), accountant=acc),
+        lambda: dp_kendall(D, D, 2, 0.3, n_draws=2, accountant=acc),
+        lambda: two_stage(D, D, 2, 1.0, accountant=acc),
+        lambda: dp_frank_wolfe(D, D, 1.0, 10, eps=1.0, delta=1e-6, accountant=acc),
+    ]
+    for call in calls:
+        with pytest.raises(BudgetError):
+            call()
+    assert len(acc) == 0
+
+
+def test_not_private_and_conditional_releases(data):
+    X, y = data
+    D = Untouchable()
+    finite = BudgetAccountant(epsilon=10.0)
+    with pytest.raises(BudgetError, match="not private"):
+        private_bss(D, D, 2, 1.0, bounds=None, accountant=finite)
+    with pytest.raises(BudgetError, match="conditionally private"):
+        private_bss(D, D, 2, 1.0, bounds=(0.5, 0.5), method="mistakes", accountant=finite)
+    with pytest.raises(BudgetError, match="conditionally private"):
+        mcmc(D, D, 2, 1.0, bounds=(0.5, 0.5), accountant=finite)
+    lenient = BudgetAccountant(epsilon=10.0, allow_conditional=True)
+    with pytest.warns(Warning):
+        private_bss(X, y, 2, 1.0, bounds=(0.5, 0.5), method="mistakes", accountant=lenient)
+    assert lenient.total().status == "conditional"
+    # an infinite budget records a non-private release, and then says so
+    recorder = BudgetAccountant()
+    private_bss(X, y, 2, 1.0, bounds=(0.5, 0.5), accountant=recorder)
+    with pytest.warns(PrivacyLeakWarning):
+        private_bss(X, y, 2, 1.0, bounds=None, accountant=recorder)
+    assert recorder.total().status == "not private" and math.isnan(recorder.total().epsilon)
+
+
+def test_neighbour_notions_do_not_mix(data):
+    X, y = data
+    acc = BudgetAccountant(epsilon=10.0)
+    dp_kendall(X, y, 2, 1.0, random_state=0, accountant=acc)           # replace-one
+    with pytest.raises(BudgetError, match="neighbour"):
+        dp_kendall(Untouchable(), Untouchable(), 2, 1.0, neighbour="add/remove", accountant=acc)
+    fixed = BudgetAccountant(epsilon=10.0, neighbour="add/remove")
+    with pytest.raises(BudgetError, match="neighbour"):
+        private_bss(Untouchable(), Untouchable(), 2, 1.0, bounds=(0.5, 0.5), accountant=fixed)
+
+
+def test_default_accountant_context_and_nested_prescreen(data):
+    X, y = data
+    with BudgetAccountant(epsilon=1.0) as acc:
+        private_bss(X, y, 2, 0.5, bounds=(0.5, 0.5), prescreen=("kendall", 4, 0.2),
+                    random_state=0)
+        assert len(acc) == 1 and acc.total().epsilon == pytest.approx(0.5)   # not counted twice
+        assert len(acc.spent[0].parts) == 2
+        with pytest.raises(BudgetError):
+            dp_sis(Untouchable(), Untouchable(), 2, 0.6, bounds=(1.0, 1.0))
+    assert BudgetAccountant.load_default() is None
+    dp_sis(X, y, 2, 5.0, bounds=(1.0, 1.0), random_state=0)   # no accountant: not recorded
+    assert len(acc) == 1
+
+
+def test_spend_check_remaining_interface():
+    acc = BudgetAccountant(epsilon=1.0, delta=1e-5)
+    acc.spend(0.25, 0.0)
+    acc.spend(Guarantee.approximate(0.25, 5e-6, "replace-one", "Gaussian"))
+    assert acc.remaining() == (pytest.approx(0.5), pytest.approx(5e-6))
+    assert acc.remaining(k=2)[0] == pytest.approx(0.25)
+    assert acc.check(0.5, 5e-6).epsilon == pytest.approx(1.0)
+    with pytest.raises(BudgetError):
+        acc.check(0.6)
+    with pytest.raises(BudgetError):
+        acc.spend(0.1, 1e-5)
+    copy = BudgetAccountant(epsilon=1.0, delta=1e-5, spent=acc.spent)
+    assert len(copy) == 2
+    with pytest.raises(ValueError, match="epsilon"):
+        BudgetAccountant(epsilon=-1.0)
+
+
+def test_advanced_composition_option_admits_more_small_releases():
+    basic = BudgetAccountant(epsilon=1.0, delta=1e-6)
+    adv = BudgetAccountant(epsilon=1.0, delta=1e-6, delta_slack=1e-6 / 2)
+    step = Guarantee.approximate(0.01, 1e-10, "replace-one", "small step")
+    n_basic = n_adv = 0
+    for acc in (basic, adv):
+        while True:
+            try:
+                acc.spend(step)
+            except BudgetError:
+                break
+    n_basic, n_adv = len(basic), len(adv)
+    assert n_basic == 100 and n_adv > 2 * n_basic
+    assert adv.total().delta <= 1e-6

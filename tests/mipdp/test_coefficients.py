@@ -1,0 +1,262 @@
+"""Private coefficients (objective perturbation, replace-one): calibration, fit, exact laws.
+
+The privacy tests compute the *exact* output law of ``private_coefficients`` on
+neighbouring datasets (one row replaced) and check ``|log P(o|D) − log P(o|D')| ≤ ε`` over
+a grid of outputs:
+
+* ``k = 1``: ``β̂ = clip((Σx_i y_i − b)/(Σx_i² + Λ), −r, r)`` with Laplace ``b`` — density
+  on the open interval, the two atoms ``±r`` and the event ``|β̂| ≤ 1e−5``, in closed form;
+* ``k = 2``: density on the open disc (change of variables ``b = Xᵀy − Aβ``) and on the
+  circle (``b = Xᵀy − Aβ − tβ``, integrated over ``t ≥ 0``).
+
+A negative control reproduces the issue: the add/remove calibration (noise ``2ζ/ε``,
+extra ridge ``2λ_H/ε``) exceeds ε under replace-one on the same grid.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate
+
+import mipdp
+from mipdp import audit
+from mipdp.coefficients import (PrivateCoefficients, _perturbed_fit,
+                                objective_perturbation_calibration, private_coefficients,
+                                sample_l2_laplace)
+
+B = 0.5
+# 4 rows, 2 orthogonal columns inside the clipping box: X^T X = diag(0.5, 0.5), X^T y = (0.5, 0.25)
+X4 = np.array([[0.5, 0.0, 9.0], [-0.5, 0.0, 9.0], [0.0, 0.5, 9.0], [0.0, -0.5, 9.0]])
+Y4 = np.array([0.5, -0.5, 0.25, -0.25])
+
+
+# ----------------------------------------------------------------- calibration and fit
+def test_calibration_by_hand():
+    zeta = (0.5 + 0.5 * math.sqrt(2) * 1.1) * 0.5 * math.sqrt(2)
+    # ridge 1: log(1 + λ_H/λ_r) = log 1.5 <= ε/2 = 0.5, so no extra ridge
+    c = objective_perturbation_calibration(2, 1.0, bounds=(B, B), ridge=1.0, radius=1.1)
+    assert c.zeta == pytest.approx(zeta) and c.lambda_h == pytest.approx(0.5)
+    assert c.extra_ridge == 0.0
+    assert c.epsilon_jacobian == pytest.approx(math.log(1.5))
+    assert c.epsilon_noise == pytest.approx(1.0 - math.log(1.5))
+    assert c.noise_scale == pytest.approx(2 * zeta / (1.0 - math.log(1.5)))
+    # ridge 0: extra ridge λ_H/(e^{ε/2} − 1), Jacobian term exactly ε/2
+    c = objective_perturbation_calibration(2, 1.0, bounds=(B, B), ridge=0.0, radius=1.1)
+    assert c.extra_ridge == pytest.approx(0.5 / math.expm1(0.5))
+    assert c.epsilon_jacobian == pytest.approx(0.5) and c.epsilon_noise == pytest.approx(0.5)
+    assert c.noise_scale == pytest.approx(4 * zeta)
+    for ridge in (0.0, 0.01, 1.0, 120.0):
+        for eps in (0.05, 0.5, 3.0):
+            c = objective_perturbation_calibration(3, eps, bounds=(B, B), ridge=ridge, radius=1.1)
+            assert c.epsilon_noise + c.epsilon_jacobian == pytest.approx(eps)
+            assert c.epsilon_noise >= eps / 2 - 1e-12
+            assert c.epsilon_jacobian == pytest.approx(
+                math.log1p(c.lambda_h / (c.ridge + c.extra_ridge)))
+
+
+def test_minimiser_by_hand():
+    Xs, yc = X4[:, :2], Y4
+    # A = diag(0.5) + 2 I = 2.5 I ; q = X^T y - b = (0.5, 0.25) - (0.1, -0.2)
+    np.testing.assert_allclose(_perturbed_fit(Xs, yc, np.array([0.1, -0.2]), 2.0, 1.1),
+                               [0.4 / 2.5, 0.45 / 2.5], rtol=1e-10)
+    # on the ball: A is a multiple of I, so the minimiser is r q / ||q||
+    q = np.array([0.4, 0.45])
+    np.testing.assert_allclose(_perturbed_fit(Xs, yc, np.array([0.1, -0.2]), 2.0, 0.1),
+                               0.1 * q / np.linalg.norm(q), rtol=1e-8)
+
+
+def test_clipping_applied():
+    Xbig = X4 * 4.0              # clipped back to ±0.5: same answer
+    Ybig = Y4.copy()
+    Ybig[0] = 3.0                # clipped back to 0.5
+    a = private_coefficients(X4, Y4, [0, 1], 1.0, bounds=(B, B), ridge=1.0, random_state=3)
+    b = private_coefficients(Xbig, Ybig, [1, 0], 1.0, bounds=(B, B), ridge=1.0, random_state=3)
+    np.testing.assert_allclose(a.coef, b.coef, rtol=1e-12)
+    assert a.support.tolist() == [0, 1]
+
+
+def test_noise_law():
+    rng = np.random.default_rng(0)
+    k, scale = 3, 2.0
+    b = np.array([sample_l2_laplace(k, scale, rng) for _ in range(20000)])
+    norms = np.linalg.norm(b, axis=1)
+    assert norms.mean() == pytest.approx(k * scale, rel=0.03)       # Gamma(k, scale)
+    assert norms.var() == pytest.approx(k * scale ** 2, rel=0.06)
+    np.testing.assert_allclose(b.mean(axis=0), 0.0, atol=0.1)       # uniform direction
+
+
+def test_noise_scale_used():
+    """Recover b = Xᵀy − Aβ̂ from interior fits: ||b|| ~ Gamma(k, noise_scale)."""
+    eps, ridge, radius = 20.0, 1.0, 10.0     # large ε: ||β̂|| << r, every fit is interior
+    c = objective_perturbation_calibration(2, eps, bounds=(B, B), ridge=ridge, radius=radius)
+    A = X4[:, :2].T @ X4[:, :2] + (ridge + c.extra_ridge) * np.eye(2)
+    coefs = np.array([private_coefficients(X4, Y4, [0, 1], eps, bounds=(B, B), ridge=ridge,
+                                           radius=radius, random_state=seed).coef
+                      for seed in range(400)])
+    assert np.linalg.norm(coefs, axis=1).max() < radius
+    norms = np.linalg.norm(X4[:, :2].T @ Y4 - coefs @ A, axis=1)
+    assert np.mean(norms) == pytest.approx(2 * c.noise_scale, rel=0.1)
+
+
+def test_result_reveals_no_noise_and_states_its_guarantee():
+    fit = private_coefficients(X4, Y4, [0, 1], 1.0, bounds=(B, B), random_state=0)
+    assert isinstance(fit, PrivateCoefficients)
+    assert set(vars(fit)) == {"coef", "support", "epsilon", "delta", "neighbour", "guarantee",
+                              "calibration"}
+    assert fit.epsilon == 1.0 and fit.delta == 0.0 and fit.neighbour == "replace-one"
+    assert "1-DP (pure) under replace-one" in fit.guarantee
+    np.testing.assert_allclose(fit.full_coef(3)[[0, 1]], fit.coef)
+    np.testing.assert_allclose(fit.predict(X4), X4[:, :2] @ fit.coef)
+    assert mipdp.private_coefficients is private_coefficients
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"bounds": None}, "bounds: private_coefficients needs public"),
+    ({"bounds": (B, B), "radius": math.inf}, "radius"),
+    ({"bounds": (B, B), "ridge": -1.0}, "ridge"),
+    ({"bounds": (B, B), "support": [0, 0]}, "support"),
+    ({"bounds": (B, B), "support": [5]}, "support"),
+    ({"bounds": (B, B), "support": []}, "support"),
+    ({"bounds": (B, B), "eps": 0.0}, "eps"),
+])
+def test_bad_input(kwargs, match):
+    args = {"support": [0, 1], "eps": 1.0, **kwargs}
+    with pytest.raises(ValueError, match=match):
+        private_coefficients(X4, Y4, args.pop("support"), args.pop("eps"), **args)
+
+
+def test_experiments_use_it():
+    from mipdp.experiments import coefficients as exp_coef
+    assert exp_coef.private_coefficients is private_coefficients
+    assert exp_coef.split_budget(1.0) == (0.5, 0.5)
+
+
+# ----------------------------------------------------------------- exact laws, k = 1
+def _laplace_cdf(t, scale):
+    return np.exp(audit._laplace_logcdf(t, scale))
+
+
+CASES = list(audit.OP_CASES)       # (r, ε_fit) of the issue, ridge 0
+
+
+def test_k1_closed_form_is_the_implementation():
+    """``audit.op_k1_log_law`` is the law of ``private_coefficients`` (k = 1)."""
+    X, y = audit._op_bases()[1]
+    r, eps = 0.02, 0.5
+    c = objective_perturbation_calibration(1, eps, bounds=(B, B), ridge=0.0, radius=r)
+    Xc = np.clip(X[:, :1], -B, B)
+    A = float(Xc[:, 0] @ Xc[:, 0]) + c.extra_ridge
+    S = float(Xc[:, 0] @ y)
+    for b in (-3.0, -0.1, 0.0, 0.02, 0.5, 4.0):        # the fit is clip((S − b)/A, −r, r)
+        got = _perturbed_fit(Xc, y, np.array([b]), c.extra_ridge, r)[0]
+        assert got == pytest.approx(np.clip((S - b) / A, -r, r), abs=1e-12)
+    grid = np.linspace(-r, r, 20001)[1:-1]
+    law = audit.op_k1_log_law(X, y, c.extra_ridge, c.noise_scale, r, grid)
+    dens, p_top, p_bottom = np.exp(law[:-3]), math.exp(law[-3]), math.exp(law[-2])
+    assert integrate.trapezoid(dens, grid) + p_top + p_bottom == pytest.approx(1.0, abs=1e-6)
+    draws = np.array([private_coefficients(X, y, [0], eps, bounds=(B, B), ridge=0.0, radius=r,
+                                           random_state=seed).coef[0] for seed in range(3000)])
+
+    def close(freq, p):
+        return abs(freq - p) < 4 * math.sqrt(p * (1 - p) / draws.size) + 1e-3
+
+    assert close(np.mean(draws >= r * (1 - 1e-12)), p_top)
+    assert close(np.mean(draws <= -r * (1 - 1e-12)), p_bottom)
+    for lo, hi in ((-0.01, 0.0), (0.0, 0.015)):
+        m = (grid > lo) & (grid < hi)
+        assert close(np.mean((draws > lo) & (draws < hi)), integrate.trapezoid(dens[m], grid[m]))
+
+
+@pytest.mark.parametrize("radius, eps", CASES)
+def test_k1_exact_log_ratio_within_eps(radius, eps):
+    c = objective_perturbation_calibration(1, eps, bounds=(B, B), ridge=0.0, radius=radius)
+    worst = audit.op_k1_worst(radius, c.ridge + c.extra_ridge, c.noise_scale)[0]
+    assert worst <= eps + 1e-9, (radius, eps, worst)
+    assert worst > 0.6 * eps            # the grid has power: it comes close to ε
+    row, = audit.audit_private_coefficients([(radius, eps)])
+    assert row["within_claim"] and row["worst_log_ratio"] == pytest.approx(worst)
+
+
+@pytest.mark.parametrize("radius, eps, measured", [(0.02, 0.5, 0.530), (0.02, 1.0, 1.022),
+                                                   (0.005, 0.1, 0.111)])
+def test_k1_add_remove_calibration_fails_under_replace_one(radius, eps, measured):
+    """Negative control (the issue's figures): noise 2ζ/ε and extra ridge 2λ_H/ε exceed ε."""
+    zeta = (B + B * radius) * B
+    worst = audit.op_k1_worst(radius, 2 * B * B / eps, 2 * zeta / eps)[0]
+    assert worst >= measured - 1e-3 and worst > eps + 0.005, worst
+
+
+# ----------------------------------------------------------------- exact laws, k = 2
+def _k2_log_law(X, y, total_ridge, noise_scale, radius, inner_pts, angles):
+    """Log-density of β̂ (k = 2, up to the common constant of ν) inside and on the circle."""
+    Xc = np.clip(X[:, :2], -B, B)
+    yc = np.clip(y, -B, B)
+    A = Xc.T @ Xc + total_ridge * np.eye(2)
+    g = Xc.T @ yc
+    sig = noise_scale
+    inner = math.log(np.linalg.det(A)) - np.linalg.norm(g[None, :] - inner_pts @ A, axis=1) / sig
+    circ = []
+    for th in angles:
+        n = np.array([math.cos(th), math.sin(th)])
+        u = np.array([-math.sin(th), math.cos(th)])
+        beta = radius * n
+        base, tang = g - A @ beta, float(u @ A @ u)
+
+        def f(t):
+            return math.exp(-np.linalg.norm(base - t * beta) / sig) * radius * (tang + t)
+        val, _ = integrate.quad(f, 0.0, np.inf, epsabs=0.0, epsrel=1e-10, limit=200)
+        circ.append(math.log(val))
+    return np.r_[inner, circ]
+
+
+def test_k2_exact_log_ratio_within_eps():
+    eps, radius = 0.5, 0.05
+    c = objective_perturbation_calibration(2, eps, bounds=(B, B), ridge=0.0, radius=radius)
+    rng = np.random.default_rng(0)
+    rad = radius * np.sqrt(rng.random(60))
+    ang = 2 * np.pi * rng.random(60)
+    inner = np.c_[rad * np.cos(ang), rad * np.sin(ang)]
+    inner = np.r_[inner, np.zeros((1, 2))]
+    angles = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+    X = np.r_[np.full((100, 2), 0.005) * [1, -1], np.zeros((1, 2))]
+    y = np.r_[np.full(100, -0.5), 0.0]
+    rows = [(np.array([a, b]), yv) for a in (-B, 0.0, B) for b in (-B, 0.0, B) for yv in (-B, B)]
+    laws = []
+    for xr, yr in rows:
+        Xn, yn = X.copy(), y.copy()
+        Xn[-1], yn[-1] = xr, yr
+        laws.append(_k2_log_law(Xn, yn, c.extra_ridge, c.noise_scale, radius, inner, angles))
+    laws = np.array(laws)
+    worst = max(float(np.max(np.abs(laws[i] - laws))) for i in range(len(laws)))
+    assert worst <= eps + 1e-7, worst
+    assert worst > 0.5 * eps
+
+
+def test_k2_change_of_variables_integrates_to_one():
+    """The disc + circle densities used above (with ν's constant 1/(2πσ²)) have total mass 1."""
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-B, B, (20, 2))
+    y = rng.uniform(-B, B, 20)
+    A = X.T @ X + 0.7 * np.eye(2)
+    g = X.T @ y
+    sig, r = 0.3, 0.4
+
+    def nu(b):
+        return math.exp(-np.linalg.norm(b) / sig) / (2 * math.pi * sig ** 2)
+
+    def disc(rho, th):
+        return rho * np.linalg.det(A) * nu(g - A @ (rho * np.array([math.cos(th), math.sin(th)])))
+
+    def circle(th):
+        n = np.array([math.cos(th), math.sin(th)])
+        u = np.array([-math.sin(th), math.cos(th)])
+        base, tang = g - A @ (r * n), float(u @ A @ u)
+        val = integrate.quad(lambda t: nu(base - t * r * n) * r * (tang + t), 0, np.inf,
+                             epsrel=1e-9)[0]
+        return val * r                                   # arc length r dθ
+
+    inner = integrate.dblquad(disc, 0, 2 * math.pi, 0, r, epsrel=1e-7)[0]
+    on_circle = integrate.quad(circle, 0, 2 * math.pi, epsrel=1e-7, limit=200)[0]
+    assert 0.1 < on_circle < 0.9
+    assert inner + on_circle == pytest.approx(1.0, abs=1e-6)

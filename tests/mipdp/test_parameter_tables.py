@@ -1,0 +1,121 @@
+"""One parameter table per public function: same bad value -> same exception, named argument.
+
+The data passed is an object that raises on access, so every check below also shows that
+parameters are validated before the data is read.
+"""
+
+import numpy as np
+import pytest
+
+from mipdp import InvalidParameterError, private_bss
+from mipdp.comparators import dp_kendall, dp_sis, mcmc, prescreen, two_stage
+from mipdp.losses import LeastSquares, get_loss
+from mipdp.mechanisms.topk import (canonical_lipschitz_topk, gumbel_peeling_topk,
+                                   laplace_topk)
+from mipdp.screening import adp_screen, dp_frank_wolfe, rnm_screen
+
+from .test_accounting import Untouchable
+
+D = Untouchable()
+SCORES = np.arange(6.0)
+
+#: name -> (function, positional arguments, keyword arguments)
+PUBLIC = {
+    "private_bss": (private_bss, (D, D, 2, 1.0), {"bounds": (0.5, 0.5)}),
+    "dp_sis": (dp_sis, (D, D, 2, 1.0), {"bounds": (1.0, 1.0)}),
+    "dp_kendall": (dp_kendall, (D, D, 2, 1.0), {}),
+    "two_stage": (two_stage, (D, D, 2, 1.0), {}),
+    "mcmc": (mcmc, (D, D, 2, 1.0), {"bounds": (1.0, 1.0)}),
+    "prescreen": (prescreen, ("dp_sis", D, D, 2, 1.0), {"bounds": (1.0, 1.0)}),
+    "dp_frank_wolfe": (dp_frank_wolfe, (D, D, 1.0), {"eps": 1.0, "delta": 1e-5}),
+    "adp_screen": (adp_screen, (D, D, 1.0), {"delta_opt": 1e-5, "delta_screen": 1e-5}),
+    "rnm_screen": (rnm_screen, (D, D, 1.0), {"delta_opt": 1e-5, "delta_screen": 1e-5}),
+    "canonical_lipschitz_topk": (canonical_lipschitz_topk, (SCORES, 2, 1.0, 1.0, 0), {}),
+    "gumbel_peeling_topk": (gumbel_peeling_topk, (SCORES, 2, 1.0, 1.0, 0), {}),
+    "laplace_topk": (laplace_topk, (SCORES, 2, 1.0, 1.0, 0), {}),
+}
+
+#: shared parameter -> bad values (each must be refused by every function that has it)
+BAD = {
+    "n_draws": [1.5, 0, "2", True],
+    "eps": [-1.0, 0.0, float("nan"), "1"],
+    "random_state": ["seed", -1, 1.5],
+    "rng": ["seed", -1],
+    "neighbour": ["bounded", "unbounded", 3],
+    "n_iter": [0, 1.5, -3],
+    "bounds": [(-1.0, 1.0), (0.0, 1.0), "big", (1.0, 2.0, 3.0)],
+    "k": [0, 1.5],
+    "s": [0, 2.5],
+    "accountant": ["budget", 3.0],
+    "topk": ["best"],
+    "delta": [0.0, 1.0, -1e-6],
+    "l1_radius": [0.0, -1.0],
+    "time_limit": [0.0, -5.0, "1"],
+    "gamma": [1.5, -0.1],
+}
+
+
+def _bind(fn, args, kwargs):
+    import inspect
+    sig = inspect.signature(fn)
+    return sig.bind_partial(*args, **kwargs).arguments, sig.parameters
+
+
+CASES = [(fname, param, value) for fname, (fn, a, k) in PUBLIC.items()
+         for param, values in BAD.items() if param in __import__("inspect").signature(fn).parameters
+         for value in values]
+
+
+@pytest.mark.parametrize("fname,param,value", CASES)
+def test_same_bad_value_same_exception(fname, param, value):
+    fn, args, kwargs = PUBLIC[fname]
+    bound = dict(_bind(fn, args, kwargs)[0])
+    bound[param] = value
+    with pytest.raises(InvalidParameterError, match=f"'{param}' parameter of {fn.__name__}"):
+        fn(**bound)
+
+
+def test_every_public_function_has_a_table():
+    for fname, (fn, _, _) in PUBLIC.items():
+        table = fn._parameter_constraints
+        import inspect
+        assert set(table) <= set(inspect.signature(fn).parameters), fname
+        for shared in ("n_draws", "eps", "random_state", "neighbour", "accountant", "n_iter"):
+            if shared in inspect.signature(fn).parameters:
+                assert shared in table, (fname, shared)
+
+
+def test_message_shape_and_both_exception_types():
+    with pytest.raises(ValueError) as e1:
+        dp_sis(D, D, 2, 1.0, bounds=(1.0, 1.0), n_draws=1.5)
+    with pytest.raises(TypeError) as e2:
+        private_bss(D, D, 2, 1.0, bounds=(0.5, 0.5), n_draws=1.5)
+    assert str(e1.value) == ("The 'n_draws' parameter of dp_sis must be an int in the range "
+                             "[1, inf). Got 1.5 instead.")
+    assert str(e2.value).replace("private_bss", "dp_sis") == str(e1.value)
+
+
+def test_n_iter_range_is_the_same_everywhere():
+    for fn, args, kw in [(mcmc, (D, D, 2, 1.0), {"bounds": (1.0, 1.0)}),
+                         (dp_frank_wolfe, (D, D, 1.0), {"delta": 1e-5})]:
+        with pytest.raises(InvalidParameterError, match=r"'n_iter'.*\[1, inf\)"):
+            fn(*args, n_iter=0, **kw)
+
+
+def test_get_loss_does_not_drop_ridge():
+    inst = LeastSquares(ridge=5.0)
+    assert get_loss(inst) is inst and get_loss(inst, ridge=5.0) is inst
+    with pytest.raises(InvalidParameterError, match="'ridge' parameter of get_loss"):
+        get_loss(inst, ridge=999.0)
+    with pytest.raises(InvalidParameterError, match="'radius'"):
+        get_loss(inst, radius=2.0)
+    assert get_loss("least_squares", ridge=999.0).ridge == 999.0
+    with pytest.raises(InvalidParameterError, match="'ridge'"):
+        private_bss(D, D, 2, 1.0, bounds=(0.5, 0.5), loss=inst, ridge=999.0)
+
+
+def test_random_state_accepts_legacy_randomstate():
+    from mipdp._validation import check_random_state
+    a = check_random_state(np.random.RandomState(0)).integers(1 << 30)
+    b = check_random_state(np.random.RandomState(0)).integers(1 << 30)
+    assert a == b

@@ -1,0 +1,102 @@
+"""Returned fields and log lines that depend on the data without noise say so.
+
+Convention (docs/privacy.md, "What each output reveals"): a dict key whose value depends on
+the data without noise ends in ``_not_private`` (or sits under such a key); a log line whose
+values do says ``not private`` in its message.  The tests run each method with the *same*
+random stream on two different datasets: whatever differs between the two runs depends on
+the data, so it must carry the label (the release itself is the private output and is not
+compared).
+"""
+
+import logging
+
+import numpy as np
+import pytest
+
+from mipdp.comparators import dp_kendall, dp_sis, mcmc, two_stage
+from mipdp.mechanisms.topk import canonical_lipschitz_topk
+
+B = 0.5
+
+
+def _data(seed, n=60, p=8):
+    rng = np.random.default_rng(seed)
+    X = np.clip(rng.normal(size=(n, p)) * 0.4, -B, B)
+    beta = np.zeros(p)
+    beta[rng.choice(p, 3, replace=False)] = 1.0
+    y = np.clip(X @ beta * 0.5 + 0.2 * rng.normal(size=n), -B, B)
+    return X, y
+
+
+METHODS = {
+    "dp_sis": lambda X, y: dp_sis(X, y, 3, 1.0, bounds=(B, B), random_state=0),
+    "kendall": lambda X, y: dp_kendall(X, y, 4, 2.0, random_state=0, n_draws=3),
+    "two_stage": lambda X, y: two_stage(X, y, 3, 1.0, n_blocks=4, random_state=0),
+    "mcmc": lambda X, y: mcmc(X, y, 2, 1.0, bounds=(B, B), n_iter=30, random_state=0),
+}
+
+
+def _unlabelled_differences(a: dict, b: dict, prefix="") -> list[str]:
+    out = []
+    for key in sorted(set(a) | set(b)):
+        if str(key).endswith("_not_private"):
+            continue
+        va, vb = a.get(key), b.get(key)
+        if isinstance(va, dict) and isinstance(vb, dict):
+            out += _unlabelled_differences(va, vb, f"{prefix}{key}.")
+        elif repr(va) != repr(vb):
+            out.append(f"{prefix}{key}")
+    return out
+
+
+def _records(caplog, fn, *args):
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="mipdp"):
+        fn(*args)
+    return [(r.name, r.getMessage()) for r in caplog.records if r.name.startswith("mipdp")]
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_info_differs_only_in_labelled_keys(name):
+    ra = METHODS[name](*_data(0))
+    rb = METHODS[name](*_data(1))
+    assert _unlabelled_differences(ra.info, rb.info) == []
+
+
+def test_kendall_diagnostics_are_labelled():
+    ra = METHODS["kendall"](*_data(0))
+    rb = METHODS["kendall"](*_data(1))
+    assert "exact_scores" not in ra.info and "pair_correlations" not in ra.info
+    keys = ("exact_scores_not_private", "pair_correlations_not_private")
+    assert all(k in ra.info for k in keys)
+    assert any(ra.info[k] != rb.info[k] for k in keys)     # they do depend on the data
+    assert "not private" in dp_kendall.__doc__
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_log_lines_that_depend_on_the_data_are_labelled(name, caplog):
+    la = _records(caplog, METHODS[name], *_data(0))
+    lb = _records(caplog, METHODS[name], *_data(1))
+    unlabelled = [(x, y) for x, y in zip(la, lb) if x != y and "not private" not in x[1]]
+    unlabelled += [x for x in la[len(lb):] + lb[len(la):] if "not private" not in x[1]]
+    assert unlabelled == []
+
+
+def test_canonical_lipschitz_does_not_log_its_winning_class(caplog):
+    """The class (h, t) names the true top-h scores: not released, so not logged."""
+    scores = np.array([5.0, 4.0, 3.0, 2.0, 1.0, 0.0])
+    with caplog.at_level(logging.DEBUG, logger="mipdp"):
+        for seed in range(20):
+            canonical_lipschitz_topk(scores, 3, 1.0, 1.0, np.random.default_rng(seed))
+    assert not [r for r in caplog.records if r.name.startswith("mipdp.mechanisms")]
+
+
+def test_screening_clip_count_is_labelled(caplog):
+    from mipdp.screening import dp_frank_wolfe
+    X, y = _data(0)
+    X[0, 0] = 3.0                                      # one entry is clipped
+    with caplog.at_level(logging.INFO, logger="mipdp"):
+        dp_frank_wolfe(X, y, l1_radius=1.0, n_iter=5, eps=1.0, delta=1e-5, bounds=(B, B),
+                       random_state=0)
+    msgs = [r.getMessage() for r in caplog.records if "clipped" in r.getMessage()]
+    assert msgs and all("not private" in m for m in msgs)

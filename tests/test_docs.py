@@ -1,0 +1,49 @@
+"""The user documentation stands alone and states the budget the code spends."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from mipdp.selection import planned_epsilon
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_docs_do_not_point_outside_the_package(page):
+    """A user has no ../shared/ and no SPEC.md: the docs must not send them there."""
+    text = page.read_text(encoding="utf-8")
+    assert "SPEC" not in text and "../shared" not in text and "shared/seeds" not in text
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_doc_references_resolve(page):
+    text = page.read_text(encoding="utf-8")
+    for ref in set(re.findall(r"`?(docs/[A-Za-z_]+\.md)", text)):
+        assert (ROOT / ref).exists(), f"{page.name} refers to missing {ref}"
+
+
+def test_math_page_exists_and_is_linked():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "docs/math.md" in readme
+    math_page = (ROOT / "docs" / "math.md").read_text(encoding="utf-8")
+    for needle in ("Replace-one", "Δ = (b_y + b_x r √s)² / (2n)", "Δ = (1 + b_x r √s) / n",
+                   "log(N − R) − ε L(S_(R)) / (2Δ)", "m_k = C(s, k) · C(p − s, k)"):
+        assert needle in math_page, needle
+
+
+def test_budget_in_the_docs_is_the_budget_the_code_spends():
+    """README and docs/privacy.md state f·ε + n_draws·(1 − f)·ε (+ ε_test = ε_select/10)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    privacy = (ROOT / "docs" / "privacy.md").read_text(encoding="utf-8")
+    assert "total cost `k·ε`" not in readme
+    assert "`f·ε + k·(1 − f)·ε`" in readme
+    assert "`f·ε + n_draws·(1 − f)·ε`" in privacy and "`ε_test = (1 − f)·ε/10`" in privacy
+    eps, k, f = 1.0, 3, 0.2
+    assert planned_epsilon(eps, n_draws=k, prescreen=("dp_sis", 5, f)) == pytest.approx(
+        f * eps + k * (1 - f) * eps)
+    assert planned_epsilon(eps, n_draws=k, prescreen=("dp_sis", 5, f), method="mistakes",
+                           delta=1e-6) == pytest.approx(f * eps + k * (1 - f) * eps
+                                                        + (1 - f) * eps / 10)
