@@ -21,10 +21,12 @@ from ._validation import (bounds_not_private_reason, check_bounds, check_epsilon
                           data_derived_bounds)
 from .accounting import check_release, record_release
 from .enumeration import SupportEnumerator, default_R
+from .enumeration.envelope import build_envelope
 from .exceptions import BudgetError, ConditionalPrivacyWarning
 from .guarantee import Guarantee, Neighbour, compose
 from .losses import Loss, get_loss
-from .mechanisms import MistakesMechanism, TopRMechanism, ptr_test
+from .mechanisms import ExponentialMechanismSampler, MistakesMechanism, TopRMechanism, ptr_test
+from .mechanisms.exponential import log_comb
 from .prescreen import prescreen_fraction
 from .result import SelectionResult
 
@@ -32,7 +34,10 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["private_bss", "planned_epsilon", "planned_guarantee", "PrivateBSSResult", "METHODS"]
 
-METHODS = ("top_r", "mistakes")
+METHODS = ("exponential", "top_r", "mistakes")
+
+#: ``c`` of the mistakes sampler's data-independent class levels ``θ_k = (2Δ/ε)(log m_k + c)``
+MISTAKES_LEVEL_C = 10.0
 
 
 @dataclass(repr=False)
@@ -43,9 +48,10 @@ class PrivateBSSResult(SelectionResult):
 
     Attributes
     ----------
-    mechanism : TopRMechanism or MistakesMechanism
-        The mechanism that produced the draws; it knows the exact probability of every
-        support.  **Not private**: it holds the enumerated supports and objectives.
+    mechanism : ExponentialMechanismSampler, TopRMechanism or MistakesMechanism
+        The mechanism that produced the draws (it knows the exact probability of every
+        support, or certified bounds on it for the exponential mechanism).  **Not
+        private**: it holds the enumerated supports and objectives.
     sensitivity : float
         ``Δ`` of the support objective (read off ``guarantee``; **not private** when the
         bounds were read off the data).
@@ -56,7 +62,10 @@ class PrivateBSSResult(SelectionResult):
         or the mistakes centre.  **Not private**; for research and diagnostics only.
     stats : dict
         Enumeration statistics: time per phase, solver calls, cuts, optimality gap,
-        whether the candidate set was certified, backend.
+        whether the candidate set was certified, backend; for ``method="exponential"``
+        also ``stats["sampler"]``: proposals made and accepted, the bound on the expected
+        number of proposals, the envelope's mass per region.  **Not private**: every
+        figure depends on the data (the counts tell neighbours apart).
     """
 
     mechanism: object = None
@@ -70,18 +79,38 @@ class PrivateBSSResult(SelectionResult):
         """Exact probability that one draw of this run's mechanism outputs ``support``.
 
         With a pre-screen it is the probability conditional on the screened columns.
+        ``method="exponential"`` knows it exactly only when every support was evaluated
+        (small problems); otherwise this raises ``ValueError``: use
+        :meth:`probability_bounds`.  **Not private** (it depends on the data).
         """
         return math.exp(self.log_probability(support))
 
     def log_probability(self, support) -> float:
         """Natural log of :meth:`probability` (``-inf`` for impossible supports)."""
+        S = self._local(support)
+        return -math.inf if S is None else self.mechanism.log_probability(S)
+
+    def probability_bounds(self, support) -> tuple[float, float]:
+        """Certified bounds ``(lo, hi)`` on the probability that one draw is ``support``.
+
+        Equal for the samplers whose law is known exactly (top-R, mistakes, and the
+        exponential mechanism when every support was evaluated).  **Not private**.
+        """
+        S = self._local(support)
+        if S is None:
+            return 0.0, 0.0
+        lo, hi = self.mechanism.log_probability_bounds(S)
+        return math.exp(min(lo, hi)), math.exp(hi)
+
+    def _local(self, support):
+        """``support`` in the indices the mechanism works on (``None``: impossible)."""
         S = np.asarray(support, dtype=np.intp).ravel()
         if self._columns is not None:
             pos = {int(c): i for i, c in enumerate(self._columns)}
             if not all(int(i) in pos for i in S):
-                return -math.inf
+                return None
             S = np.array([pos[int(i)] for i in S])
-        return self.mechanism.log_probability(S)
+        return S
 
 
 def _check_method_args(method, R, delta, eps_test, n_draws):
@@ -97,7 +126,7 @@ def _check_method_args(method, R, delta, eps_test, n_draws):
     return delta, eps_test
 
 
-def planned_epsilon(eps: float, *, n_draws: int = 1, prescreen=None, method: str = "top_r",
+def planned_epsilon(eps: float, *, n_draws: int = 1, prescreen=None, method: str = "exponential",
                     delta: float | None = None, eps_test: float | None = None) -> float:
     """Total ε a :func:`private_bss` call with these arguments spends (basic composition).
 
@@ -112,12 +141,28 @@ def planned_epsilon(eps: float, *, n_draws: int = 1, prescreen=None, method: str
     return total
 
 
+def mistakes_theta(p: int, s: int, epsilon: float, sensitivity: float,
+                   c: float = MISTAKES_LEVEL_C) -> np.ndarray:
+    """The mistakes sampler's data-independent class levels ``θ_k = (2Δ/ε)(log m_k + c)``.
+
+    Above ``L_0 + θ_k`` class ``k`` (``m_k = C(s,k) C(p-s,k)`` supports) carries less than
+    ``e^{-c}`` of the optimum's weight whatever its minimum, so capping its score there
+    costs no utility; ``θ_0 = 0``.
+    """
+    K = min(s, p - s)
+    th = np.array([2.0 * sensitivity / epsilon * (log_comb(s, k) + log_comb(p - s, k) + c)
+                   for k in range(K + 1)])
+    th[0] = 0.0
+    return th
+
+
 def _eps_test(eps_select: float, eps_test: float | None) -> float:
     """Budget of the propose-test-release test (default a tenth of the selection's)."""
     return eps_select / 10.0 if eps_test is None else float(eps_test)
 
 
-def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None, method: str = "top_r",
+def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None,
+                      method: str = "exponential",
                       delta: float | None = None, eps_test: float | None = None, bounds=None,
                       loss: str | Loss = "least_squares", sensitivity: float | None = None,
                       R: int | None = None, ptr_passed: bool | None = None,
@@ -131,7 +176,12 @@ def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None, method: s
     """
     nb = Neighbour.REPLACE_ONE
     eps_select = (1.0 - prescreen_fraction(prescreen)) * float(eps)
-    if method == "top_r":
+    if method == "exponential":
+        per_draw = Guarantee.pure(eps_select, nb, "exponential mechanism over all C(p, s) "
+                                  "supports, sampled exactly by rejection from certified "
+                                  "bounds", sensitivity=sensitivity)
+        stage = per_draw.repeat(n_draws)
+    elif method == "top_r":
         r_txt = "R = 1 + s(p - s)" if R is None else f"R = {R}"
         per_draw = Guarantee.pure(eps_select, nb, "exponential mechanism on the truncated "
                                   f"objective (top-R sampler, {r_txt} fixed in advance)",
@@ -186,7 +236,8 @@ PRIVATE_BSS_CONSTRAINTS = {
 
 @validate_params(PRIVATE_BSS_CONSTRAINTS)
 def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = None,
-                radius: float | None = None, loss: str | Loss = "least_squares", method: str = "top_r",
+                radius: float | None = None, loss: str | Loss = "least_squares",
+                method: str = "exponential",
                 R: int | None = None, delta: float | None = None, eps_test: float | None = None,
                 backend="highs", backend_options: dict | None = None, n_draws: int = 1,
                 prescreen=None, time_limit: float | None = None, random_state=None,
@@ -320,12 +371,18 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
                   "radius": loss_obj.radius}
     ran = method
     passed = None
-    if method == "top_r":
+    if method == "exponential":
+        env = build_envelope(enum, eps_select, delta_L)
+        mech = ExponentialMechanismSampler(objective.values, env.singletons, env.values,
+                                           env.regions, p, eps_select, delta_L,
+                                           refine=env.refine, deadline=enum.deadline)
+        candidates, cand_values = env.singletons[:1], env.values[:1]
+    elif method == "top_r":
         top = enum.top_supports(R_used)
         mech = TopRMechanism(top.supports, top.values, p, eps_select, delta_L)
         candidates, cand_values = top.supports, top.values
     else:
-        ms = enum.mistake_scores()
+        ms = enum.mistake_scores(mistakes_theta(p, s, eps_select, delta_L))
         gap = ms.second_best - ms.scores[0]
         candidates, cand_values = ms.center[None, :], ms.scores[:1]
         if report_gap:
@@ -354,6 +411,9 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     t_draw = time.perf_counter()
     draws = mech.sample(rng_draw, size=n_draws)
     timings["sampling"] = time.perf_counter() - t_draw
+    stats = enum.stats.as_dict()
+    if isinstance(mech, ExponentialMechanismSampler):
+        stats["sampler"] = mech.stats()
     if columns is not None:
         draws = np.sort(columns[draws], axis=1)
         candidates = columns[candidates]
@@ -368,4 +428,4 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         support=draws[0].copy(), supports=draws, method=method, guarantee=guarantee,
         timings=timings, info=info, mechanism=mech,
         R=mech.R if isinstance(mech, TopRMechanism) else None, candidates=candidates,
-        candidate_values=cand_values, stats=enum.stats.as_dict(), _columns=columns))
+        candidate_values=cand_values, stats=stats, _columns=columns))

@@ -192,6 +192,21 @@ class SupportEnumerator:
         self._center_swaps: np.ndarray | None = None
         self._optimum_certified = False
 
+    @property
+    def table(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(supports, values)`` of every support on the exhaustive path, else ``None``."""
+        return self._table
+
+    @property
+    def deadline(self) -> float | None:
+        """``time.perf_counter()`` value at which ``time_limit`` runs out (``None``: none)."""
+        return self._deadline
+
+    @property
+    def center_swaps(self) -> np.ndarray:
+        """One-swap objectives of the centre, shape ``(s, p)`` (``inf`` where ``j ∈ S*``)."""
+        return self._center_swaps
+
     # -- helpers ----------------------------------------------------------------------
     def _remaining(self, name: str = "enumeration") -> float | None:
         if self._deadline is None:
@@ -676,7 +691,7 @@ class SupportEnumerator:
             if rb.lower >= cut:
                 lower_all = min(lower_all, rb.lower)
                 continue
-            j = self._split_feature(R, rb.best_support)
+            j = self.split_feature(R, rb.best_support)
             stack.extend(R.split(j))
         lower = min(lower_all, best[0], level)
         logger.info("class %d: exact minimum search over %d sub-regions: minimum %.10g "
@@ -684,7 +699,7 @@ class SupportEnumerator:
         return RegionBound(lower=float(lower), best=float(best[0]), best_support=best[1],
                            solves=n_regions)
 
-    def _split_feature(self, region: Region, best_support) -> int:
+    def split_feature(self, region: Region, best_support) -> int:
         """A free feature to split ``region`` on: centre features first (the drop set), the
         one whose loss the cuts bound highest; then the best member's added features."""
         G = self.master.cut_gradients()

@@ -68,6 +68,11 @@ class MistakesMechanism:
         k = self.s - len(self._center_set.intersection(S))
         return float(self.log_class[k] - self.log_class_sizes[k])
 
+    def log_probability_bounds(self, support) -> tuple[float, float]:
+        """``(lp, lp)``: this mechanism's law is known exactly."""
+        lp = self.log_probability(support)
+        return lp, lp
+
     def sample(self, rng: np.random.Generator, size: int = 1) -> np.ndarray:
         """``size`` independent draws, shape ``(size, s)``."""
         ks = gumbel_argmax(self.log_class, rng, size=size)

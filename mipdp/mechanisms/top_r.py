@@ -81,6 +81,11 @@ class TopRMechanism:
         i = self._index.get(key)
         return float(self.log_bucket[i]) if i is not None else self.log_prob_outside_each
 
+    def log_probability_bounds(self, support) -> tuple[float, float]:
+        """``(lp, lp)``: this mechanism's law is known exactly."""
+        lp = self.log_probability(support)
+        return lp, lp
+
     def sample(self, rng: np.random.Generator, size: int = 1) -> np.ndarray:
         """``size`` independent draws, shape ``(size, s)``."""
         buckets = gumbel_argmax(self.log_bucket, rng, size=size)
