@@ -156,6 +156,17 @@ def mistakes_theta(p: int, s: int, epsilon: float, sensitivity: float,
     return th
 
 
+def ptr_level(sensitivity: float, eps_test: float, delta: float, margin: float = 10.0) -> float:
+    """Gap ``G`` above which the propose-test-release test passes with probability ``>= 1 -
+    e^{-margin}/2``: ``2Δ (1 + (log(1/δ) + margin) / ε_test)``.
+
+    The class searches of a guarded mistakes run reach at least this level, so the gap
+    they report (``min(G, min_k θ_k)``, 2Δ-sensitive like ``G``) lets a stable optimum
+    pass the test.
+    """
+    return 2.0 * sensitivity * (1.0 + (math.log(1.0 / delta) + margin) / eps_test)
+
+
 def _eps_test(eps_select: float, eps_test: float | None) -> float:
     """Budget of the propose-test-release test (default a tenth of the selection's)."""
     return eps_select / 10.0 if eps_test is None else float(eps_test)
@@ -376,17 +387,24 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         mech = ExponentialMechanismSampler(objective.values, env.singletons, env.values,
                                            env.regions, p, eps_select, delta_L,
                                            refine=env.refine, deadline=enum.deadline)
-        candidates, cand_values = env.singletons[:1], env.values[:1]
+        center, L0 = enum.optimum()
+        candidates, cand_values = center[None, :], np.array([L0])
+        enum.stats.certified = True  # every region bound is certified
     elif method == "top_r":
         top = enum.top_supports(R_used)
         mech = TopRMechanism(top.supports, top.values, p, eps_select, delta_L)
         candidates, cand_values = top.supports, top.values
     else:
-        ms = enum.mistake_scores(mistakes_theta(p, s, eps_select, delta_L))
+        theta = mistakes_theta(p, s, eps_select, delta_L)
+        if delta is not None:  # searched high enough for the stability test to pass
+            eps_test = _eps_test(eps_select, eps_test)
+            theta[2:] = np.maximum(theta[2:], ptr_level(delta_L, eps_test, delta))
+        ms = enum.mistake_scores(theta)
         gap = ms.second_best - ms.scores[0]
         candidates, cand_values = ms.center[None, :], ms.scores[:1]
         if report_gap:
             info["gap_not_private"] = gap
+            info["gap_is_lower_bound_not_private"] = bool(np.any(ms.scores[2:] >= ms.levels[2:]))
             info["stability_condition_held_not_private"] = bool(gap > 2 * delta_L)
         if delta is None:
             warnings.warn(
@@ -397,7 +415,6 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
                 ConditionalPrivacyWarning, stacklevel=2)
             mech = MistakesMechanism(ms.center, ms.scores, p, eps_select, delta_L)
         else:
-            eps_test = _eps_test(eps_select, eps_test)
             passed = ptr_test(gap, delta_L, eps_test, delta, rng_test)
             info["ptr_passed"] = passed
             if passed:

@@ -68,7 +68,7 @@ class MistakeScores:
     center: np.ndarray
     scores: np.ndarray  # M_k = min(L_k, levels[k]), k = 0..K
     levels: np.ndarray  # L_0 + θ_k (inf: exact class minimum)
-    second_best: float  # min_k>=1 M_k (<= L(S_(2)); equal to it when no class is capped)
+    second_best: float  # min_k>=1 M_k = min(L(S_(2)), L_0 + min_k>=2 θ_k)
 
 
 @dataclass
@@ -732,8 +732,8 @@ class SupportEnumerator:
             swaps = self._center_swaps
             scores = np.full(K + 1, np.inf)
             scores[0] = L0
-            if K >= 1:
-                scores[1] = min(float(np.min(swaps)), L0 + th[1])
+            if K >= 1:  # class 1 (the one-swaps) is evaluated exactly: no cap needed
+                scores[1] = float(np.min(swaps))
             cands = [(float(np.min(swaps)), None)]
             if self._table is None:
                 self.warm_class_cuts()

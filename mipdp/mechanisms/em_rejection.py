@@ -48,7 +48,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ..exceptions import CertificationError
-from .regions import Region
+from .regions import Region, region_members
 
 logger = logging.getLogger(__name__)
 
@@ -119,6 +119,7 @@ class ExponentialMechanismSampler:
         self._single_logZ = float(logsumexp(self._single_logw))
         self._single_cdf = np.cumsum(np.exp(self._single_logw - self._single_logw.max()))
         self.regions: list[Region] = []
+        self._acc_prob: list[list[float]] = []
         self._prop: list[int] = []
         self._acc: list[int] = []
         self._best: list[tuple[float, np.ndarray | None]] = []
@@ -142,6 +143,7 @@ class ExponentialMechanismSampler:
         if not R.bound > -math.inf:
             raise ValueError("regions: every region needs a finite certified bound")
         self.regions.append(R)
+        self._acc_prob.append([])
         self._prop.append(0)
         self._acc.append(0)
         self._best.append((math.inf, None))
@@ -160,7 +162,8 @@ class ExponentialMechanismSampler:
 
     def expected_proposals_bound(self) -> float:
         """Upper bound ``ΣZ / Z_low`` on the expected number of proposals per draw."""
-        return math.exp(self.log_envelope_mass() - self.log_known_mass())
+        d = self.log_envelope_mass() - self.log_known_mass()
+        return math.inf if d > 700 else math.exp(d)
 
     # -- sampling ------------------------------------------------------------------------
     def sample(self, rng: np.random.Generator, size: int = 1) -> np.ndarray:
@@ -216,8 +219,9 @@ class ExponentialMechanismSampler:
                     "released (please report this bug)")
             log_acc = -self.coef * np.maximum(L - bound, 0.0)
             accept[in_region] = np.log(rng.random(in_region.size)) < log_acc
-            for r, j, v in zip(in_region, comp[in_region] - 1, L):
+            for r, j, v, la in zip(in_region, comp[in_region] - 1, L, log_acc):
                 self._prop[j] += 1
+                self._acc_prob[j].append(math.exp(la))
                 if accept[r]:
                     self._acc[j] += 1
                 if v < self._best[j][0]:
@@ -248,7 +252,7 @@ class ExponentialMechanismSampler:
             if c.bound < R.bound:  # a child inherits its parent's valid bound
                 c.bound = R.bound
         best = self._best[j]
-        del self.regions[j], self._prop[j], self._acc[j], self._best[j]
+        del self.regions[j], self._prop[j], self._acc[j], self._best[j], self._acc_prob[j]
         for c in children:
             n0 = len(self.regions)
             self._add_region(c)
@@ -300,13 +304,60 @@ class ExponentialMechanismSampler:
         return math.exp(lo), math.exp(hi)
 
     def log_probability(self, support) -> float:
-        """Exact ``log π(support)`` when the normaliser is known exactly (every support is a
-        singleton); otherwise raises ``ValueError`` (use :meth:`log_probability_bounds`)."""
-        if self.regions:
-            raise ValueError("the exponential mechanism's normaliser is only known within "
-                             "certified bounds here; use probability_bounds(S)")
-        lo, _ = self.log_probability_bounds(support)
-        return lo
+        """Exact ``log π(support)``.
+
+        Needs the exact normaliser ``Σ w``: known when every support is a singleton, and
+        computed on first use (every region member evaluated once) when there are at most
+        :attr:`exact_max` supports.  Otherwise raises ``ValueError``: use
+        :meth:`log_probability_bounds`.
+        """
+        key = tuple(sorted(int(i) for i in support))
+        if len(key) != self.s or len(set(key)) != self.s or not all(0 <= i < self.p for i in key):
+            return -math.inf
+        return self._logw(key) - self._log_normaliser()
+
+    #: largest ``C(p, s)`` for which :meth:`log_probability` evaluates every support
+    exact_max = 200_000
+
+    def _log_normaliser(self) -> float:
+        if getattr(self, "_exact_logZ", None) is None:
+            if self.regions and self.n_supports > self.exact_max:
+                raise ValueError(
+                    f"the exponential mechanism's normaliser over C({self.p}, {self.s}) = "
+                    f"{self.n_supports} supports is only known within certified bounds; use "
+                    "probability_bounds(S) (or probability_estimate(S))")
+            parts = [self._single_logZ]
+            for R in self.regions:
+                for rows in region_members(R):
+                    vals = np.asarray(self._values(rows), dtype=float)
+                    parts.append(float(logsumexp(-self.coef * (vals - self.ref))))
+                    for key, v in zip(map(tuple, rows.tolist()), vals):
+                        if len(self._seen) < _MAX_SEEN:
+                            self._seen.setdefault(key, float(v))
+            self._exact_logZ = float(logsumexp(parts))
+        return self._exact_logZ
+
+    def probability_estimate(self, support) -> tuple[float, float]:
+        """An *estimate* of ``π(support)`` and its standard error (not a bound).
+
+        ``Σ w`` is estimated without bias from the proposals made so far: a region's true
+        mass is its envelope mass times the mean acceptance probability of its uniform
+        proposals.  Use :meth:`probability_bounds` for certified figures.
+        """
+        logw = self._logw(support)
+        Z = math.exp(self._single_logZ)
+        var = 0.0
+        for R, acc in zip(self.regions, self._acc_prob):
+            zr = math.exp(R.log_size - self.coef * (R.bound - self.ref))
+            if len(acc) >= 2:
+                a = np.asarray(acc)
+                Z += zr * a.mean()
+                var += zr * zr * a.var(ddof=1) / a.size
+            else:
+                Z += zr * (acc[0] if acc else 1.0)  # unexplored: at most its envelope
+                var += zr * zr
+        est = math.exp(logw) / Z
+        return est, est * math.sqrt(var) / Z
 
     # -- statistics ----------------------------------------------------------------------
     def stats(self) -> dict:

@@ -1,10 +1,12 @@
 """The public entry point: usage, reproducibility, validation."""
 
+import warnings
+
 import numpy as np
 import pytest
 
 import solvers
-from mipdp import (BackendUnavailableError, PrivacyLeakWarning, PrivateBestSubsetSelector,
+from mipdp import (BackendUnavailableError, ConditionalPrivacyWarning, PrivacyLeakWarning, PrivateBestSubsetSelector,
                    private_bss)
 from mipdp.datasets import make_bss_regression
 
@@ -19,7 +21,7 @@ def data():
 
 def test_release_and_result_fields(data):
     X, y, _ = data
-    res = private_bss(X, y, 3, 1.0, bounds=B, random_state=0,
+    res = private_bss(X, y, 3, 1.0, bounds=B, random_state=0, method="top_r",
                       enumeration_options={"exhaustive_max": 0})
     assert res.support.shape == (3,) and np.all(np.diff(res.support) > 0)
     assert res.neighbour == "replace-one" and res.delta == 0.0
@@ -29,7 +31,7 @@ def test_release_and_result_fields(data):
     assert 0.0 < res.probability(res.support) <= 1.0
     assert res.probability([0, 0, 1]) == 0.0
     assert set(res.timings) >= {"warm_start", "optimum", "top_r", "sampling", "total"}
-    small = private_bss(X, y, 3, 1.0, bounds=B, random_state=0)  # C(14, 3) = 364 supports
+    small = private_bss(X, y, 3, 1.0, bounds=B, random_state=0, method="top_r")  # 364 supports
     assert small.stats["backend"] == "exhaustive" and "exhaustive" in small.timings
     np.testing.assert_array_equal(small.support, res.support)
 
@@ -52,12 +54,32 @@ def test_reproducible_and_fresh_entropy(data):
 
 
 @pytest.mark.parametrize("backend", solvers.available_backends())
-def test_same_release_on_every_backend(data, backend):
+@pytest.mark.parametrize("method", ["top_r", "mistakes"])
+def test_same_release_on_every_backend(data, backend, method):
+    """The truncated samplers' mechanism is the same exact object on every backend."""
     X, y, _ = data
-    ref = private_bss(X, y, 3, 0.5, bounds=B, n_draws=10, random_state=3)
-    res = private_bss(X, y, 3, 0.5, bounds=B, n_draws=10, random_state=3, backend=backend,
-                      enumeration_options={"exhaustive_max": 0})
+    kw = dict(bounds=B, n_draws=10, random_state=3, method=method)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConditionalPrivacyWarning)
+        ref = private_bss(X, y, 3, 0.5, **kw)
+        res = private_bss(X, y, 3, 0.5, **kw, backend=backend,
+                          enumeration_options={"exhaustive_max": 0})
     np.testing.assert_array_equal(ref.supports, res.supports)
+
+
+@pytest.mark.parametrize("backend", solvers.available_backends())
+def test_exponential_mechanism_same_law_on_every_backend(data, backend):
+    """The exponential mechanism's law is the same on every backend (its draws depend on the
+    envelope the backend certified): exact probabilities agree with the exhaustive path."""
+    X, y, _ = data
+    ref = private_bss(X, y, 3, 0.5, bounds=B, random_state=3)
+    res = private_bss(X, y, 3, 0.5, bounds=B, random_state=3, backend=backend,
+                      enumeration_options={"exhaustive_max": 0})
+    assert ref.stats["backend"] == "exhaustive" and res.stats["backend"] == backend
+    for S in [ref.support, res.support, ref.candidates[0], [0, 1, 2]]:
+        assert res.probability(S) == pytest.approx(ref.probability(S), rel=1e-9)
+        lo, hi = res.probability_bounds(S)
+        assert lo <= ref.probability(S) * (1 + 1e-9) and hi >= ref.probability(S) * (1 - 1e-9)
 
 
 def test_inputs_not_modified(data):

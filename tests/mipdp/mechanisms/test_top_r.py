@@ -15,7 +15,7 @@ B = 0.5
 
 
 def log_probs(X, y, s, eps, R=None, **kw):
-    res = private_bss(X, y, s, eps, bounds=(B, B), R=R, random_state=0, **kw)
+    res = private_bss(X, y, s, eps, bounds=(B, B), R=R, random_state=0, method="top_r", **kw)
     sup = all_supports(X.shape[1], s)
     return res, sup, np.array([res.log_probability(S) for S in sup])
 
@@ -34,7 +34,8 @@ def test_probability_is_exponential_mechanism_on_truncated_score(instance):
 def test_sampled_frequencies_match_probability(instance):
     X, y = instance(1, n=40, p=6)
     s, eps = 2, 4.0
-    res = private_bss(X, y, s, eps, bounds=(B, B), ridge=5.0, n_draws=20000, random_state=1)
+    res = private_bss(X, y, s, eps, bounds=(B, B), ridge=5.0, n_draws=20000, random_state=1,
+                      method="top_r")
     sup = all_supports(6, s)
     p = np.exp([res.log_probability(S) for S in sup])
     index = {tuple(S): i for i, S in enumerate(sup.tolist())}
