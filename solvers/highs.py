@@ -36,8 +36,11 @@ to ``mip_feasibility_tolerance`` (1e-6).  Callers should round them
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
+import os
+import sys
 import time
 from typing import Sequence
 
@@ -75,6 +78,39 @@ _EMPTY_I32 = np.zeros(0, dtype=np.int32)
 _EMPTY_F64 = np.zeros(0, dtype=np.float64)
 
 
+_BANNER_SHOWN = False
+
+
+@contextlib.contextmanager
+def _stdout_fd_silenced():
+    """Send the C-level standard output to /dev/null (HiGHS prints there, not to Python)."""
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+    except (OSError, ValueError, AttributeError):  # no file descriptor 1 to redirect
+        yield
+        return
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _new_highs() -> "highspy.Highs":
+    """A ``highspy.Highs`` object, without the banner highspy >= 1.16 prints on the first
+    construction of a process (before any option, ``output_flag`` included, can be set)."""
+    global _BANNER_SHOWN
+    if _BANNER_SHOWN:
+        return highspy.Highs()
+    with _stdout_fd_silenced():
+        h = highspy.Highs()
+    _BANNER_SHOWN = True
+    return h
+
+
 class HighsBackend(MIPBackend):
     """A persistent MILP inside one ``highspy.Highs`` object.
 
@@ -107,7 +143,7 @@ class HighsBackend(MIPBackend):
     def __init__(self, *, time_limit: float | None = None, threads: int | None = None,
                  verbose: bool = False, options: dict | None = None) -> None:
         super().__init__(time_limit=time_limit, threads=threads, verbose=verbose)
-        self._h = highspy.Highs()
+        self._h = _new_highs()
         self.options = {**DEFAULT_OPTIONS, **check_options("HighsBackend", "options", options)}
         for key, value in self.options.items():
             if self._h.setOptionValue(key, value) == highspy.HighsStatus.kError:

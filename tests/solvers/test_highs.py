@@ -233,3 +233,14 @@ def test_solve_without_fixed_columns_matches_full_solve(monkeypatch):
     assert reduced.objective == pytest.approx(full.objective, abs=1e-7)
     assert np.all(reduced.x[1:151] == 0) and np.all(reduced.x[151:153] == 1)
     assert reduced.bound <= reduced.objective + 1e-9
+
+
+def test_creating_a_backend_prints_nothing():
+    """highspy >= 1.16 prints a banner on the first Highs() of a process: silenced."""
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = subprocess.run([sys.executable, "-c", "import solvers; solvers.get_backend('highs')"],
+                         capture_output=True, text=True, cwd=root, check=True)
+    assert out.stdout == ""
