@@ -53,11 +53,13 @@ def test_mip_rows_run_the_mip_backend():
     top = audit.audit_top_r(seeds=(0,), kinds=("near_tie",), Rs=(None, "all"), n_random=1,
                             n_corner=1, path="mip")
     mis = audit.audit_mistakes(seeds=(0,), n_random=1, n_corner=1, path="mip")
-    for row in top + mis:
+    em = audit.audit_exponential(seeds=(0,), kinds=("near_tie",), n_random=1, n_corner=1,
+                                 path="mip")
+    for row in top + mis + em:
         assert row["backend"] == "highs", row
         assert row["within_claim"] and row["pairs"] > 0, row
-    md = audit.to_markdown(top + mis)
-    assert md.count("MIP (highs)") == 2 and "exhaustive" not in md
+    md = audit.to_markdown(top + mis + em)
+    assert md.count("MIP (highs)") == 3 and "exhaustive" not in md
     # the paths differ only in the enumeration: same exact law on the same data
     X, y = audit._instance("ties", 0, 40, 6)
     used = set()
