@@ -180,3 +180,47 @@ def test_budget_is_planned_and_refused_before_touching_data(data):
     res = private_bss(X, y, 3, 1.0, bounds=B, n_draws=2, prescreen=("dp_sis", 6, 0.25),
                       max_epsilon=1.75, random_state=0)
     assert res.epsilon == pytest.approx(1.75)
+
+
+@pytest.mark.parametrize("loss", ["least_squares", "hinge", "huber"])
+def test_exponential_is_the_default_for_every_loss(loss):
+    X, y, truth = make_bss_regression(n=400, p=12, s=3, random_state=1)
+    if loss == "hinge":
+        y = np.where(y >= 0, 1.0, -1.0)
+    res = private_bss(X, y, 3, 2.0, bounds=(B[0], None if loss == "hinge" else B[1]), loss=loss,
+                      n_draws=50, random_state=0, enumeration_options={"exhaustive_max": 0})
+    assert res.method == "exponential" and res.supports.shape == (50, 3)
+    assert res.is_private and res.epsilon == pytest.approx(100.0)
+    assert "exponential mechanism over all C(p, s) supports" in str(res.guarantee)
+    lo, hi = res.probability_bounds(res.support)
+    assert 0.0 < lo <= hi <= 1.0
+    assert res.probability(res.support) == pytest.approx(lo, rel=1e-6) or lo <= res.probability(
+        res.support) <= hi * (1 + 1e-9)
+    sampler = res.stats["sampler"]
+    assert sampler["n_accepted"] >= 50 and sampler["n_proposals"] >= sampler["n_accepted"]
+
+
+def test_exponential_with_a_prescreen():
+    X, y, truth = make_bss_regression(n=2000, p=40, s=3, random_state=2)
+    res = private_bss(X, y, 3, 4.0, bounds=B, prescreen=("dp_sis", 12, 0.25), n_draws=5,
+                      random_state=0)
+    assert res.method == "exponential" and res.supports.shape == (5, 3)
+    assert res.epsilon == pytest.approx(0.25 * 4.0 + 5 * 0.75 * 4.0)
+    cols = res.info["prescreen"]["columns"]
+    assert np.all(np.isin(res.supports, cols))
+    outside = np.setdiff1d(np.arange(40), cols)[:3]
+    assert res.probability_bounds(outside) == (0.0, 0.0)
+
+
+def test_selector_follows_the_default():
+    X, y, _ = make_bss_regression(n=300, p=10, s=2, random_state=0)
+    sel = PrivateBestSubsetSelector(s=2, eps=1.0, bounds=B, random_state=0).fit(X, y)
+    assert sel.get_params()["method"] == "exponential"
+    assert sel.transform(X).shape == (300, 2)
+
+
+def test_time_limit_releases_nothing_with_the_exponential_mechanism():
+    from mipdp import CertificationError
+    X, y, _ = make_bss_regression(n=500, p=60, s=4, random_state=0)
+    with pytest.raises(CertificationError, match="time_limit"):
+        private_bss(X, y, 4, 1.0, bounds=B, time_limit=1e-4, random_state=0)
