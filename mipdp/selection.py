@@ -256,9 +256,10 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
                 enumeration_options: dict | None = None, accountant=None) -> PrivateBSSResult:
     """Release a size-``s`` support of a sparse linear model with differential privacy.
 
-    The exact best supports of the ridge- and ball-constrained objective
-    ``L(S)`` are enumerated by outer approximation on a MIP backend, then one of two
-    samplers built on the exponential mechanism releases a support.
+    By default the release is a draw of the exponential mechanism over all ``C(p, s)``
+    supports of the ridge- and ball-constrained objective ``L(S)``, sampled exactly by
+    rejection from lower bounds certified by outer approximation on a MIP backend.  The
+    seed's truncations (top-R, mistakes) are available through ``method``.
 
     Parameters
     ----------
@@ -280,8 +281,11 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         different value then raises :class:`~mipdp.exceptions.InvalidParameterError`
         instead of being ignored).
     loss : str or Loss, default "least_squares"
-    method : {"top_r", "mistakes"}
-        ``"top_r"``: pure ε-DP for any fixed ``R``.  ``"mistakes"``: ε-DP only when the
+    method : {"exponential", "top_r", "mistakes"}, default "exponential"
+        ``"exponential"``: the exponential mechanism ``P(S) ∝ exp(-ε L(S) / (2Δ))`` over
+        all supports, sampled exactly: pure ε-DP per draw for every dataset (the envelope
+        built from the data only changes the running time).  ``"top_r"``: the seed's
+        truncation to the ``R`` best supports, pure ε-DP for any fixed ``R``.  ``"mistakes"``: ε-DP only when the
         optimum is stable (``L(S_(2)) - L(S_(1)) > 2Δ``); pass ``delta`` (and
         ``eps_test``) to add a propose-test-release guard that falls back to top-R and
         makes the release ``(ε + ε_test, δ)``-DP unconditionally.  Without ``delta`` a
@@ -290,19 +294,23 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         Size of the top-R set; default ``1 + s(p - s)``.  Must be chosen without
         looking at the data.
     delta, eps_test : float, optional
-        Propose-test-release parameters for ``method="mistakes"`` (``eps_test``
-        defaults to ``eps / 10``).
+        Propose-test-release parameters for ``method="mistakes"``; ``eps_test`` defaults
+        to ``(1 - f)·eps / 10``, a tenth of the selection's per-draw budget (``f`` the
+        pre-screen's fraction, 0 without one).
     backend : {"highs", "gurobi", "pyomo"}, default "highs"
     backend_options : dict, optional
         Passed to the backend (e.g. ``{"solver": "appsi_highs"}`` for Pyomo).
     n_draws : int, default 1
-        Independent releases; the total privacy cost is ``n_draws * eps``.
+        Independent draws from one enumeration.  By basic composition they cost
+        ``f·eps + n_draws·(1 - f)·eps`` in total (``f`` the pre-screen's budget fraction,
+        0 without one), plus ``eps_test`` once for ``method="mistakes"`` with ``delta=``;
+        ``result.epsilon`` reports it and :func:`planned_epsilon` computes it beforehand.
     prescreen : (name, k, fraction), optional
         Private pre-screen: method ``name`` (``"kendall"``, ``"dp_sis"``,
         ``"two_stage"``) chooses ``k`` columns with ``fraction * eps``; the MIP runs on
         them with the rest.  The guarantee is composed accordingly.
     time_limit : float, optional
-        Seconds for the enumeration; on timeout a
+        Seconds for the enumeration and the sampling; on timeout a
         :class:`~mipdp.exceptions.CertificationError` is raised (nothing is released).
     random_state : None, int or numpy.random.Generator
     max_epsilon : float, optional

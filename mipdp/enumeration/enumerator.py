@@ -13,9 +13,15 @@ its three queries share cuts and evaluations:
   evaluated, cut and excluded by a no-good row, ``τ`` is lowered, and the search ends
   when the master is infeasible — a proof that every support not evaluated has
   ``L > τ``.  No support is ever guessed and no branch gives up.
+* :meth:`SupportEnumerator.region_bound` — a certified lower bound of ``L`` over a
+  :class:`~mipdp.mechanisms.regions.Region` (supports with ``k`` mistakes around a centre,
+  some features fixed in or out), by an improving outer-approximation search inside it;
+  the envelope of the exponential-mechanism sampler is built from it
+  (:mod:`mipdp.enumeration.envelope`).
 * :meth:`SupportEnumerator.mistake_scores` — the class scores
-  ``M_k = min(L_k, τ₁)`` of the mistakes sampler, each class searched the same way
-  below ``min(best in class, τ₁)``.
+  ``M_k = min(L_k, L_0 + θ_k)`` of the mistakes sampler (data-independent ``θ_k``), with
+  the class minima below the levels found exactly by branch and bound over regions
+  (:meth:`SupportEnumerator.region_minimum`).
 
 Every search phase is one backend solve with a lazy-row oracle: native lazy
 constraints where the backend has them (Gurobi), otherwise solve / add rows /

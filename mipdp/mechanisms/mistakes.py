@@ -4,8 +4,9 @@ Privacy
 -------
 Neighbours: replace one row.  With ``S*`` the optimum, class ``k`` holds the
 ``m_k = C(s,k) C(p-s,k)`` supports with ``|S \\ S*| = k``; its score
-``M_k = min(L_k, τ₁)`` (``L_k`` the class minimum, ``τ₁`` the largest one-swap
-objective) is Δ-sensitive *when S\\* is the same on both neighbours*.  The class is
+``M_k = min(L_k, L_0 + θ_k)`` (``L_k`` the class minimum, ``θ_k`` a data-independent
+level, see :func:`mipdp.selection.mistakes_theta`) is Δ-sensitive *when S\\* is the same
+on both neighbours*.  The class is
 drawn with log-weight ``log m_k - ε M_k / (2Δ)`` and the output is a **uniform member
 of the class**, so the output law depends on the data only through the class law:
 **ε-DP conditionally on** ``L(S_(2)) - L(S_(1)) > 2Δ`` (seed 002, Theorem 2).  That
@@ -34,7 +35,7 @@ class MistakesMechanism:
     center : ndarray, shape (s,)
         The optimum ``S*``.
     scores : ndarray, shape (K + 1,)
-        ``M_0 = L(S*)``, ``M_k = min(L_k, τ₁)`` for ``k = 1..K``, ``K = min(s, p - s)``.
+        ``M_0 = L(S*)``, ``M_k = min(L_k, L_0 + θ_k)`` for ``k = 1..K``, ``K = min(s, p - s)``.
     p : int
     epsilon : float
     sensitivity : float
