@@ -8,8 +8,8 @@ eps = 1).  For every (p, n) and trial (data seed), and every method:
   certified bounds on its probability that the sampler reports;
 * ``top_r`` and ``mistakes`` (exact class minima): their exact probability of the truth;
 
-beside the exponential mechanism's own P(release = truth), computed here independently of
-the sampler: every support within ``--ball`` mistakes of the truth is evaluated (the
+beside the exponential mechanism's own P(release = truth), computed independently of
+the sampler by :func:`mipdp.experiments.em_reference.em_truth_probability`: every support within ``--ball`` mistakes of the truth is evaluated (the
 3-mistake ball at p = 100, the 2-ball at p = 1000 and the 1-ball at p = 10 000 by default:
 the 3-ball has 1.6e9 supports at p = 1000), and the rest is bounded by certified MIP class
 bounds around the truth, which gives an interval ``[lo, hi]``.
@@ -31,54 +31,25 @@ from __future__ import annotations
 
 import argparse
 import csv
-import math
 import time
 import warnings
 
 import numpy as np
-from scipy.special import logsumexp
 
 from mipdp import ConditionalPrivacyWarning, private_bss
-from mipdp._validation import clip_data
 from mipdp.datasets import make_bss_regression
-from mipdp.enumeration import SupportEnumerator
-from mipdp.losses import LeastSquares
-from mipdp.mechanisms.regions import Region, region_members
+from mipdp.experiments.em_reference import em_truth_probability
 
 B, RIDGE, RADIUS, S = 0.5, 120.0, 1.1, 5
 DEFAULT_ROWS = [(100, 2000), (100, 3000), (100, 4000), (100, 6000), (1000, 3000), (1000, 6000),
                 (10000, 6000)]
 
 
-def em_truth_probability(X, y, truth, eps, ball):
-    """Certified ``[lo, hi]`` on the exponential mechanism's P(release = truth)."""
-    Xc, yc = clip_data(X, y, B, B)
-    loss = LeastSquares(RIDGE, RADIUS)
-    n, p = X.shape
-    obj = loss.bind(Xc, yc)
-    delta = loss.sensitivity(n, S, B, B)
-    coef = eps / (2 * delta)
-    LT = float(obj.values(truth[None])[0])
-    parts = []
-    for k in range(0, ball + 1):
-        for rows in region_members(Region(truth, k, p)):
-            parts.append(float(logsumexp(-coef * (obj.values(rows) - LT))))
-    inside = float(logsumexp(parts))
-    rest = []
-    enum = SupportEnumerator(obj, S, scale=delta, exhaustive_max=0)
-    enum.optimum()
-    for k in range(ball + 1, min(S, p - S) + 1):
-        R = Region(truth, k, p)
-        level = LT + (R.log_size + 12.0) / coef  # beyond it the class weighs < e^-12 of the truth
-        rb = enum.region_bound(R, level=level, abs_tol=0.5 / coef, max_solves=20)
-        rest.append(R.log_size - coef * (rb.lower - LT))
-    total_up = float(logsumexp([inside] + rest))
-    return math.exp(-total_up), math.exp(-inside)
-
-
 def run(p, n, trial, methods, draws, ball, eps):
     X, y, truth = make_bss_regression(n=n, p=p, s=S, random_state=trial)
-    em_lo, em_hi = em_truth_probability(X, y, truth, eps, ball)
+    ref = em_truth_probability(X, y, truth, eps, s=S, ball=ball, bounds=(B, B), ridge=RIDGE,
+                               radius=RADIUS)
+    em_lo, em_hi = ref["lo"], ref["hi"]
     out = []
     for method in methods:
         with warnings.catch_warnings():
