@@ -89,8 +89,8 @@ def main() -> None:
                 lo, hi = r.probability_bounds(best)
                 probs.append(f"[{lo:.3g}, {hi:.3g}]")
         uniform = 1 / math.comb(p, s)
-        print(f"| {name} ({n}, {p}, {s}) | {loss} | {[names[i] for i in res.support]} "
-              f"({t_release:.1f} s) | {[names[i] for i in best]} | {' / '.join(probs)} "
+        print(f"| {name} ({n}, {p}, {s}) | {loss} | {[str(names[i]) for i in res.support]} "
+              f"({t_release:.1f} s) | {[str(names[i]) for i in best]} | {' / '.join(probs)} "
               f"(uniform: {uniform:.2g}) |", flush=True)
         print(f"    guarantee: {res.guarantee}")
 
@@ -107,6 +107,24 @@ def main() -> None:
             print(f"s = {s_try}: refused: {type(exc).__name__}: {exc}")
     print(f"fits made for s in {spent}; accountant total: {acc.total()}; remaining "
           f"{acc.remaining()}")
+
+    # a grid search under a default accountant: every clone's fit is a recorded release
+    from sklearn.linear_model import LinearRegression
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+
+    from mipdp import PrivateBestSubsetSelector
+    pipe = make_pipeline(PrivateBestSubsetSelector(s=2, eps=1.0, bounds=(0.5, 0.5),
+                                                   random_state=0), LinearRegression())
+    gs = GridSearchCV(pipe, {"privatebestsubsetselector__s": [1, 2, 3]}, cv=3,
+                      error_score="raise")
+    acc = BudgetAccountant(epsilon=5.0)
+    try:
+        with acc:
+            gs.fit(X, y)
+    except Exception as exc:  # BudgetError
+        print(f"GridSearchCV (3 values x 3 folds) under BudgetAccountant(epsilon=5): "
+              f"{type(exc).__name__} after {len(acc)} recorded fits: {str(exc)[:120]}...")
 
 
 if __name__ == "__main__":
