@@ -144,3 +144,13 @@ def test_time_limit_records_unfinished_and_reruns_when_raised(tmp_path, monkeypa
     more = run_study(cfg, tmp_path, jobs=1)
     assert more.computed == [("mistakes", 200, 0)]
     assert more.summary.set_index("method").loc["mistakes", "unfinished"] == 0
+
+
+def test_comparator_adapter_releases_what_the_comparator_releases():
+    """The adapter skips scikit-learn's argument checks: the supports must not change."""
+    from mipdp.comparators.mcmc import mcmc
+    X, y, _ = make_bss_regression(n=300, p=10, s=2, random_state=0)
+    out = methods_mod.METHODS["mcmc"](X, y, 2, 1.0, np.random.default_rng(3), 4)
+    ref = mcmc(X, y, 2, 1.0, bounds=(0.5, 0.5), random_state=np.random.default_rng(3),
+               n_draws=4)
+    assert np.array_equal(out.supports, ref.supports)
