@@ -1,6 +1,10 @@
 """Markdown tables of a study directory (the tables of docs/experiments.md).
 
     python experiments/report_tables.py results/seed002_ls [--metrics exact p_truth f1 time_s]
+    python experiments/report_tables.py --update-doc docs/experiments.md --results results
+
+``--update-doc`` rewrites every block of the page between ``<!-- table STUDY METRIC -->``
+and ``<!-- /table -->`` with the current table of ``results/STUDY``.
 
 Per (n, method): mean over finished trials ± standard error; ``p_truth`` is the exact
 probability that one draw is the truth (an interval ``lo–hi`` where the bounds are only
@@ -30,12 +34,12 @@ def _fmt(mean, se, digits=3):
     return f"{mean:.{digits}f} ± {se:.{digits}f}" if se > 0 else f"{mean:.{digits}f}"
 
 
-def tables(root: Path, metrics: list[str]) -> str:
+def tables(root: Path, metrics: list[str], header: bool = True) -> str:
     study = json.loads((root / "study.json").read_text())
     summ = summarize(load_table(root))
     methods = [m for m in ORDER if m in set(summ["method"])] + sorted(
         set(summ["method"]) - set(ORDER))
-    out = [f"Study `{root.name}`: design {study.get('design', 'seed002')}, ρ = {study['rho']}, "
+    out = [] if not header else [f"Study `{root.name}`: design {study.get('design', 'seed002')}, ρ = {study['rho']}, "
            f"p = {study['p']}, s = {study['s']}, ε = {study['eps']}, loss {study['loss']}, "
            f"{study['draws']} draws per trial; trials per cell in the last column."]
     by = summ.set_index(["method", "n"])
@@ -46,11 +50,13 @@ def tables(root: Path, metrics: list[str]) -> str:
                     and by.loc[m]["p_truth_lo_mean"].notna().any()]
             head = ["n", "EM (reference)"] + cols + (["EM sampler: frequency"]
                                                      if "exponential" in cols else [])
-            out.append(f"\n**P(one draw = truth)** — exact, or `lo–hi` certified bounds:\n")
+            if header:
+                out.append(f"\n**P(one draw = truth)** — exact, or `lo–hi` certified bounds:\n")
         else:
             cols = methods
             head = ["n"] + cols
-            out.append(f"\n**{metric}** (mean over trials ± SE):\n")
+            if header:
+                out.append(f"\n**{metric}** (mean over trials ± SE):\n")
         out.append("| " + " | ".join(head) + " | trials |")
         out.append("|" + "---|" * (len(head) + 1))
         for n in ns:
@@ -93,13 +99,32 @@ def tables(root: Path, metrics: list[str]) -> str:
     return "\n".join(out)
 
 
+def update_doc(doc: Path, results: Path) -> None:
+    import re
+    text = doc.read_text(encoding="utf-8")
+    pat = re.compile(r"(<!-- table (\S+) (\S+) -->\n)(.*?)(<!-- /table -->)", re.S)
+
+    def fill(m):
+        root = results / m.group(2)
+        if not (root / "study.json").exists():
+            return m.group(0)
+        return m.group(1) + tables(root, [m.group(3)], header=False).strip() + "\n" + m.group(5)
+
+    doc.write_text(pat.sub(fill, text), encoding="utf-8")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("root")
+    ap.add_argument("root", nargs="?")
     ap.add_argument("--metrics", nargs="+", default=["p_truth", "exact", "f1", "time_s"])
+    ap.add_argument("--update-doc", help="rewrite the table blocks of this markdown page")
+    ap.add_argument("--results", default="results", help="results directory (--update-doc)")
     args = ap.parse_args()
-    print(tables(Path(args.root), args.metrics))
+    if args.update_doc:
+        update_doc(Path(args.update_doc), Path(args.results))
+    else:
+        print(tables(Path(args.root), args.metrics))
 
 
 if __name__ == "__main__":
