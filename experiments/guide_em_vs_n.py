@@ -87,8 +87,10 @@ def plot(rows: list[dict], path: Path, trials: int, draws: int) -> None:
     ax.set_xlabel("n")
     ax.set_ylabel("P(one release = true support)")
     ax.set_ylim(-0.03, 1.03)
-    ax.set_title(f"exponential mechanism: seed002 design, ρ=0.1, s={S}, ε={EPS:g}, least squares, "
-                 f"{trials} data sets per n, {draws} draws", fontsize=8)
+    ps = ", ".join(str(p) for p in sorted({r["p"] for r in rows}))
+    ax.set_title(f"exponential mechanism: seed002 design, ρ=0.1, p={ps}, s={S}, ε={EPS:g}, "
+                 f"least squares,\n"
+                 f"up to {trials} data sets per n, {draws} draws", fontsize=8)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
@@ -105,6 +107,7 @@ def main() -> None:
     ap.add_argument("--draws", type=int, default=2000)
     ap.add_argument("--time-limit", type=float, default=600.0)
     ap.add_argument("--out", default="results/guide_em_vs_n")
+    ap.add_argument("--plot-only", action="store_true", help="plot the rows already in the CSV")
     args = ap.parse_args()
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -118,7 +121,7 @@ def main() -> None:
                 for k in ("p", "n", "trial", "draws"):
                     r[k] = int(r[k])
     done = {(r["p"], r["n"], r["trial"]) for r in rows}
-    for p in args.p:
+    for p in ([] if args.plot_only else args.p):
         for n in (args.n or GRID[p]):
             for trial in range(args.trials):
                 if (p, n, trial) in done:
@@ -134,7 +137,7 @@ def main() -> None:
                     w = csv.DictWriter(fh, fieldnames=FIELDS)
                     w.writeheader()
                     w.writerows(rows)
-    plot(rows, out.with_suffix(".png"), args.trials, args.draws)
+    plot(rows, out.with_suffix(".png"), max(r["trial"] for r in rows) + 1, args.draws)
     print(out.with_suffix(".png"))
 
 
