@@ -35,13 +35,21 @@ _STYLE = {"top_r": ("C0", "o"), "mistakes": ("C1", "s"), "samp_agg": ("C2", "^")
 _DOTTED = ("marginal", "abess")
 
 
-def study_title(study: dict, trials: int) -> str:
+def study_title(study: dict, trials) -> str:
     """``name: design (ρ), p, s, ε, loss, trials × draws`` of a study.json dict."""
     design = study.get("design", "seed002")
     rho = study.get("rho")
     d = f"{design} design" + (f", ρ={rho:g}" if rho is not None else "")
     return (f"{study.get('name')}: {d}, p={study['p']}, s={study['s']}, ε={study['eps']:g}, "
             f"{study['loss']}, {trials} trials × {study['draws']} draws")
+
+
+def _trials(summary) -> str:
+    t = summary["trials"][summary["trials"] > 0]
+    if t.empty:
+        return "0"
+    lo, hi = int(t.min()), int(t.max())
+    return str(hi) if lo == hi else f"{lo}–{hi}"
 
 
 def find_studies(path) -> list[Path]:
@@ -68,7 +76,7 @@ def plot_study(root, out_dir=None, prefix: str = "") -> list[Path]:
     written = []
     if summary.empty:
         return written
-    title = study_title(study, int(summary["trials"].max()))
+    title = study_title(study, _trials(summary))
     for metric, (fname, ylabel, logy) in _FIGS.items():
         col = f"{metric}_mean"
         if col not in summary.columns or summary[col].isna().all():
