@@ -154,3 +154,22 @@ def test_comparator_adapter_releases_what_the_comparator_releases():
     ref = mcmc(X, y, 2, 1.0, bounds=(0.5, 0.5), random_state=np.random.default_rng(3),
                n_draws=4)
     assert np.array_equal(out.supports, ref.supports)
+
+
+def test_report_tables_and_doc_blocks(study, tmp_path):
+    """experiments/report_tables.py renders the page's tables from a study directory."""
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[3] / "experiments" / "report_tables.py"
+    spec = importlib.util.spec_from_file_location("report_tables", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out, cfg, _ = study
+    text = mod.tables(out / "e", ["p_truth", "exact", "time_s"])
+    assert "EM (reference)" in text and "| 600 |" in text and "marginal" in text
+    doc = tmp_path / "page.md"
+    doc.write_text("a\n<!-- table e p_truth -->\nstale\n<!-- /table -->\n"
+                   "<!-- table missing exact -->\nkept\n<!-- /table -->\n")
+    mod.update_doc(doc, out)
+    new = doc.read_text()
+    assert "stale" not in new and "EM sampler: frequency" in new and "kept" in new
