@@ -76,44 +76,20 @@ def check_valid(env, sup, vals, refine_rounds=2):
     assert np.all(covered == 1)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[f"{c[3]}-p{c[1]}-s{c[2]}-{c[0]}" for c in CASES])
-def test_envelope_valid_least_squares(instance, case):
-    seed, p, s, kind = case
-    X, y = make_data(instance, seed, p, kind)
-    loss = loss_of("least_squares")
-    obj = loss.bind(X, y)
-    scale = loss.sensitivity(X.shape[0], s, B, B)
-    sup, vals, _ = exact_law(obj, p, s, 1.0, scale)
-    enum, env = envelope(obj, s, scale, 1.0, "highs")
-    check_valid(env, sup, vals)
-
-
-@pytest.mark.parametrize("loss_name", ["hinge", "huber"])
-@pytest.mark.parametrize("case", CASES[:8], ids=[f"{c[3]}-p{c[1]}-s{c[2]}-{c[0]}" for c in CASES[:8]])
-def test_envelope_valid_other_losses(instance, case, loss_name):
-    seed, p, s, kind = case
-    X, y = make_data(instance, seed, p, kind, labels=loss_name == "hinge")
-    loss = loss_of(loss_name)
-    obj = loss.bind(X, y)
-    scale = loss.sensitivity(X.shape[0], s, B, B)
-    sup, vals, _ = exact_law(obj, p, s, 2.0, scale)
-    enum, env = envelope(obj, s, scale, 2.0, "highs")
-    check_valid(env, sup, vals, refine_rounds=1)
-
-
 @pytest.mark.parametrize("loss_name", ["least_squares", "hinge", "huber"])
-@pytest.mark.parametrize("case", CASES[:3], ids=[f"{c[3]}-p{c[1]}-s{c[2]}-{c[0]}" for c in CASES[:3]])
-def test_envelope_valid_every_backend(instance, case, loss_name, backend):
-    if backend == "highs":
-        pytest.skip("covered above")
+@pytest.mark.parametrize("case", CASES, ids=[f"{c[3]}-p{c[1]}-s{c[2]}-{c[0]}" for c in CASES])
+def test_envelope_valid(instance, case, loss_name, backend):
+    """20 instances x every loss x every installed backend: every region's certified bound
+    (also after refining) is at most the brute-force minimum over the region."""
     seed, p, s, kind = case
     X, y = make_data(instance, seed, p, kind, labels=loss_name == "hinge")
     loss = loss_of(loss_name)
     obj = loss.bind(X, y)
     scale = loss.sensitivity(X.shape[0], s, B, B)
-    sup, vals, _ = exact_law(obj, p, s, 1.0, scale)
-    enum, env = envelope(obj, s, scale, 1.0, backend)
-    check_valid(env, sup, vals, refine_rounds=1)
+    eps = 1.0 + seed % 3
+    sup, vals, _ = exact_law(obj, p, s, eps, scale)
+    enum, env = envelope(obj, s, scale, eps, backend)
+    check_valid(env, sup, vals, refine_rounds=2 if backend == "highs" else 1)
 
 
 def sampled_pvalue(draws, sup, logp):
