@@ -46,7 +46,7 @@ class Envelope:
 
 
 def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, *,
-                   c: float = 5.0, tol: float = 0.5, max_solves: int | None = 6,
+                   c: float = 5.0, tol: float = 0.5, max_solves: int | None = 3,
                    refine_solves: int | None = 3, gap: float = 1e-2,
                    explicit_max: int = 100_000) -> Envelope:
     """The natural envelope around the optimum (see the module notes).
