@@ -177,10 +177,12 @@ class SupportEnumerator:
     def _phase(self, name: str) -> _Phase:
         return self.stats.phases.setdefault(name, _Phase())
 
-    def _evaluate_cut(self, S: np.ndarray) -> tuple[float, np.ndarray]:
-        v, g = self.objective.value_and_cut(S)
+    def _evaluate_cut(self, S: np.ndarray) -> tuple[float, float, np.ndarray]:
+        """``(value, lower, g)``: the value is recorded, the certified lower bound is the
+        cut's constant (``η >= lower + gᵀ(z - 1_S)`` is valid for every support)."""
+        v, lower, g = self.objective.value_and_cut(S)
         self.found[tuple(int(i) for i in S)] = v
-        return v, g
+        return v, lower, g
 
     def _record_swaps(self, center: np.ndarray, swaps: np.ndarray) -> None:
         a_idx, j_idx = np.nonzero(np.isfinite(swaps))
@@ -229,12 +231,12 @@ class SupportEnumerator:
                                     backend=self._backend_spec,
                                     backend_options=self._backend_options)
         self.stats.backend = self.master.backend.name
-        rows = [self.master.cut_row(center, *self._evaluate_cut(center))]
+        rows = [self.master.cut_row(center, *self._evaluate_cut(center)[1:])]
         if self.n_warm_cuts > 0:
             flat = np.argsort(swaps, axis=None)[:self.n_warm_cuts]
             for a, j in zip(*np.unravel_index(flat, swaps.shape)):
                 S = np.sort(np.r_[np.delete(center, a), j])
-                rows.append(self.master.cut_row(S, *self._evaluate_cut(S)))
+                rows.append(self.master.cut_row(S, *self._evaluate_cut(S)[1:]))
         self.master.backend.add_rows(rows)
         self._phase("warm_cuts").time += time.perf_counter() - t0
 
@@ -246,11 +248,11 @@ class SupportEnumerator:
             S = self.master.support_of(x)
             if self.master.has_cut(S):
                 return []
-            v, g = self._evaluate_cut(S)
+            v, lower, g = self._evaluate_cut(S)
             ph.evaluations += 1
             if v < best[0]:
                 best[0], best[1] = v, S
-            row = self.master.cut_row(S, v, g)
+            row = self.master.cut_row(S, lower, g)
             self._fix_dominated(ph, region=False)
             return [row]
 
@@ -341,9 +343,9 @@ class SupportEnumerator:
             key = tuple(S.tolist())
             rows = []
             if not master.has_cut(S):
-                v, g = self._evaluate_cut(S)
+                v, lower, g = self._evaluate_cut(S)
                 ph.evaluations += 1
-                rows.append(master.cut_row(S, v, g))
+                rows.append(master.cut_row(S, lower, g))
             else:
                 v = self.found[key]
             if key not in self.nogoods:

@@ -61,7 +61,7 @@ def test_cuts_are_global_lower_bounds(instance, ridge, radius, seed):
     Z = np.zeros((len(sup), 8))
     Z[np.arange(len(sup))[:, None], sup] = 1.0
     for S in sup[::5]:
-        v, g = obj.value_and_cut(S)
+        _, v, g = obj.value_and_cut(S)
         z0 = np.zeros(8)
         z0[S] = 1.0
         assert np.all(v + (Z - z0) @ g <= vals + 1e-12)
@@ -72,7 +72,7 @@ def test_cut_inside_support_is_ridge_times_beta_squared(instance):
     for ridge, radius in [(2.0, 100.0), (2.0, 0.1)]:
         obj = Hinge(ridge, radius).bind(X, y)
         S = np.array([0, 2, 5])
-        _, g = obj.value_and_cut(S)
+        _, _, g = obj.value_and_cut(S)
         _, _, beta, A = obj.solve(S[None], want_dual=True)
         w = X[:, S].T @ (A[0] * y)
         lam_p = max(ridge, np.linalg.norm(w) / (2 * radius))
