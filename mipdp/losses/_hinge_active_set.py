@@ -76,11 +76,16 @@ def _structure_beta(ZE, valid, c, lam, radius):
         lam_p = np.where(inside | pinned, lam, np.sqrt(nb1 / (r2 - nb0)))
     lam_p = np.where(np.isfinite(lam_p) & (lam_p >= lam), lam_p, lam)
     beta = np.where(pinned[:, None], b0, b0 + b1 / lam_p[:, None])
+    # one step of iterative refinement on Z_E β = 1 (rounding in b0, and in b1 amplified
+    # by 1/λ' when λ is tiny, would otherwise leave the margin points off the margin)
+    res = (1.0 - np.einsum("msk,ms->mk", ZE, beta)) * valid
+    beta = beta + np.einsum("mij,mj->mi", Mp, np.einsum("msk,mk->ms", ZE, res))
     # multipliers a_E(λ') = λ' u + v (least-norm solution of Z_Eᵀ a_E = 2λ'β - c)
     u = np.einsum("msk,ms->mk", ZE, np.einsum("mij,mj->mi", Mp, 2.0 * beta)) * valid
     v = -np.einsum("msk,ms->mk", ZE, np.einsum("mij,mj->mi", Mp, c)) * valid
-    # β pinned on the sphere: λ' is free in [λ, ∞); pick it to make a_E feasible
-    free = pinned & (nb0 >= r2 * (1.0 - 1e-12))
+    # β pinned by E on (or next to) the sphere: λ' is free in [λ, ∞); pick it to make
+    # a_E feasible, preferring λ' = λ (the only consistent choice if β is inside)
+    free = pinned & (nb0 >= r2 * (1.0 - 1e-6))
     if np.any(free):
         uf, vf, vl = u[free], v[free], valid[free]
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -88,7 +93,8 @@ def _structure_beta(ZE, valid, c, lam, radius):
             hi_k = np.where(uf > 0, (1.0 - vf) / uf, np.where(uf < 0, -vf / uf, np.inf))
         lo = np.maximum(lam, np.max(np.where(vl, lo_k, -np.inf), axis=1))
         hi = np.min(np.where(vl, hi_k, np.inf), axis=1)
-        pick = np.where(np.isfinite(hi) & (hi > lo), 0.5 * (lo + hi), lo)
+        mid = np.where(np.isfinite(hi), 0.5 * (lo + hi), 2.0 * lo)
+        pick = np.where(lo <= lam, lam, np.where(hi > lo, mid, lo))
         lam_p[free] = np.where(np.isfinite(pick), pick, lam)
     aE = np.clip(lam_p[:, None] * u + v, 0.0, 1.0) * valid
     return beta, lam_p, aE, free
