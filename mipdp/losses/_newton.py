@@ -228,14 +228,19 @@ def ball_newton(Zt: np.ndarray, offset, G: np.ndarray, loss: PiecewiseLoss, kapp
         if prev_piece is not None:
             stop = prev_full & np.all(piece == prev_piece, axis=1)
         psi = loss.deriv(t)
-        f = loss.value(t).sum(axis=1) / n + 0.5 * kappa * np.einsum("ms,ms->m", b, b)
         g = -np.matmul(Za, psi[:, :, None])[:, :, 0] / n + kappa * b
         H = masked_gram(Za, piece == 1, Ga) * (loss.curvature / n) + kappa * eye
         rhs = np.einsum("mij,mj->mi", H, b) - g
         _, u, _ = ridge_ball_values(n * H, n * rhs, 0.0, n, radius, return_coef=True)
         d = u - b
         slope = np.einsum("ms,ms->m", g, d)
-        stop |= ~(slope < -tol * np.maximum(1.0, np.abs(f)))
+        # a Newton step below rounding level: already at the minimiser of the piece
+        stop |= np.linalg.norm(d, axis=1) <= 1e-14 * np.maximum(np.linalg.norm(b, axis=1), 1e-300)
+        if tol > 0:
+            f = loss.value(t).sum(axis=1) / n + 0.5 * kappa * np.einsum("ms,ms->m", b, b)
+            stop |= ~(slope < -tol * np.maximum(1.0, np.abs(f)))
+        else:
+            stop |= ~(slope < 0)
         converged[act[stop]] = True
         go = ~stop
         if not np.any(go):

@@ -190,12 +190,9 @@ class HingeObjective(SupportObjective):
                                         SmoothedHinge(gamma), 2.0 * lam / n, r, beta[todo],
                                         max_iter=iters)
             t = margins(Zt[todo], beta[todo], 1.0)
-            for lo, hi in ((-1e-12, gamma * (1 + 1e-9)), (-gamma, 2.0 * gamma)):
-                cand = polish_batch(Zt[todo], t, lo, hi, lam, r)
-                todo, left = accept(todo, *cand[:4])
-                t, cand_t = t[left], cand[4][left]
-                if todo.size == 0:
-                    break
+            cand = polish_batch(Zt[todo], t, -1e-12, gamma * (1 + 1e-9), lam, r)
+            todo, left = accept(todo, *cand[:4])
+            t, cand_t = t[left], cand[4][left]
         for j, k in enumerate(todo):  # exact fallback, one support at a time
             best = None
             for tt, lo, hi in ((t[j], -1e-12, gamma * (1 + 1e-9)), (t[j], -gamma, 2.0 * gamma),

@@ -9,7 +9,8 @@ Solver (batched over many supports)
 The objective is convex, C¹ and piecewise quadratic in ``β``.  On a fixed *structure*
 (which residuals are in the quadratic zone ``Q`` and which are above/below it) it is a
 ridge quadratic.  The start is the least-squares solution (the structure "every residual
-in ``Q``", exact from the cached Gram matrix without a pass over the data); then
+in ``Q``", exact from the cached Gram matrix without a pass over the data), accepted at
+once when its certificate holds (no residual beyond ``δ``); otherwise
 :func:`~mipdp.losses._newton.ball_newton` takes exact Newton steps on the current piece
 restricted to the ball (trust-region subproblem) with an exact line search; once the
 structure of the optimum is found the step lands on the exact minimiser, so the method
@@ -151,10 +152,13 @@ class HuberObjective(SupportObjective):
         _, beta, _ = ridge_ball_values(G + lam * np.eye(s), self._Xty[supports], 0.0, n, r,
                                        return_coef=True)
         beta = _into_ball(beta, r)
-        loss = HuberPiece(self.hd)
-        beta, _ = ball_newton(Zt, self.y, G, loss, lam / n, r, beta)
-        beta = _into_ball(beta, r)
         P, D, a = self._bounds(Zt, beta)
+        loss = HuberPiece(self.hd)
+        todo = np.flatnonzero(~(P - D <= CERT_TOL * np.maximum(1.0, np.abs(P))))
+        if todo.size:  # some residual leaves [-δ, δ]: Newton from the least-squares start
+            b1, _ = ball_newton(Zt[todo], self.y, G[todo], loss, lam / n, r, beta[todo])
+            beta[todo] = _into_ball(b1, r)
+            P[todo], D[todo], a[todo] = self._bounds(Zt[todo], beta[todo])
         bad = np.flatnonzero(~(P - D <= CERT_TOL * np.maximum(1.0, np.abs(P))))
         if bad.size:  # restart from zero with a longer budget
             self.n_fallback += bad.size
