@@ -126,15 +126,16 @@ def masked_gram(Zt: np.ndarray, mask: np.ndarray, G: np.ndarray) -> np.ndarray:
     return np.matmul(Zt * mask[:, None, :], Zt.transpose(0, 2, 1))
 
 
-def _line_search(loss: PiecewiseLoss, t, sd, beta, d, kappa, n, slope0, iters: int = 60):
+def _line_search(loss: PiecewiseLoss, t, sd, beta, d, kappa, n, slope0, ld, iters: int = 60):
     """Exact minimiser over ``α ∈ [0, 1]`` of ``f(β + α d)`` for every member.
 
-    ``t`` are the margins at ``β`` and ``sd = Zᵀd``; ``f'`` along the ray is piecewise
+    ``t`` are the margins at ``β``, ``sd = Zᵀd`` and ``ld = lᵀd`` (linear term); ``f'`` along
+    the ray is piecewise
     linear and increasing, so a bracketed secant search (Illinois) is exact once both
     ends lie on one piece.  Returns the lower end of the bracket (``f' <= 0`` there, so
     the step never increases ``f``).
     """
-    bd = np.einsum("ms,ms->m", beta, d)
+    bd = np.einsum("ms,ms->m", beta, d) + ld / kappa
     dd = np.einsum("ms,ms->m", d, d)
 
     def dphi(alpha, tt, ss, bdr, ddr):
@@ -177,9 +178,10 @@ def _line_search(loss: PiecewiseLoss, t, sd, beta, d, kappa, n, slope0, iters: i
 
 
 def ball_newton(Zt: np.ndarray, offset, G: np.ndarray, loss: PiecewiseLoss, kappa: float,
-                radius: float, beta: np.ndarray, *, max_iter: int = 100,
+                radius: float, beta: np.ndarray, *, n: int | None = None,
+                lin: np.ndarray | None = None, max_iter: int = 100,
                 tol: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-    """Minimise ``(1/n) Σ φ(o - Zᵀβ) + (κ/2)||β||²`` on ``||β|| <= r`` for every member.
+    """Minimise ``(1/n) Σ φ(o - Zᵀβ) + lᵀβ + (κ/2)||β||²`` on ``||β|| <= r`` for every member.
 
     Parameters
     ----------
@@ -195,6 +197,13 @@ def ball_newton(Zt: np.ndarray, offset, G: np.ndarray, loss: PiecewiseLoss, kapp
     radius : float
     beta : ndarray, shape (m, s)
         Feasible starting points.
+    n : int, optional
+        The ``n`` of ``1/n`` (default: the number of columns of ``Zt``; a working set
+        passes the full sample size).
+    lin : ndarray, shape (m, s), optional
+        Linear term ``l`` (e.g. the samples left out of a working set whose piece is
+        linear and fixed).  Zero-padded columns of ``Zt`` contribute nothing to the
+        gradient and the Hessian as long as ``φ`` is linear at ``o``.
     max_iter : int
     tol : float
         Stop when the directional derivative of the step is above ``-tol·max(1, |f|)``.
@@ -210,13 +219,16 @@ def ball_newton(Zt: np.ndarray, offset, G: np.ndarray, loss: PiecewiseLoss, kapp
         Whether the member stopped by a criterion (exact piece minimiser or vanishing
         slope) rather than by ``max_iter``.
     """
-    m, s, n = Zt.shape
+    m, s, n_cols = Zt.shape
+    n = n_cols if n is None else n
+    lin = np.zeros((m, s)) if lin is None else lin
     beta = np.array(beta, dtype=float)
     converged = np.zeros(m, dtype=bool)
     act = np.arange(m)
-    Za, Ga, off = Zt, G, offset
+    Za, Ga, off, la = Zt, G, offset, lin
     prev_piece = None
     prev_full = np.zeros(m, dtype=bool)
+    nu = np.zeros(m)  # trust-region multipliers, warm-started across iterations
     eye = np.eye(s)
     for _ in range(max_iter):
         if act.size == 0:
@@ -228,16 +240,19 @@ def ball_newton(Zt: np.ndarray, offset, G: np.ndarray, loss: PiecewiseLoss, kapp
         if prev_piece is not None:
             stop = prev_full & np.all(piece == prev_piece, axis=1)
         psi = loss.deriv(t)
-        g = -np.matmul(Za, psi[:, :, None])[:, :, 0] / n + kappa * b
+        g = -np.matmul(Za, psi[:, :, None])[:, :, 0] / n + kappa * b + la
         H = masked_gram(Za, piece == 1, Ga) * (loss.curvature / n) + kappa * eye
         rhs = np.einsum("mij,mj->mi", H, b) - g
-        _, u, _ = ridge_ball_values(n * H, n * rhs, 0.0, n, radius, return_coef=True)
+        _, u, nu_a = ridge_ball_values(n * H, n * rhs, 0.0, n, radius, return_coef=True,
+                                       nu0=nu[act])
+        nu[act] = nu_a
         d = u - b
         slope = np.einsum("ms,ms->m", g, d)
         # a Newton step below rounding level: already at the minimiser of the piece
         stop |= np.linalg.norm(d, axis=1) <= 1e-14 * np.maximum(np.linalg.norm(b, axis=1), 1e-300)
         if tol > 0:
-            f = loss.value(t).sum(axis=1) / n + 0.5 * kappa * np.einsum("ms,ms->m", b, b)
+            f = (loss.value(t).sum(axis=1) / n + 0.5 * kappa * np.einsum("ms,ms->m", b, b)
+                 + np.einsum("ms,ms->m", la, b))
             stop |= ~(slope < -tol * np.maximum(1.0, np.abs(f)))
         else:
             stop |= ~(slope < 0)
@@ -247,11 +262,11 @@ def ball_newton(Zt: np.ndarray, offset, G: np.ndarray, loss: PiecewiseLoss, kapp
             break
         if not np.all(go):  # compact the batch to the members still moving
             act, b, d, t, piece, slope = act[go], b[go], d[go], t[go], piece[go], slope[go]
-            Za, Ga = Za[go], Ga[go]
+            Za, Ga, la = Za[go], Ga[go], la[go]
             if np.ndim(off) == 2:
                 off = off[go]
         sd = np.matmul(d[:, None, :], Za)[:, 0, :]
-        alpha = _line_search(loss, t, sd, b, d, kappa, n, slope)
+        alpha = _line_search(loss, t, sd, b, d, kappa, n, slope, np.einsum("ms,ms->m", la, d))
         step = alpha[:, None] * d
         nb = np.linalg.norm(b + step, axis=1)
         new = b + step
@@ -263,7 +278,7 @@ def ball_newton(Zt: np.ndarray, offset, G: np.ndarray, loss: PiecewiseLoss, kapp
         prev_piece, prev_full = piece, alpha == 1.0
         if not np.all(moved):
             act, prev_piece, prev_full = act[moved], piece[moved], prev_full[moved]
-            Za, Ga = Za[moved], Ga[moved]
+            Za, Ga, la = Za[moved], Ga[moved], la[moved]
             if np.ndim(off) == 2:
                 off = off[moved]
     return beta, converged

@@ -23,7 +23,7 @@ _GRAM_MAX_P = 2048  # cache XᵀX when it is at most this many columns wide
 
 
 def ridge_ball_values(A: np.ndarray, b: np.ndarray, yty: float, n: int, radius: float,
-                      return_coef: bool = False):
+                      return_coef: bool = False, nu0: np.ndarray | None = None):
     """Batched exact values of ``min_{||β|| <= r} (yᵀy - 2bᵀβ + βᵀAβ) / 2n``.
 
     Parameters
@@ -40,6 +40,10 @@ def ridge_ball_values(A: np.ndarray, b: np.ndarray, yty: float, n: int, radius: 
         Ball radius ``r`` (``inf`` for none).
     return_coef : bool
         Also return the minimisers ``β`` (shape (m, s)) and the multipliers ``ν``.
+    nu0 : ndarray, shape (m,), optional
+        Starting multipliers (e.g. from a previous, nearby problem).  Any start is safe:
+        the secular function is concave and increasing, so one Newton step from above
+        the root lands below it, and from below Newton increases monotonically.
 
     Returns
     -------
@@ -54,7 +58,7 @@ def ridge_ball_values(A: np.ndarray, b: np.ndarray, yty: float, n: int, radius: 
         active = np.einsum("ms,ms->m", q2, 1.0 / (w * w)) > r2
         if np.any(active):
             qa, wa = q2[active], w[active]
-            v = np.zeros(qa.shape[0])
+            v = np.zeros(qa.shape[0]) if nu0 is None else np.maximum(nu0[active], 0.0)
             last = np.full(qa.shape[0], np.inf)
             todo = np.arange(qa.shape[0])
             for _ in range(100):
