@@ -178,9 +178,9 @@ class SupportEnumerator:
         return self.stats.phases.setdefault(name, _Phase())
 
     def _evaluate_cut(self, S: np.ndarray) -> tuple[float, float, np.ndarray]:
-        """``(value, lower, g)``: the value is recorded, the certified lower bound is the
-        cut's constant (``η >= lower + gᵀ(z - 1_S)`` is valid for every support)."""
-        v, lower, g = self.objective.value_and_cut(S)
+        """``(value, lower, g)``: the value recorded, and the certified cut constant and slope."""
+        out = self.objective.value_and_cut(S)
+        v, lower, g = out if len(out) == 3 else (out[0], out[0], out[1])
         self.found[tuple(int(i) for i in S)] = v
         return v, lower, g
 
