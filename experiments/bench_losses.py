@@ -99,7 +99,7 @@ def main() -> None:
     ap.add_argument("--batches", type=int, nargs="+", default=[1, 100, 10_000])
     ap.add_argument("--singles", type=int, default=20,
                     help="supports timed one call each for the batch size 1")
-    ap.add_argument("--old-max", type=int, default=300,
+    ap.add_argument("--old-max", type=int, default=500,
                     help="time the old code on at most this many supports of each batch")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()

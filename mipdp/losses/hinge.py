@@ -67,8 +67,6 @@ the recorded objective.
 
 from __future__ import annotations
 
-import logging
-
 import numpy as np
 
 from .._validation import check_labels_pm1
@@ -76,8 +74,6 @@ from ..exceptions import CertificationError
 from ._hinge_active_set import hinge_dual, polish_batch, polish_exact
 from ._newton import SmoothedHinge, ball_newton, gather, margins
 from .base import Loss, SupportObjective
-
-logger = logging.getLogger(__name__)
 
 __all__ = ["Hinge", "HingeObjective"]
 
