@@ -190,3 +190,40 @@ def test_enumerator_cuts_with_lower_and_records_value(instance, monkeypatch):
     for S, c in constants:
         assert abs(c - (table[S] - slack)) <= 1e-13
         assert enum.found[S] == pytest.approx(table[S], rel=1e-12)
+
+
+def test_bounded_least_squares_multipliers_certify_tied_structures():
+    """Many tied rows on the margin: the least-norm multipliers leave [0, 1], BVLS does not."""
+    from mipdp.losses._hinge_active_set import polish_batch, polish_exact
+
+    X, y, _ = stress_data(0, n=120, p=5, kind="t2")
+    obj = Hinge(0.01, 50.0).bind(X, y)
+    S = np.array([0, 2])
+    P, D, B, _ = obj.solve(S[None])
+    Zt = obj._ZT[S][None]
+    t = 1.0 - B[0] @ Zt[0]
+    _, Pb, Db, _, _ = polish_batch(Zt, t[None], -1e-9, 1e-9, 0.01, 50.0)
+    assert Pb[0] - Db[0] > 1e-6  # clipped least-norm multipliers: no certificate
+    beta, Pe, De, a, _ = polish_exact(Zt[0], t, -1e-9, 1e-9, 0.01, 50.0)
+    assert Pe - De <= 1e-14 and np.all((a >= 0) & (a <= 1))
+    assert Pe == pytest.approx(P[0], abs=1e-13)
+
+
+def test_exact_fallback_path_certifies_every_support(monkeypatch):
+    """With the batched structure solve disabled, the per-support fallback still certifies."""
+    import mipdp.losses.hinge as hinge_mod
+
+    X, y, _ = stress_data(1, n=80, p=6, kind="dup")
+    sup = all_supports(6, 2)
+    ref, _ = Hinge(1.0, 2.0).bind(X, y).value_bounds(sup)
+    real = hinge_mod.polish_batch
+
+    def never(*args):
+        beta, P, D, a, t = real(*args)
+        return beta, P, np.full_like(D, -np.inf), a, t
+
+    monkeypatch.setattr(hinge_mod, "polish_batch", never)
+    obj = Hinge(1.0, 2.0).bind(X, y)
+    v, lo = check_bounds(obj, sup)
+    assert obj.n_fallback == len(sup)
+    np.testing.assert_allclose(v, ref, rtol=0, atol=1e-12)
