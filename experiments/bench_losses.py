@@ -104,9 +104,18 @@ def main() -> None:
     ap.add_argument("--old-max", type=int, default=500,
                     help="time the old code on at most this many supports of each batch")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=1,
+                    help="BLAS threads for both codes (threadpoolctl); 1 keeps timings stable "
+                         "on a shared machine")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     logging.getLogger("baseline_losses").setLevel(logging.ERROR)  # the old fallback's warnings
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(limits=args.threads):
+        run(args)
+
+
+def run(args) -> None:
     header = (f"{'problem':8} {'batch':>14} {'new ms/supp':>12} {'old ms/supp':>12} "
               f"{'old/new':>8} {'old on':>7} {'max|new-old|':>13} {'max gap':>9}")
     print(header)
