@@ -35,7 +35,7 @@ import numpy as np
 
 from ._newton import gather, margins
 
-__all__ = ["hinge_primal", "hinge_dual", "polish_batch", "polish_exact"]
+__all__ = ["hinge_primal", "hinge_dual", "polish_batch", "polish_structure", "polish_exact"]
 
 _RANK_TOL = 1e-11
 
@@ -55,8 +55,8 @@ def hinge_dual(a_sum: np.ndarray, w: np.ndarray, lam: float, radius: float,
 
 
 def _structure_beta(ZE, valid, c, lam, radius):
-    """``β``, ``λ'``, the clipped least-norm multipliers ``a_E`` and whether ``λ'`` is free
-    (``β`` pinned by ``E`` on the sphere) for each structure (batched)."""
+    """``β``, ``λ'``, the least-norm multipliers ``a_E`` (not clipped; zero on padding) and
+    whether ``λ'`` is free (``β`` pinned by ``E`` on the sphere), for each structure."""
     m, s, _ = ZE.shape
     M = np.matmul(ZE, ZE.transpose(0, 2, 1))
     q = ZE.sum(axis=2)
@@ -96,8 +96,8 @@ def _structure_beta(ZE, valid, c, lam, radius):
         mid = np.where(np.isfinite(hi), 0.5 * (lo + hi), 2.0 * lo)
         pick = np.where(lo <= lam, lam, np.where(hi > lo, mid, lo))
         lam_p[free] = np.where(np.isfinite(pick), pick, lam)
-    aE = np.clip(lam_p[:, None] * u + v, 0.0, 1.0) * valid
-    return beta, lam_p, aE, free
+    raw = (lam_p[:, None] * u + v) * valid
+    return beta, lam_p, raw, free
 
 
 def polish_batch(Zt: np.ndarray, t: np.ndarray, lo: float | np.ndarray, hi: float | np.ndarray,
@@ -113,6 +113,16 @@ def polish_batch(Zt: np.ndarray, t: np.ndarray, lo: float | np.ndarray, hi: floa
 
     Returns
     -------
+    As :func:`polish_structure`.
+    """
+    return polish_structure(Zt, (t >= lo) & (t <= hi), t > hi, lam, radius)
+
+
+def polish_structure(Zt: np.ndarray, E: np.ndarray, V: np.ndarray, lam: float, radius: float):
+    """Exact candidates for given structures (boolean masks ``E``, ``V`` of shape (m, n)).
+
+    Returns
+    -------
     beta : ndarray, shape (m, s)
         Feasible coefficients.
     P, D : ndarray, shape (m,)
@@ -121,13 +131,14 @@ def polish_batch(Zt: np.ndarray, t: np.ndarray, lo: float | np.ndarray, hi: floa
         The dual weights behind ``D`` (in ``[0, 1]``).
     t_new : ndarray, shape (m, n)
         Margins at ``beta``.
+    E_next, V_next : ndarray of bool, shape (m, n)
+        The structure suggested by the candidate (see :func:`_next_structure`).
     """
-    n = t.shape[1]
-    E = (t >= lo) & (t <= hi)
-    V = t > hi
+    n = E.shape[1]
     c = np.matmul(Zt, V[:, :, None].astype(float))[:, :, 0]
     ZE, valid = gather(Zt, E)
-    beta, _, aE, _ = _structure_beta(ZE, valid, c, lam, radius)
+    beta, _, raw, _ = _structure_beta(ZE, valid, c, lam, radius)
+    aE = np.clip(raw, 0.0, 1.0)
     nb = np.linalg.norm(beta, axis=1)
     over = nb > radius
     beta[over] *= (radius / nb[over])[:, None]
@@ -138,7 +149,26 @@ def polish_batch(Zt: np.ndarray, t: np.ndarray, lo: float | np.ndarray, hi: floa
     a = V.astype(float)
     rows, cols = np.nonzero(E)
     a[rows, cols] = aE[valid]
-    return beta, P, D, a, t_new
+    E_next, V_next = _next_structure(E, V, rows, cols, raw[valid], t_new)
+    return beta, P, D, a, t_new, E_next, V_next
+
+
+def _next_structure(E, V, rows, cols, raw, t_new, tol: float = 1e-12):
+    """One primal-dual active-set step from a candidate that did not certify.
+
+    Margin samples whose least-norm multiplier leaves ``[0, 1]`` leave ``E`` (to ``V``
+    above 1, to the rest below 0), and samples off the margin that the candidate puts on
+    the wrong side of it (``V`` with ``t < 0``, the rest with ``t > 0``) join ``E``.
+    (Only a guess: whatever it proposes is certified or rejected by its duality gap.)
+    """
+    E, V = E.copy(), V.copy()
+    up, down = raw > 1.0 + 1e-9, raw < -1e-9
+    E[rows[up | down], cols[up | down]] = False
+    V[rows[up], cols[up]] = True
+    wrong = (V & ~E & (t_new < -tol)) | (~V & ~E & (t_new > tol))
+    E |= wrong
+    V &= ~E
+    return E, V
 
 
 def polish_exact(Z: np.ndarray, t: np.ndarray, lo: float, hi: float, lam: float,

@@ -71,7 +71,7 @@ import numpy as np
 
 from .._validation import check_labels_pm1
 from ..exceptions import CertificationError
-from ._hinge_active_set import hinge_dual, polish_batch, polish_exact
+from ._hinge_active_set import hinge_dual, polish_batch, polish_exact, polish_structure
 from ._newton import SmoothedHinge, ball_newton, gather, margins
 from .base import Loss, SupportObjective
 
@@ -82,6 +82,11 @@ _LEVELS = ((1e-2, 100), (1e-3, 100), (1e-4, 100), (1e-5, 100), (1e-6, 100), (1e-
            (1e-10, 100))
 #: accepted duality gap, relative to max(1, P)
 CERT_TOL = 1e-12
+#: primal-dual active-set rounds after each structure read off an iterate
+_REFINE_ROUNDS = 1
+#: Newton steps on all samples at the first level, then working sets of this half-width
+_FIRST_ITERS = 3
+_FIRST_OMEGA = 0.3
 _CHUNK = 1_000_000  # entries of the (m, s, n) block held at once
 _GRAM_MAX_P = 2048
 
@@ -217,29 +222,41 @@ class HingeObjective(SupportObjective):
                 A[k] = a[ok]
             return rows[~ok], ~ok
 
+        def refine(rows, cand, t):
+            """Primal-dual active-set rounds from the candidates that did not certify."""
+            rows, left = accept(rows, *cand[:4])
+            t, cand_t = t[left], cand[4][left]
+            E, V = cand[5][left], cand[6][left]
+            for _ in range(_REFINE_ROUNDS):
+                if rows.size == 0:
+                    break
+                cand = polish_structure(Zt[rows], E, V, lam, r)
+                rows, left = accept(rows, *cand[:4])
+                t, cand_t, E, V = t[left], cand[4][left], cand[5][left], cand[6][left]
+            return rows, t, cand_t
+
         beta = self._closed_form(supports)
         t = margins(Zt, beta, 1.0)
-        cand = polish_batch(Zt, t, -1e-12, 1e-12, lam, r)
-        todo, left = accept(todo, *cand[:4])
-        t, cand_t = t[left], cand[4][left]
+        todo, t, cand_t = refine(todo, polish_batch(Zt, t, -1e-12, 1e-12, lam, r), t)
         # the first level runs on all samples; later ones on working sets of half-width
         # 10 × the previous γ (see _working_set_level)
         gamma, omega = _LEVELS[0][0], None
         for gamma, iters in _LEVELS:
             if todo.size == 0:
                 break
-            if omega is None:  # first level: all samples
+            if omega is None:  # first level: a few steps on all samples, then a working set
                 beta[todo], _ = ball_newton(Zt[todo], 1.0, self._grams(supports[todo], Zt[todo]),
                                             SmoothedHinge(gamma), 2.0 * lam / n, r, beta[todo],
-                                            max_iter=iters)
+                                            max_iter=_FIRST_ITERS)
                 t = margins(Zt[todo], beta[todo], 1.0)
+                beta[todo], t = self._working_set_level(Zt[todo], supports[todo], beta[todo],
+                                                        t, gamma, _FIRST_OMEGA, iters)
             else:
                 beta[todo], t = self._working_set_level(Zt[todo], supports[todo], beta[todo],
                                                         t, gamma, omega, iters)
             omega = 10.0 * gamma
-            cand = polish_batch(Zt[todo], t, -1e-12, gamma * (1 + 1e-9), lam, r)
-            todo, left = accept(todo, *cand[:4])
-            t, cand_t = t[left], cand[4][left]
+            todo, t, cand_t = refine(todo, polish_batch(Zt[todo], t, -1e-12, gamma * (1 + 1e-9),
+                                                        lam, r), t)
         for j, k in enumerate(todo):  # exact fallback, one support at a time
             best = None
             for tt, lo, hi in ((t[j], -1e-12, gamma * (1 + 1e-9)), (t[j], -gamma, 2.0 * gamma),
