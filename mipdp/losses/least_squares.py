@@ -48,7 +48,24 @@ def ridge_ball_values(A: np.ndarray, b: np.ndarray, yty: float, n: int, radius: 
     Returns
     -------
     values : ndarray, shape (m,)
+
+    Notes
+    -----
+    Without ``return_coef`` the unconstrained minimisers ``A⁻¹b`` are computed first by a
+    batched LU solve (about 10x cheaper than an ``s × s`` eigendecomposition); the supports
+    whose minimiser lies in the ball get ``(yᵀy - bᵀA⁻¹b) / 2n`` (the ball is inactive, the
+    same value as below with ``ν = 0``) and only the others go through the secular equation.
     """
+    if not return_coef and A.shape[0]:
+        beta = np.linalg.solve(A, b[..., None])[..., 0]
+        out = (yty - np.einsum("ms,ms->m", b, beta)) / (2.0 * n)
+        if np.isfinite(radius):
+            active = np.einsum("ms,ms->m", beta, beta) > radius * radius
+            if np.any(active):
+                out[active] = ridge_ball_values(A[active], b[active], yty, n, radius,
+                                                return_coef=True,
+                                                nu0=None if nu0 is None else nu0[active])[0]
+        return out
     w, Q = np.linalg.eigh(A)
     q = np.einsum("mks,mk->ms", Q, b)
     q2 = q * q
