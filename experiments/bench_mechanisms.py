@@ -31,12 +31,13 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import time
 import warnings
 
 import numpy as np
 
-from mipdp import ConditionalPrivacyWarning, private_bss
+from mipdp import CertificationError, ConditionalPrivacyWarning, private_bss
 from mipdp.datasets import make_bss_regression
 from mipdp.experiments.em_reference import em_truth_probability
 
@@ -45,7 +46,7 @@ DEFAULT_ROWS = [(100, 2000), (100, 3000), (100, 4000), (100, 6000), (1000, 3000)
                 (10000, 6000)]
 
 
-def run(p, n, trial, methods, draws, ball, eps):
+def run(p, n, trial, methods, draws, ball, eps, time_limit):
     X, y, truth = make_bss_regression(n=n, p=p, s=S, random_state=trial)
     ref = em_truth_probability(X, y, truth, eps, s=S, ball=ball, bounds=(B, B), ridge=RIDGE,
                                radius=RADIUS)
@@ -55,8 +56,16 @@ def run(p, n, trial, methods, draws, ball, eps):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConditionalPrivacyWarning)
             t0 = time.perf_counter()
-            res = private_bss(X, y, S, eps, bounds=(B, B), ridge=RIDGE, radius=RADIUS,
-                              method=method, random_state=trial)
+            try:
+                res = private_bss(X, y, S, eps, bounds=(B, B), ridge=RIDGE, radius=RADIUS,
+                                  method=method, random_state=trial, time_limit=time_limit)
+            except CertificationError:
+                print(f"p={p:5d} n={n:5d} trial={trial} {method:11s} did not finish within "
+                      f"time_limit = {time_limit:g} s (nothing released)", flush=True)
+                out.append({"p": p, "n": n, "trial": trial, "method": method, "em_lo": em_lo,
+                            "em_hi": em_hi, "p_truth_lo": np.nan, "p_truth_hi": np.nan,
+                            "freq": np.nan, "first_draw_s": np.inf, "per_draw_ms": np.nan})
+                continue
             first = time.perf_counter() - t0
         rng = np.random.default_rng(1000 + trial)
         t0 = time.perf_counter()
@@ -89,6 +98,8 @@ def main() -> None:
     ap.add_argument("--methods", nargs="+", default=["exponential", "top_r", "mistakes"])
     ap.add_argument("--ball", type=int, help="mistake ball evaluated exactly (default by p)")
     ap.add_argument("--csv", help="write every row to this CSV file")
+    ap.add_argument("--time-limit", type=float, default=600.0,
+                    help="time_limit of each private_bss call (default 600 s)")
     args = ap.parse_args()
     rows = [(p, n) for p, n in DEFAULT_ROWS
             if (args.p is None or p in args.p) and (args.n is None or n in args.n)]
@@ -99,7 +110,7 @@ def main() -> None:
         ball = args.ball if args.ball is not None else (3 if p <= 100 else 2 if p <= 1000 else 1)
         for trial in range(args.trials):
             methods = [m for m in args.methods if not (m == "mistakes" and p > 1000)]
-            results += run(p, n, trial, methods, args.draws, ball, args.eps)
+            results += run(p, n, trial, methods, args.draws, ball, args.eps, args.time_limit)
     if args.csv:
         with open(args.csv, "w", newline="") as fh:
             w = csv.DictWriter(fh, fieldnames=sorted({k for r in results for k in r}))
