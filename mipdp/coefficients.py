@@ -86,6 +86,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .accounting import check_release, record_release
+from .guarantee import Guarantee, Neighbour
+from .result import PrivacyReport
+
 __all__ = ["private_coefficients", "PrivateCoefficients", "ObjectivePerturbationCalibration",
            "objective_perturbation_calibration", "sample_l2_laplace"]
 
@@ -178,8 +182,8 @@ def sample_l2_laplace(k: int, scale: float, rng: np.random.Generator) -> np.ndar
     return rng.gamma(shape=k, scale=scale) * direction
 
 
-@dataclass
-class PrivateCoefficients:
+@dataclass(repr=False)
+class PrivateCoefficients(PrivacyReport):
     """Result of :func:`private_coefficients`.
 
     Attributes
@@ -188,23 +192,23 @@ class PrivateCoefficients:
         ``β̂`` on the support, in the order of ``support`` (private).
     support : ndarray of int
         The (sorted) support the coefficients belong to, as given.
-    epsilon, delta : float
-        Cost of this fit (``delta = 0``), given the support.
-    neighbour : str
-        ``"replace-one"``.
-    guarantee : str
-        The guarantee in words, with its assumptions.
+    guarantee : Guarantee
+        The guarantee of this fit, given the support (``str(fit.guarantee)`` in words):
+        pure ``ε``-DP under replace-one neighbours, sensitivity ``2ζ`` (the gradient's).
+        ``epsilon``, ``delta``, ``neighbour``, ``sensitivity`` and ``is_private`` are read
+        off it (:class:`~mipdp.result.PrivacyReport`).
     calibration : ObjectivePerturbationCalibration
         Data-free constants (noise scale, extra ridge, split of ``ε``).
     """
 
     coef: np.ndarray
     support: np.ndarray
-    epsilon: float
-    delta: float
-    neighbour: str
-    guarantee: str
+    guarantee: Guarantee
     calibration: ObjectivePerturbationCalibration
+
+    def __repr__(self) -> str:
+        return (f"PrivateCoefficients(support={self.support.tolist()}, "
+                f"coef={np.round(self.coef, 6).tolist()}, {self._privacy_repr()})")
 
     def full_coef(self, p: int) -> np.ndarray:
         """The coefficients as a length-``p`` vector (zero off the support)."""
@@ -246,7 +250,7 @@ def _perturbed_fit(Xs: np.ndarray, yc: np.ndarray, b: np.ndarray, total_ridge: f
 
 def private_coefficients(X, y, support, eps: float, *, bounds: tuple[float, float],
                          ridge: float = 120.0, radius: float = 1.1,
-                         random_state=None) -> PrivateCoefficients:
+                         random_state=None, accountant=None) -> PrivateCoefficients:
     """ε-DP least-squares coefficients on a released support (objective perturbation).
 
     Parameters
@@ -268,6 +272,11 @@ def private_coefficients(X, y, support, eps: float, *, bounds: tuple[float, floa
     radius : float, default 1.1
         Finite radius ``r`` of the ball ``||β||₂ ≤ r``.
     random_state : None, int, SeedSequence or numpy.random.Generator
+    accountant : BudgetAccountant, optional
+        Privacy accountant (:mod:`mipdp.accounting`): the guarantee (computed from the
+        arguments alone) is checked against its budget before the data is read and then
+        recorded.  Default: the accountant of an enclosing ``with`` block.  The support's
+        own release is accounted for by the call that made it.
 
     Returns
     -------
@@ -308,15 +317,19 @@ def private_coefficients(X, y, support, eps: float, *, bounds: tuple[float, floa
     S = _check_support(support, X.shape[1])
     cal = objective_perturbation_calibration(S.size, eps, bounds=(b_x, b_y), ridge=ridge,
                                              radius=radius)
+    guarantee = Guarantee.pure(
+        cal.epsilon, Neighbour.REPLACE_ONE,
+        "objective perturbation calibrated for replace-one neighbours, given the support "
+        "(itself a private release or data-independent)",
+        sensitivity=2.0 * cal.zeta,
+        notes=(f"gradient moves by <= 2*zeta = {2 * cal.zeta:.4g}; noise epsilon "
+               f"{cal.epsilon_noise:.4g}, Jacobian epsilon {cal.epsilon_jacobian:.4g}, extra "
+               f"ridge {cal.extra_ridge:.4g}; data clipped to b_x = {float(b_x):g}, "
+               f"b_y = {float(b_y):g}; ||beta||_2 <= {float(radius):g}"))
+    acc = check_release(accountant, guarantee)  # before the data is read
     rng = check_random_state(random_state)
     Xs, yc = clip_data(X[:, S], y, float(b_x), float(b_y))
     b = sample_l2_laplace(S.size, cal.noise_scale, rng)
     coef = _perturbed_fit(Xs, yc, b, cal.ridge + cal.extra_ridge, float(radius))
-    guarantee = (f"{cal.epsilon:g}-DP (pure) under replace-one neighbours, given the support "
-                 f"(itself a private release or data-independent): objective perturbation "
-                 f"calibrated for replace-one (gradient moves by <= 2*zeta = {2 * cal.zeta:.4g}, "
-                 f"noise epsilon {cal.epsilon_noise:.4g}, Jacobian epsilon "
-                 f"{cal.epsilon_jacobian:.4g}, extra ridge {cal.extra_ridge:.4g}), data clipped "
-                 f"to b_x = {float(b_x):g}, b_y = {float(b_y):g}, ||beta||_2 <= {float(radius):g}")
-    return PrivateCoefficients(coef=coef, support=S, epsilon=cal.epsilon, delta=0.0,
-                               neighbour="replace-one", guarantee=guarantee, calibration=cal)
+    return record_release(acc, PrivateCoefficients(coef=coef, support=S, guarantee=guarantee,
+                                                   calibration=cal))

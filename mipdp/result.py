@@ -12,15 +12,6 @@ from .guarantee import Guarantee, Neighbour
 __all__ = ["SelectionResult", "PrivacyReport"]
 
 
-# TODO(lead): the objective-perturbation result (``ObjectivePerturbation``, moving to
-# ``mipdp/coefficients.py`` on branch ``privacy``) still has ``guarantee: str``.  Give it
-# ``guarantee = Guarantee.pure(eps_fit, Neighbour.REPLACE_ONE, "objective perturbation
-# (Kifer, Smith & Thakurta 2012, Alg. 1) given the released support", sensitivity=zeta)``
-# (or the recalibrated replace-one record), derive it from ``PrivacyReport``, and add
-# ``accountant=`` with the planned guarantee computed from ``eps_fit`` and ``bounds``
-# (``finalize_guarantee``-style: not private when a bound is None).
-
-
 class PrivacyReport:
     """Privacy reporting shared by every result type (a mixin over a ``guarantee`` field).
 

@@ -21,6 +21,9 @@ from scipy import integrate
 
 import mipdp
 from mipdp import audit
+from mipdp.accounting import BudgetAccountant
+from mipdp.exceptions import BudgetError
+from mipdp.guarantee import Guarantee
 from mipdp.coefficients import (PrivateCoefficients, _perturbed_fit,
                                 objective_perturbation_calibration, private_coefficients,
                                 sample_l2_laplace)
@@ -102,13 +105,28 @@ def test_noise_scale_used():
 def test_result_reveals_no_noise_and_states_its_guarantee():
     fit = private_coefficients(X4, Y4, [0, 1], 1.0, bounds=(B, B), random_state=0)
     assert isinstance(fit, PrivateCoefficients)
-    assert set(vars(fit)) == {"coef", "support", "epsilon", "delta", "neighbour", "guarantee",
-                              "calibration"}
+    assert set(vars(fit)) == {"coef", "support", "guarantee", "calibration"}
     assert fit.epsilon == 1.0 and fit.delta == 0.0 and fit.neighbour == "replace-one"
-    assert "1-DP (pure) under replace-one" in fit.guarantee
+    assert isinstance(fit.guarantee, Guarantee) and fit.guarantee.status == "proven"
+    assert fit.is_private and fit.guarantee.is_pure
+    assert fit.sensitivity == pytest.approx(2 * fit.calibration.zeta)
+    assert "1-DP (pure)" in str(fit.guarantee) and "replace-one" in str(fit.guarantee)
+    assert "epsilon=1" in repr(fit)
     np.testing.assert_allclose(fit.full_coef(3)[[0, 1]], fit.coef)
     np.testing.assert_allclose(fit.predict(X4), X4[:, :2] @ fit.coef)
     assert mipdp.private_coefficients is private_coefficients
+
+
+def test_accountant_checks_before_the_data_and_records_the_fit():
+    acc = BudgetAccountant(epsilon=1.5)
+    private_coefficients(X4, Y4, [0, 1], 1.0, bounds=(B, B), random_state=0, accountant=acc)
+    assert len(acc) == 1 and acc.total().epsilon == pytest.approx(1.0)
+    with pytest.raises(BudgetError):  # 1 + 1 > 1.5: refused before anything is drawn
+        private_coefficients(X4, Y4, [0, 1], 1.0, bounds=(B, B), random_state=0, accountant=acc)
+    assert len(acc) == 1
+    with acc:  # the default accountant of a with block
+        private_coefficients(X4, Y4, [0], 0.5, bounds=(B, B), random_state=0)
+    assert acc.total().epsilon == pytest.approx(1.5)
 
 
 @pytest.mark.parametrize("kwargs, match", [
