@@ -544,9 +544,11 @@ class SupportEnumerator:
                 current[0] = c
                 if emulated:
                     master.set_cutoff(c, self.cutoff_margin)
-                else:
-                    rows.append(master.cutoff_row(c, self.cutoff_margin))
-            if not rows or v <= c + self.cutoff_margin * self.scale:
+            # A lower cutoff cannot be handed to a native lazy callback: the backend keeps
+            # every lazy row after the solve, and a cutoff row would then hide members from
+            # every later search (bounds of +inf).  There every point gets a no-good instead
+            # (evaluated points are in ``found``, so no later search loses them).
+            if not emulated or not rows or v <= c + self.cutoff_margin * self.scale:
                 # neither its cut nor the cutoff excludes it (within the margin): a no-good
                 new = key not in self.nogoods
                 self.nogoods.add(key)
