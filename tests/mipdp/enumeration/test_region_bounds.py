@@ -14,7 +14,7 @@ from mipdp.enumeration import SupportEnumerator
 from mipdp.losses import Hinge, LeastSquares
 from mipdp.mechanisms.regions import Region
 
-MIP = dict(exhaustive_max=0)
+MIP = dict(exhaustive_max=0, explicit_max=0)
 
 
 @pytest.mark.parametrize("loss", [LeastSquares(5.0, 1.1), Hinge(2.0, 1.5)], ids=["ls", "hinge"])

@@ -51,7 +51,8 @@ def exact_law(obj, p, s, eps, scale):
 
 
 def envelope(obj, s, scale, eps, backend):
-    enum = SupportEnumerator(obj, s, scale=scale, backend=backend, exhaustive_max=0)
+    enum = SupportEnumerator(obj, s, scale=scale, backend=backend, exhaustive_max=0,
+                             explicit_max=0)
     return enum, build_envelope(enum, eps, scale)
 
 

@@ -1,0 +1,268 @@
+"""Explicit search of a region: a cut bound for every member, exact values only where needed.
+
+When a :class:`~mipdp.mechanisms.regions.Region` has few enough members (a few million),
+listing them is cheaper than asking the MIP backend about them one point at a time: the
+bound ``b(S) = max_t a_t + Σ_{i∈S} G_{t,i}`` of every cut found so far
+(:class:`~mipdp.enumeration.cuts.CutStore`) is computed for all members at once, every
+member whose bound passes the current threshold is *excluded with a proof* (each cut is a
+global lower bound of ``L``), and the others are evaluated exactly, lowest bound first, in
+batches.  Between batches a new cut is taken at the member with the lowest bound (when
+cuts pay for themselves: each one costs one evaluation with its dual, and must exclude
+more members than that time would evaluate), which raises the bounds of the members
+around it.  The search ends when every member is evaluated or excluded, so:
+
+* every member with ``L < threshold`` (the threshold at the end) has been evaluated, and
+* the minimum over the region is exact whenever it is below the threshold.
+
+The threshold may fall during the search (the ``R``-th best value of top-R, the best member
+so far less a tolerance for a minimum); excluding a member at an earlier, higher threshold
+is still a proof at the final one.  Members are indexed without being listed: a member is
+the fixed features, a set ``K`` of kept centre features and a set ``A`` of added outside
+features, so the bound of a cut is ``c + u[K] + v[A]`` with one sum per ``K`` and per
+``A``, and member ``i`` is ``(K[i // |A|], A[i % |A|])``.  Excluding uses a margin above the
+threshold (the master's cutoff margin plus a bound on the rounding error of the sums), so
+an exclusion is a proof; nothing is guessed.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ..mechanisms.regions import Region
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["combinations", "RegionTable", "ExplicitResult", "explicit_search"]
+
+
+@lru_cache(maxsize=64)
+def _combos(n: int, q: int) -> np.ndarray:
+    if q < 0 or q > n:
+        return np.zeros((0, max(q, 0)), dtype=np.int32)
+    if q == 0:
+        return np.zeros((1, 0), dtype=np.int32)
+    if q == 1:
+        return np.arange(n, dtype=np.int32)[:, None]
+    parts = []
+    for first in range(n - q + 1):
+        sub = _combos(n - first - 1, q - 1)
+        block = np.empty((sub.shape[0], q), dtype=np.int32)
+        block[:, 0] = first
+        block[:, 1:] = sub + (first + 1)
+        parts.append(block)
+    out = np.concatenate(parts)
+    out.flags.writeable = False
+    return out
+
+
+def combinations(n: int, q: int) -> np.ndarray:
+    """All ``q``-subsets of ``range(n)`` in lexicographic order, shape ``(C(n, q), q)``, int32."""
+    return _combos(int(n), int(q))
+
+
+class RegionTable:
+    """The members of a region, indexed ``i = iK * |A| + iA`` without being listed.
+
+    Parameters
+    ----------
+    region : Region
+    """
+
+    def __init__(self, region: Region) -> None:
+        self.region = region
+        self.keep = region.free_center[combinations(region.free_center.size, region.n_keep)]
+        self.add = region.free_outside[combinations(region.free_outside.size, region.n_add)]
+        self.fixed = region.fixed_in
+        self.nK, self.nA = self.keep.shape[0], self.add.shape[0]
+        self.size = self.nK * self.nA
+
+    def rows(self, idx: np.ndarray) -> np.ndarray:
+        """Sorted supports of the members ``idx``, shape ``(m, s)``."""
+        idx = np.asarray(idx, dtype=np.int64)
+        iK, iA = np.divmod(idx, self.nA)
+        m = idx.size
+        out = np.concatenate([self.keep[iK], self.add[iA],
+                              np.broadcast_to(self.fixed, (m, self.fixed.size))], axis=1)
+        return np.sort(out, axis=1).astype(np.intp)
+
+    def cut_bound(self, a: float, g: np.ndarray, idx: np.ndarray | None = None) -> np.ndarray:
+        """``a + Σ_{i∈S} g_i`` for the members ``idx`` (all members, flat, if ``None``)."""
+        c = a + float(g[self.fixed].sum())
+        u = c + g[self.keep].sum(axis=1)
+        v = g[self.add].sum(axis=1)
+        if idx is None:
+            return (u[:, None] + v[None, :]).ravel()
+        iK, iA = np.divmod(idx, self.nA)
+        return u[iK] + v[iA]
+
+
+@dataclass
+class ExplicitResult:
+    """What an explicit search found: the best member (exact), the final threshold (every
+    member not evaluated has ``L >`` it), and the work done."""
+
+    best: float
+    best_support: np.ndarray | None
+    threshold: float
+    n_members: int
+    n_evaluated: int
+    n_cuts: int
+    n_excluded_by_cuts: int
+
+
+def explicit_search(enum, region: Region, *, threshold=None, level: float = math.inf,
+                    abs_tol: float = 0.0, name: str = "explicit") -> ExplicitResult:
+    """Evaluate every member of ``region`` whose ``L`` may lie below the threshold.
+
+    Parameters
+    ----------
+    enum : SupportEnumerator
+        Supplies the objective, the cut store, the evaluated supports (``found``), the cut
+        oracle and the progress reporter.
+    region : Region
+    threshold : callable, optional
+        ``threshold()`` in objective units, non-increasing over the search (top-R: the
+        ``R``-th smallest value found).  Default: ``min(level, best - abs_tol)`` with
+        ``best`` the best member found (a minimum, exact to ``abs_tol``).
+    level : float
+        Members above it are not wanted (the threshold never exceeds it).
+    abs_tol : float
+        Accuracy wanted for the minimum (objective units).
+    name : str
+        Phase name (statistics and progress).
+
+    Returns
+    -------
+    ExplicitResult
+    """
+    obj = enum.objective
+    store = enum.cuts
+    found = enum.found
+    ph = enum._phase(name)
+    t_start = time.perf_counter()
+    table = RegionTable(region)
+    best = [math.inf, None]
+    cheap = bool(getattr(obj, "cheap_values", False))
+    if found and table.size:  # members evaluated before (other phases, other searches)
+        keys = list(found)
+        inside = region.contains(np.array(keys, dtype=np.intp).reshape(-1, region.s))
+        for i in np.flatnonzero(inside):
+            if found[keys[i]] < best[0]:
+                best[0], best[1] = found[keys[i]], np.array(keys[i], dtype=np.intp)
+
+    def thr() -> float:
+        if threshold is None:
+            return min(level, best[0] - abs_tol)
+        return min(level, float(threshold()))
+
+    def margin() -> float:
+        return enum.cutoff_margin * enum.scale + store.slack()
+
+    # -- bounds of every member from the cuts found so far, excluding as we go -----------
+    a, G = store.arrays
+    alive: np.ndarray | None = None
+    lb: np.ndarray | None = None
+    for t in range(a.size - 1, -1, -1):  # most recent cuts first: usually the closest
+        b = table.cut_bound(a[t], G[t], alive)
+        lb = b if lb is None else np.maximum(lb, b, out=lb)
+        keep = lb <= thr() + margin()
+        if alive is None:
+            alive = np.flatnonzero(keep)
+        else:
+            alive = alive[keep]
+        lb = lb[keep]
+        if alive.size == 0:
+            break
+    if alive is None:
+        alive = np.arange(table.size, dtype=np.int64)
+        lb = np.full(table.size, -math.inf)
+    excluded = table.size - alive.size
+    n_eval = n_cuts = 0
+    # -- evaluate, lowest bound first; cut where it pays -------------------------------------
+    use_cuts = not cheap
+    t_val, t_cut = 1e-3, 1e-2  # running estimates: seconds per batched value, per cut
+    gain = math.inf  # members the last cut excluded
+    batch = 65_536 if cheap else 16
+    last_report = time.perf_counter()
+    while alive.size:
+        enum.remaining_time(name)
+        if alive.size <= batch:
+            take = np.arange(alive.size)
+        else:
+            take = np.argpartition(lb, batch - 1)[:batch]
+        order = take[np.argsort(lb[take], kind="stable")]
+        idx = alive[order]
+        rows = table.rows(idx)
+        mask = np.ones(alive.size, dtype=bool)
+        mask[order] = False
+        alive, lb = alive[mask], lb[mask]
+        vals = np.empty(rows.shape[0])
+        todo = []
+        for i, key in enumerate(map(tuple, rows.tolist())):
+            v = found.get(key)
+            if v is None:
+                todo.append(i)
+            else:
+                vals[i] = v
+        new_cut = False
+        if todo and use_cuts and gain * t_val > t_cut:
+            i0 = todo.pop(0)  # the lowest bound: the point a MIP master would return
+            t0 = time.perf_counter()
+            vals[i0] = enum._evaluate_cut(rows[i0], add_to_master=True)[0]
+            t_cut = 0.5 * t_cut + 0.5 * (time.perf_counter() - t0)
+            n_cuts += 1
+            n_eval += 1
+            new_cut = True
+        if todo:
+            t0 = time.perf_counter()
+            v = np.asarray(obj.values(rows[todo]), dtype=float)
+            t_val = 0.5 * t_val + 0.5 * (time.perf_counter() - t0) / len(todo)
+            vals[todo] = v
+            n_eval += len(todo)
+            cut_now = thr()
+            for i in todo:
+                if not cheap or vals[i] < cut_now:
+                    found.setdefault(tuple(rows[i].tolist()), float(vals[i]))
+        i = int(np.argmin(vals))
+        if vals[i] < best[0]:
+            best[0], best[1] = float(vals[i]), rows[i].copy()
+        if new_cut:
+            a, G = store.arrays
+            n_before = alive.size
+            if alive.size:
+                lb = np.maximum(lb, table.cut_bound(a[-1], G[-1], alive))
+            keep = lb <= thr() + margin()
+            alive, lb = alive[keep], lb[keep]
+            gain = n_before - alive.size
+            excluded += gain
+            if not cheap:  # balance the time of a cut against that of the batch after it
+                batch = int(min(256, max(4, round(t_cut / max(t_val, 1e-9)))))
+        else:
+            keep = lb <= thr() + margin()
+            excluded += int((~keep).sum())
+            alive, lb = alive[keep], lb[keep]
+            if not cheap and not use_cuts:
+                batch = min(4096, 2 * batch)
+            elif not cheap and gain * t_val <= t_cut:
+                batch = min(4096, 2 * batch)  # cuts stopped paying: evaluate in larger batches
+        now = time.perf_counter()
+        if now - last_report >= enum.progress.interval:
+            last_report = now
+            enum.progress.update(name, members=table.size, candidates=int(alive.size),
+                                 evaluations=n_eval, cuts=n_cuts, best=best[0],
+                                 threshold=thr())
+    ph.evaluations += n_eval
+    ph.time += time.perf_counter() - t_start
+    final = thr()
+    logger.debug("%s: class-%d region of %d members: %d evaluated, %d excluded by cuts, %d new "
+                 "cuts, best %.10g, threshold %.10g", name, region.k, table.size, n_eval,
+                 excluded, n_cuts, best[0], final)
+    return ExplicitResult(best=float(best[0]), best_support=best[1], threshold=float(final),
+                          n_members=table.size, n_evaluated=n_eval, n_cuts=n_cuts,
+                          n_excluded_by_cuts=int(excluded))
