@@ -311,6 +311,7 @@ class SupportEnumerator:
             return self._exhaustive()
         t0 = time.perf_counter()
         ph = self._phase("warm_start")
+        self.progress.start("warm_start", p=self.p, s=self.s, supports=self.n_supports)
         obj = self.objective
         S0 = iht_support(obj.X, obj.y, self.s, getattr(obj.loss, "ridge", 1.0))
         center, value, swaps = local_search(obj, S0)
@@ -318,6 +319,7 @@ class SupportEnumerator:
         self.found[tuple(center.tolist())] = value
         self._record_swaps(center, swaps)
         ph.time += time.perf_counter() - t0
+        self.progress.done("warm_start", best=value, evaluations=obj.n_evaluations)
         self._remaining("warm start")
 
         t0 = time.perf_counter()
@@ -354,7 +356,9 @@ class SupportEnumerator:
             return [row]
 
         self._fix_dominated(ph, region=False)
-        res, _ = self._solve(ph, oracle, self.tol, name="optimum")
+        self.progress.start("optimum", supports=self.n_supports)
+        res, _ = self._solve(ph, oracle, self.tol, name="optimum",
+                             fields=lambda: {"best": best[0]})
         self.master.set_fixed_zero(np.zeros(self.p, dtype=bool))
         if res.status == "infeasible":  # impossible for a correct solver: Σz = s always fits
             raise CertificationError("the master problem of the optimum phase was reported "
@@ -362,6 +366,7 @@ class SupportEnumerator:
         lower = self.master.to_value(res.bound)
         self.stats.optimality_gap = max(0.0, best[0] - lower) / max(abs(best[0]), 1e-300)
         ph.time += time.perf_counter() - t0
+        self.progress.done("optimum", best=best[0], bound=lower, solves=ph.solves)
         if self.stats.optimality_gap > max(self.tol, 1e-6 * self.scale / max(abs(best[0]), 1e-300)):
             raise CertificationError(
                 f"outer approximation stopped with relative gap {self.stats.optimality_gap:.3g}; "
@@ -587,8 +592,11 @@ class SupportEnumerator:
         """
         self.optimum()
         if 0 < region.size <= self.explicit_max:
-            res = explicit_search(self, region, level=level, abs_tol=abs_tol,
-                                  name=f"class_{region.k}")
+            name = f"class_{region.k}"
+            self.progress.start(name, members=region.size)
+            res = explicit_search(self, region, level=level, abs_tol=abs_tol, name=name)
+            self.progress.done(name, best=res.best, bound=min(res.threshold, res.best),
+                               evaluations=res.n_evaluated)
             return RegionBound(lower=float(min(res.threshold, res.best)), best=res.best,
                                best_support=res.best_support, solves=0, proven=True)
         master = self.master
@@ -651,8 +659,10 @@ class SupportEnumerator:
                 self._fix_dominated(ph)
             return rows
 
+        self.progress.start(f"class_{region.k}", members=region.size)
         res, _ = self._solve(ph, oracle, self.search_gap if gap is None else gap,
-                             name=f"class-{region.k} region bound")
+                             name=f"class_{region.k}",
+                             fields=lambda: {"best": best[0], "threshold": current[0]})
         if pending:
             master.backend.add_rows(pending)
         if res.status == "infeasible":
@@ -665,6 +675,8 @@ class SupportEnumerator:
         master.clear_region()
         ph.time += time.perf_counter() - t0
         self._sync_stats()
+        self.progress.done(f"class_{region.k}", best=best[0], bound=float(min(lower, best[0])),
+                           solves=res.n_solves)
         return RegionBound(lower=float(min(lower, best[0])), best=float(best[0]),
                            best_support=None if best[1] is None else np.array(best[1]),
                            solves=res.n_solves, proven=res.status == "infeasible")
@@ -770,6 +782,8 @@ class SupportEnumerator:
         lower_all = np.inf
         stack = [region]
         n_regions = 0
+        name = f"class_{region.k}"
+        self.progress.start(name, members=region.size, level=level)
         while stack:
             R = stack.pop()
             n_regions += 1
@@ -790,8 +804,9 @@ class SupportEnumerator:
             j = self.split_feature(R, rb.best_support)
             stack.extend(R.split(j))
         lower = min(lower_all, best[0], level)
-        logger.info("class %d: exact minimum search over %d sub-regions: minimum %.10g "
-                    "(level %.10g)", region.k, n_regions, best[0], level)
+        logger.debug("class %d: exact minimum search over %d sub-regions: minimum %.10g "
+                     "(level %.10g)", region.k, n_regions, best[0], level)
+        self.progress.done(name, best=best[0], sub_regions=n_regions)
         return RegionBound(lower=float(lower), best=float(best[0]), best_support=best[1],
                            solves=n_regions)
 

@@ -81,6 +81,7 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
 
     K = min(enum.s, enum.p - enum.s)
     regions = []
+    enum.progress.start("envelope", classes=max(0, K - 1))
     if K >= 2:
         enum.warm_class_cuts()
     for k in range(2, K + 1):
@@ -92,6 +93,8 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
                     "best member found L0 + %.4g, level L0 + %.4g; %d solves (not private)",
                     k, R.size, (rb.lower - L0) / unit, (rb.best - L0) / unit,
                     (level(R.size) - L0) / unit, rb.solves)
+
+    enum.progress.done("envelope", regions=len(regions))
 
     def refine(region: Region, best_member) -> list[Region]:
         j = enum.split_feature(region, best_member)

@@ -66,8 +66,39 @@ def combinations(n: int, q: int) -> np.ndarray:
     return _combos(int(n), int(q))
 
 
+def subset_sums(g: np.ndarray, q: int) -> np.ndarray:
+    """``Σ_{i∈A} g_i`` for every ``q``-subset ``A`` of ``range(len(g))``, in the order of
+    :func:`combinations` — without listing the subsets.
+
+    The ``q``-subsets whose first element is ``f`` are ``f`` followed by the
+    ``(q - 1)``-subsets of ``g[f + 1:]``, which are the *last* ``C(n - f - 1, q - 1)``
+    ``(q - 1)``-subsets in lexicographic order; so each level is ``n`` contiguous slices of
+    the previous one plus a constant.  ``C(n, q)`` additions, no gathers.
+    """
+    g = np.asarray(g, dtype=float)
+    n = g.size
+    if q < 0 or q > n:
+        return np.zeros(0)
+    if q == 0:
+        return np.zeros(1)
+    T = g.copy()
+    for level in range(2, q + 1):
+        prev = T.size
+        out = np.empty(math.comb(n, level))
+        pos = 0
+        for f in range(n - level + 1):
+            m = math.comb(n - f - 1, level - 1)
+            np.add(T[prev - m:], g[f], out=out[pos:pos + m])
+            pos += m
+        T = out
+    return T
+
+
 class RegionTable:
-    """The members of a region, indexed ``i = iK * |A| + iA`` without being listed.
+    """The members of a region, indexed by a pair ``(iK, iA)`` without being listed.
+
+    A member is the region's fixed features, the ``iK``-th set of kept centre features
+    and the ``iA``-th set of added outside features (both in lexicographic order).
 
     Parameters
     ----------
@@ -77,28 +108,33 @@ class RegionTable:
     def __init__(self, region: Region) -> None:
         self.region = region
         self.keep = region.free_center[combinations(region.free_center.size, region.n_keep)]
-        self.add = region.free_outside[combinations(region.free_outside.size, region.n_add)]
+        self._add_idx = combinations(region.free_outside.size, region.n_add)
         self.fixed = region.fixed_in
-        self.nK, self.nA = self.keep.shape[0], self.add.shape[0]
+        self.nK, self.nA = self.keep.shape[0], self._add_idx.shape[0]
         self.size = self.nK * self.nA
 
-    def rows(self, idx: np.ndarray) -> np.ndarray:
-        """Sorted supports of the members ``idx``, shape ``(m, s)``."""
-        idx = np.asarray(idx, dtype=np.int64)
-        iK, iA = np.divmod(idx, self.nA)
-        m = idx.size
-        out = np.concatenate([self.keep[iK], self.add[iA],
+    def rows(self, iK: np.ndarray, iA: np.ndarray) -> np.ndarray:
+        """Sorted supports of the members ``(iK, iA)``, shape ``(m, s)``."""
+        m = iK.size
+        add = self.region.free_outside[self._add_idx[iA]]
+        out = np.concatenate([self.keep[iK], add.reshape(m, -1),
                               np.broadcast_to(self.fixed, (m, self.fixed.size))], axis=1)
         return np.sort(out, axis=1).astype(np.intp)
 
-    def cut_bound(self, a: float, g: np.ndarray, idx: np.ndarray | None = None) -> np.ndarray:
-        """``a + Σ_{i∈S} g_i`` for the members ``idx`` (all members, flat, if ``None``)."""
+    def parts(self, a: float, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(u, v)`` with ``a + Σ_{i∈S} g_i = u[iK] + v[iA]``."""
         c = a + float(g[self.fixed].sum())
         u = c + g[self.keep].sum(axis=1)
-        v = g[self.add].sum(axis=1)
-        if idx is None:
-            return (u[:, None] + v[None, :]).ravel()
-        iK, iA = np.divmod(idx, self.nA)
+        v = subset_sums(g[self.region.free_outside], self.region.n_add)
+        return u, v
+
+    def cut_bound(self, a: float, g: np.ndarray, iK: np.ndarray | None = None,
+                  iA: np.ndarray | None = None) -> np.ndarray:
+        """``a + Σ_{i∈S} g_i`` for the members ``(iK, iA)`` (every member, shape
+        ``(nK, nA)``, when ``iK`` is ``None``)."""
+        u, v = self.parts(a, g)
+        if iK is None:
+            return u[:, None] + v[None, :]
         return u[iK] + v[iA]
 
 
@@ -147,6 +183,9 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
     ph = enum._phase(name)
     t_start = time.perf_counter()
     table = RegionTable(region)
+    if table.size == 0:
+        return ExplicitResult(best=math.inf, best_support=None, threshold=float(level),
+                              n_members=0, n_evaluated=0, n_cuts=0, n_excluded_by_cuts=0)
     best = [math.inf, None]
     cheap = bool(getattr(obj, "cheap_values", False))
     if found and table.size:  # members evaluated before (other phases, other searches)
@@ -166,23 +205,25 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
 
     # -- bounds of every member from the cuts found so far, excluding as we go -----------
     a, G = store.arrays
-    alive: np.ndarray | None = None
-    lb: np.ndarray | None = None
+    iK = iA = lb = None  # members still alive and their bounds (None: all, not computed)
     for t in range(a.size - 1, -1, -1):  # most recent cuts first: usually the closest
-        b = table.cut_bound(a[t], G[t], alive)
-        lb = b if lb is None else np.maximum(lb, b, out=lb)
-        keep = lb <= thr() + margin()
-        if alive is None:
-            alive = np.flatnonzero(keep)
+        b = table.cut_bound(a[t], G[t], iK, iA)
+        if iK is None:
+            lb = b if lb is None else np.maximum(lb, b, out=lb)
+            keep = lb <= thr() + margin()
+            if keep.mean() < 0.5 or t == 0:  # sparse from here on
+                iK, iA = (x.astype(np.int32) for x in np.nonzero(keep))
+                lb = lb[keep]
         else:
-            alive = alive[keep]
-        lb = lb[keep]
-        if alive.size == 0:
+            np.maximum(lb, b, out=lb)
+            keep = lb <= thr() + margin()
+            iK, iA, lb = iK[keep], iA[keep], lb[keep]
+        if iK is not None and iK.size == 0:
             break
-    if alive is None:
-        alive = np.arange(table.size, dtype=np.int64)
+    if iK is None:
+        iK, iA = (x.astype(np.int32).ravel() for x in np.indices((table.nK, table.nA)))
         lb = np.full(table.size, -math.inf)
-    excluded = table.size - alive.size
+    excluded = table.size - iK.size
     n_eval = n_cuts = 0
     # -- evaluate, lowest bound first; cut where it pays -------------------------------------
     use_cuts = not cheap
@@ -190,18 +231,17 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
     gain = math.inf  # members the last cut excluded
     batch = 65_536 if cheap else 16
     last_report = time.perf_counter()
-    while alive.size:
+    while iK.size:
         enum.remaining_time(name)
-        if alive.size <= batch:
-            take = np.arange(alive.size)
+        if iK.size <= batch:
+            take = np.argsort(lb, kind="stable")
         else:
             take = np.argpartition(lb, batch - 1)[:batch]
-        order = take[np.argsort(lb[take], kind="stable")]
-        idx = alive[order]
-        rows = table.rows(idx)
-        mask = np.ones(alive.size, dtype=bool)
-        mask[order] = False
-        alive, lb = alive[mask], lb[mask]
+            take = take[np.argsort(lb[take], kind="stable")]
+        rows = table.rows(iK[take], iA[take])
+        mask = np.ones(iK.size, dtype=bool)
+        mask[take] = False
+        iK, iA, lb = iK[mask], iA[mask], lb[mask]
         vals = np.empty(rows.shape[0])
         todo = []
         for i, key in enumerate(map(tuple, rows.tolist())):
@@ -232,29 +272,23 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
         i = int(np.argmin(vals))
         if vals[i] < best[0]:
             best[0], best[1] = float(vals[i]), rows[i].copy()
-        if new_cut:
+        n_before = iK.size
+        if new_cut and iK.size:
             a, G = store.arrays
-            n_before = alive.size
-            if alive.size:
-                lb = np.maximum(lb, table.cut_bound(a[-1], G[-1], alive))
-            keep = lb <= thr() + margin()
-            alive, lb = alive[keep], lb[keep]
-            gain = n_before - alive.size
-            excluded += gain
+            np.maximum(lb, table.cut_bound(a[-1], G[-1], iK, iA), out=lb)
+        keep = lb <= thr() + margin()
+        iK, iA, lb = iK[keep], iA[keep], lb[keep]
+        excluded += n_before - iK.size
+        if new_cut:
+            gain = n_before - iK.size
             if not cheap:  # balance the time of a cut against that of the batch after it
                 batch = int(min(256, max(4, round(t_cut / max(t_val, 1e-9)))))
-        else:
-            keep = lb <= thr() + margin()
-            excluded += int((~keep).sum())
-            alive, lb = alive[keep], lb[keep]
-            if not cheap and not use_cuts:
-                batch = min(4096, 2 * batch)
-            elif not cheap and gain * t_val <= t_cut:
-                batch = min(4096, 2 * batch)  # cuts stopped paying: evaluate in larger batches
+        elif not cheap:  # no cut (or cuts stopped paying): evaluate in larger batches
+            batch = min(4096, 2 * batch)
         now = time.perf_counter()
-        if now - last_report >= enum.progress.interval:
+        if now - last_report >= enum.progress.callback_interval:
             last_report = now
-            enum.progress.update(name, members=table.size, candidates=int(alive.size),
+            enum.progress.update(name, members=table.size, candidates=int(iK.size),
                                  evaluations=n_eval, cuts=n_cuts, best=best[0],
                                  threshold=thr())
     ph.evaluations += n_eval

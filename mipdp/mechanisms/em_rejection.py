@@ -51,6 +51,8 @@ from ..exceptions import CertificationError
 from .regions import Region, region_members
 
 logger = logging.getLogger(__name__)
+#: periodic progress lines of long sampling runs (the command line shows them)
+progress_logger = logging.getLogger(__name__ + ".progress")
 
 __all__ = ["ExponentialMechanismSampler"]
 
@@ -170,7 +172,13 @@ class ExponentialMechanismSampler:
         """``size`` independent draws from ``π``, shape ``(size, s)``."""
         out: list[np.ndarray] = []
         rate = min(1.0, 1.0 / self.expected_proposals_bound())
+        t_start = last = time.perf_counter()
         while len(out) < size:
+            if time.perf_counter() - last >= 5.0:  # a long sampling run is never silent
+                last = time.perf_counter()
+                progress_logger.info("exponential mechanism: %.0f s, %d of %d draws, %d proposals, "
+                            "%d regions (not private)", last - t_start, len(out), size,
+                            self.n_proposals, len(self.regions))
             if self._deadline is not None and time.perf_counter() > self._deadline:
                 raise CertificationError(
                     "time_limit reached while sampling the exponential mechanism; nothing "
