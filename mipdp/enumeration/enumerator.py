@@ -170,8 +170,8 @@ class SupportEnumerator:
         Regions (mistake classes, sub-regions) with at most this many supports are searched
         explicitly (:mod:`mipdp.enumeration.explicit`: the bound of every cut for every
         member, exact values only where the cuts cannot decide) instead of by master
-        solves; when ``C(p, s)`` is at most this, so is the optimum.  ``0`` always uses the
-        MIP backend.  Memory: about 24 bytes per member.
+        solves; when every mistake class around the warm start is that small, so is the
+        optimum.  ``0`` always uses the MIP backend.  Memory: about 24 bytes per member.
     progress : callable or Progress, optional
         Receives progress events (:mod:`mipdp.enumeration.progress`); long phases are
         also logged at INFO every few seconds.
@@ -336,7 +336,8 @@ class SupportEnumerator:
         self.master.backend.add_rows(rows)
         self._phase("warm_cuts").time += time.perf_counter() - t0
 
-        if self.n_supports <= self.explicit_max:
+        K = min(self.s, self.p - self.s)
+        if K < 2 or max(Region(center, k, self.p).size for k in range(2, K + 1)) <= self.explicit_max:
             return self._explicit_optimum()
 
         t0 = time.perf_counter()

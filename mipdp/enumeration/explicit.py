@@ -30,7 +30,6 @@ import logging
 import math
 import time
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
@@ -38,32 +37,53 @@ from ..mechanisms.regions import Region
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["combinations", "RegionTable", "ExplicitResult", "explicit_search"]
-
-
-@lru_cache(maxsize=64)
-def _combos(n: int, q: int) -> np.ndarray:
-    if q < 0 or q > n:
-        return np.zeros((0, max(q, 0)), dtype=np.int32)
-    if q == 0:
-        return np.zeros((1, 0), dtype=np.int32)
-    if q == 1:
-        return np.arange(n, dtype=np.int32)[:, None]
-    parts = []
-    for first in range(n - q + 1):
-        sub = _combos(n - first - 1, q - 1)
-        block = np.empty((sub.shape[0], q), dtype=np.int32)
-        block[:, 0] = first
-        block[:, 1:] = sub + (first + 1)
-        parts.append(block)
-    out = np.concatenate(parts)
-    out.flags.writeable = False
-    return out
+__all__ = ["combinations", "unrank_combinations", "subset_sums", "RegionTable",
+           "ExplicitResult", "explicit_search"]
 
 
 def combinations(n: int, q: int) -> np.ndarray:
-    """All ``q``-subsets of ``range(n)`` in lexicographic order, shape ``(C(n, q), q)``, int32."""
-    return _combos(int(n), int(q))
+    """All ``q``-subsets of ``range(n)`` in lexicographic order, shape ``(C(n, q), q)``, int32.
+
+    Built level by level: the ``q``-subsets with first element ``f`` are ``f`` followed by
+    the last ``C(n - f - 1, q - 1)`` of the ``(q - 1)``-subsets (those of ``f+1 .. n-1``).
+    """
+    n, q = int(n), int(q)
+    if q < 0 or q > n:
+        return np.zeros((0, max(q, 0)), dtype=np.int32)
+    prev = np.zeros((1, 0), dtype=np.int32)
+    for level in range(1, q + 1):
+        out = np.empty((math.comb(n, level), level), dtype=np.int32)
+        pos = 0
+        for f in range(n - level + 1):
+            m = math.comb(n - f - 1, level - 1)
+            out[pos:pos + m, 0] = f
+            out[pos:pos + m, 1:] = prev[prev.shape[0] - m:]
+            pos += m
+        prev = out
+    return prev
+
+
+def unrank_combinations(n: int, q: int, idx: np.ndarray) -> np.ndarray:
+    """Rows ``idx`` of :func:`combinations` ``(n, q)`` without listing the others.
+
+    With ``start`` the smallest element still allowed and ``q'`` elements to choose, the
+    subsets whose first element is ``e`` start at offset ``C(n - start, q') - C(n - e, q')``
+    (hockey-stick identity), so ``e = n - m`` with ``m`` the smallest integer such that
+    ``C(m, q') >= C(n - start, q') - rank``: one ``searchsorted`` per position.
+    """
+    idx = np.asarray(idx, dtype=np.int64).copy()
+    out = np.empty((idx.size, q), dtype=np.int64)
+    start = np.zeros(idx.size, dtype=np.int64)
+    for t in range(q):
+        qq = q - t
+        table = np.array([math.comb(m, qq) for m in range(n + 1)], dtype=np.int64)
+        r = table[n - start] - idx
+        m = np.searchsorted(table, r, side="left")
+        e = n - m
+        out[:, t] = e
+        idx -= table[n - start] - table[n - e]
+        start = e + 1
+    return out
 
 
 def subset_sums(g: np.ndarray, q: int) -> np.ndarray:
@@ -108,15 +128,16 @@ class RegionTable:
     def __init__(self, region: Region) -> None:
         self.region = region
         self.keep = region.free_center[combinations(region.free_center.size, region.n_keep)]
-        self._add_idx = combinations(region.free_outside.size, region.n_add)
         self.fixed = region.fixed_in
-        self.nK, self.nA = self.keep.shape[0], self._add_idx.shape[0]
+        self.nK = self.keep.shape[0]
+        self.nA = math.comb(region.free_outside.size, region.n_add) if region.n_add >= 0 else 0
         self.size = self.nK * self.nA
 
     def rows(self, iK: np.ndarray, iA: np.ndarray) -> np.ndarray:
         """Sorted supports of the members ``(iK, iA)``, shape ``(m, s)``."""
         m = iK.size
-        add = self.region.free_outside[self._add_idx[iA]]
+        R = self.region
+        add = R.free_outside[unrank_combinations(R.free_outside.size, R.n_add, iA)]
         out = np.concatenate([self.keep[iK], add.reshape(m, -1),
                               np.broadcast_to(self.fixed, (m, self.fixed.size))], axis=1)
         return np.sort(out, axis=1).astype(np.intp)
