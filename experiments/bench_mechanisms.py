@@ -8,8 +8,8 @@ eps = 1).  For every (p, n) and trial (data seed), and every method:
   certified bounds on its probability that the sampler reports;
 * ``top_r`` and ``mistakes`` (exact class minima): their exact probability of the truth;
 
-beside the exponential mechanism's own P(release = truth), computed here independently of
-the sampler: every support within ``--ball`` mistakes of the truth is evaluated (the
+beside the exponential mechanism's own P(release = truth), computed independently of
+the sampler by :func:`mipdp.experiments.em_reference.em_truth_probability`: every support within ``--ball`` mistakes of the truth is evaluated (the
 3-mistake ball at p = 100, the 2-ball at p = 1000 and the 1-ball at p = 10 000 by default:
 the 3-ball has 1.6e9 supports at p = 1000), and the rest is bounded by certified MIP class
 bounds around the truth, which gives an interval ``[lo, hi]``.
@@ -31,61 +31,40 @@ from __future__ import annotations
 
 import argparse
 import csv
-import math
 import time
 import warnings
 
 import numpy as np
-from scipy.special import logsumexp
 
-from mipdp import ConditionalPrivacyWarning, private_bss
-from mipdp._validation import clip_data
+from mipdp import CertificationError, ConditionalPrivacyWarning, private_bss
 from mipdp.datasets import make_bss_regression
-from mipdp.enumeration import SupportEnumerator
-from mipdp.losses import LeastSquares
-from mipdp.mechanisms.regions import Region, region_members
+from mipdp.experiments.em_reference import em_truth_probability
 
 B, RIDGE, RADIUS, S = 0.5, 120.0, 1.1, 5
 DEFAULT_ROWS = [(100, 2000), (100, 3000), (100, 4000), (100, 6000), (1000, 3000), (1000, 6000),
                 (10000, 6000)]
 
 
-def em_truth_probability(X, y, truth, eps, ball):
-    """Certified ``[lo, hi]`` on the exponential mechanism's P(release = truth)."""
-    Xc, yc = clip_data(X, y, B, B)
-    loss = LeastSquares(RIDGE, RADIUS)
-    n, p = X.shape
-    obj = loss.bind(Xc, yc)
-    delta = loss.sensitivity(n, S, B, B)
-    coef = eps / (2 * delta)
-    LT = float(obj.values(truth[None])[0])
-    parts = []
-    for k in range(0, ball + 1):
-        for rows in region_members(Region(truth, k, p)):
-            parts.append(float(logsumexp(-coef * (obj.values(rows) - LT))))
-    inside = float(logsumexp(parts))
-    rest = []
-    enum = SupportEnumerator(obj, S, scale=delta, exhaustive_max=0)
-    enum.optimum()
-    for k in range(ball + 1, min(S, p - S) + 1):
-        R = Region(truth, k, p)
-        level = LT + (R.log_size + 12.0) / coef  # beyond it the class weighs < e^-12 of the truth
-        rb = enum.region_bound(R, level=level, abs_tol=0.5 / coef, max_solves=20)
-        rest.append(R.log_size - coef * (rb.lower - LT))
-    total_up = float(logsumexp([inside] + rest))
-    return math.exp(-total_up), math.exp(-inside)
-
-
-def run(p, n, trial, methods, draws, ball, eps):
+def run(p, n, trial, methods, draws, ball, eps, time_limit):
     X, y, truth = make_bss_regression(n=n, p=p, s=S, random_state=trial)
-    em_lo, em_hi = em_truth_probability(X, y, truth, eps, ball)
+    ref = em_truth_probability(X, y, truth, eps, s=S, ball=ball, bounds=(B, B), ridge=RIDGE,
+                               radius=RADIUS)
+    em_lo, em_hi = ref["lo"], ref["hi"]
     out = []
     for method in methods:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConditionalPrivacyWarning)
             t0 = time.perf_counter()
-            res = private_bss(X, y, S, eps, bounds=(B, B), ridge=RIDGE, radius=RADIUS,
-                              method=method, random_state=trial)
+            try:
+                res = private_bss(X, y, S, eps, bounds=(B, B), ridge=RIDGE, radius=RADIUS,
+                                  method=method, random_state=trial, time_limit=time_limit)
+            except CertificationError:
+                print(f"p={p:5d} n={n:5d} trial={trial} {method:11s} did not finish within "
+                      f"time_limit = {time_limit:g} s (nothing released)", flush=True)
+                out.append({"p": p, "n": n, "trial": trial, "method": method, "em_lo": em_lo,
+                            "em_hi": em_hi, "p_truth_lo": np.nan, "p_truth_hi": np.nan,
+                            "freq": np.nan, "first_draw_s": np.inf, "per_draw_ms": np.nan})
+                continue
             first = time.perf_counter() - t0
         rng = np.random.default_rng(1000 + trial)
         t0 = time.perf_counter()
@@ -118,6 +97,8 @@ def main() -> None:
     ap.add_argument("--methods", nargs="+", default=["exponential", "top_r", "mistakes"])
     ap.add_argument("--ball", type=int, help="mistake ball evaluated exactly (default by p)")
     ap.add_argument("--csv", help="write every row to this CSV file")
+    ap.add_argument("--time-limit", type=float, default=600.0,
+                    help="time_limit of each private_bss call (default 600 s)")
     args = ap.parse_args()
     rows = [(p, n) for p, n in DEFAULT_ROWS
             if (args.p is None or p in args.p) and (args.n is None or n in args.n)]
@@ -128,7 +109,7 @@ def main() -> None:
         ball = args.ball if args.ball is not None else (3 if p <= 100 else 2 if p <= 1000 else 1)
         for trial in range(args.trials):
             methods = [m for m in args.methods if not (m == "mistakes" and p > 1000)]
-            results += run(p, n, trial, methods, args.draws, ball, args.eps)
+            results += run(p, n, trial, methods, args.draws, ball, args.eps, args.time_limit)
     if args.csv:
         with open(args.csv, "w", newline="") as fh:
             w = csv.DictWriter(fh, fieldnames=sorted({k for r in results for k in r}))

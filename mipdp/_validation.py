@@ -161,13 +161,16 @@ def clip_data(X: np.ndarray, y: np.ndarray | None, b_x: float, b_y: float | None
 
 
 def check_labels_pm1(y: np.ndarray, name: str = "y") -> np.ndarray:
-    """Labels must be exactly -1 and +1 and both present."""
+    """Labels must be exactly -1 or +1, in any counts.
+
+    A label vector with one class only is a valid dataset (a neighbour of a two-class one
+    with a label flipped), so it must run wherever its neighbours run: only values other
+    than ±1 are rejected, never the counts.
+    """
     vals = np.unique(y)
     if not np.all(np.isin(vals, (-1.0, 1.0))):
         raise ValueError(f"{name}: labels must be -1 or +1 for the hinge loss, got values "
                          f"{vals[:5].tolist()}{'...' if vals.size > 5 else ''}")
-    if vals.size < 2:
-        raise ValueError(f"{name}: all labels are {vals[0]:+g}; need both -1 and +1")
     return y
 
 

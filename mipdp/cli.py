@@ -101,14 +101,33 @@ def _backends(args: argparse.Namespace) -> int:
 def _print_report(rep) -> None:
     for msg in rep.messages:
         print(msg, file=sys.stderr)
-    print(f"{rep.root}: {len(rep.computed)} cells computed, {len(rep.skipped)} already done, "
-          f"{rep.wall_time_s:.1f}s")
+    refs = len(rep.references_computed)
+    print(f"{rep.root}: {len(rep.computed)} cells computed, {len(rep.skipped)} already done"
+          + (f" (+{refs} reference cells)" if refs else "") + f", {rep.wall_time_s:.1f}s")
     if not rep.summary.empty:
         import pandas as pd
-        tab = rep.summary.pivot(index="n", columns="method", values="exact_mean")
         with pd.option_context("display.width", 200, "display.precision", 3):
             print("fraction of draws equal to the true support (mean over trials):")
-            print(tab.to_string())
+            print(rep.summary.pivot(index="n", columns="method", values="exact_mean")
+                  .to_string())
+            if "p_truth_lo_mean" in rep.summary.columns:
+                sel = rep.summary.dropna(subset=["p_truth_lo_mean"])
+                if not sel.empty:
+                    print("P(one draw = truth), exact or certified lower bound (mean over "
+                          "trials):")
+                    print(sel.pivot(index="n", columns="method", values="p_truth_lo_mean")
+                          .to_string())
+            if "em_truth_lo_mean" in rep.summary.columns:
+                em = rep.summary.dropna(subset=["em_truth_lo_mean"]).groupby("n")[
+                    ["em_truth_lo_mean", "em_truth_hi_mean"]].first()
+                if not em.empty:
+                    print("the exponential mechanism's P(truth), certified interval:")
+                    print(em.to_string())
+            if "unfinished" in rep.summary.columns and rep.summary["unfinished"].any():
+                bad = rep.summary[rep.summary["unfinished"] > 0]
+                for _, r in bad.iterrows():
+                    print(f"not finished (time limit): {r['method']} n={r['n']}: "
+                          f"{r['unfinished']} trial(s)")
     print(f"tables: {rep.root / 'draws.csv'}, {rep.root / 'summary.csv'}")
 
 
@@ -140,7 +159,9 @@ def _experiment(args: argparse.Namespace) -> int:
                          trials=args.trials, draws=args.draws, methods=args.methods,
                          loss=args.loss, b_x=args.bound, b_y=args.bound, ridge=args.ridge,
                          radius=args.radius, rho=args.rho, snr=args.snr, seed=args.seed,
-                         name=args.name)
+                         design=args.design, time_limit=args.time_limit,
+                         extra_draws=args.extra_draws, em_ball=args.em_ball,
+                         em_reference=args.em_reference, name=args.name)
     return _run_experiment(config, args.out or "results", args.jobs or 1,
                            _joblib_backend(args) or "loky", args.scheduler)
 
@@ -210,8 +231,27 @@ def _add_experiment_parser(sub) -> None:
                        help="ridge parameter of the objective (default 120)")
         k.add_argument("--radius", type=float, default=1.1,
                        help="radius of the coefficient ball (default 1.1)")
-        k.add_argument("--rho", type=float, default=0.1,
-                       help="correlation of the synthetic design (default 0.1)")
+        k.add_argument("--design", default="seed002", choices=["seed002", "cancel"],
+                       help="synthetic design: 'seed002' (AR(1) columns with correlation "
+                            "--rho, equal coefficients) or 'cancel' (sign cancellation: a true "
+                            "feature with zero marginal correlation with y, where marginal "
+                            "screening fails); default seed002")
+        k.add_argument("--rho", type=float, default=None,
+                       help="correlation of the design: seed002's AR(1) correlation "
+                            "(default 0.1), or the cancelling pair's (default 0.7)")
+        k.add_argument("--time-limit", dest="time_limit", type=float, default=None,
+                       help="seconds per MIP cell (exponential, top_r, mistakes); a cell that "
+                            "hits it releases nothing and is recorded as not finished "
+                            "(default: none)")
+        k.add_argument("--extra-draws", dest="extra_draws", type=int, default=1000,
+                       help="further draws of the exponential mechanism per trial, for the "
+                            "frequency of the truth over many cheap draws (default 1000)")
+        k.add_argument("--em-ball", dest="em_ball", type=int, default=None,
+                       help="mistake ball around the truth evaluated exactly for the "
+                            "exponential mechanism's reference P(truth) (default: 2 at "
+                            "p <= 200 for least squares, else 1)")
+        k.add_argument("--no-em-reference", dest="em_reference", action="store_false",
+                       help="skip the exponential mechanism's reference P(truth)")
         k.add_argument("--snr", type=float, default=5.0,
                        help="signal-to-noise ratio of the synthetic data (default 5)")
         k.add_argument("--seed", type=int, default=0, help="root seed of the study (default 0)")

@@ -248,6 +248,12 @@ class SupportEnumerator:
     def _phase(self, name: str) -> _Phase:
         return self.stats.phases.setdefault(name, _Phase())
 
+    def record_phase(self, name: str, seconds: float, *, evaluations: int = 0) -> None:
+        """Add work done outside the enumerator (e.g. a class evaluated in full) to a phase."""
+        ph = self._phase(name)
+        ph.time += seconds
+        ph.evaluations += evaluations
+
     def _evaluate_cut(self, S: np.ndarray, *, add_to_master: bool = False
                       ) -> tuple[float, float, np.ndarray]:
         """``(value, lower, g)``: the value recorded, and the certified cut constant and slope.

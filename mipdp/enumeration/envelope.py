@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 
 import numpy as np
 from scipy.special import logsumexp
 
-from ..mechanisms.regions import Region
+from ..mechanisms.regions import Region, region_members
 from .enumerator import SupportEnumerator
 
 logger = logging.getLogger(__name__)
@@ -45,8 +46,9 @@ class Envelope:
 
 
 def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, *,
-                   c: float = 5.0, tol: float = 0.5, max_solves: int | None = 6,
-                   refine_solves: int | None = 3) -> Envelope:
+                   c: float = 5.0, tol: float = 0.5, max_solves: int | None = 3,
+                   refine_solves: int | None = 3, gap: float = 1e-2,
+                   full_class_max: int = 100_000) -> Envelope:
     """The natural envelope around the optimum (see the module notes).
 
     Parameters
@@ -61,6 +63,11 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
         Wanted accuracy of a class bound, in units of ``2Δ/ε``.
     max_solves, refine_solves : int or None
         Master solves per class, and per child region when refining.
+    gap : float
+        Relative MIP gap of those solves (their dual bound is valid whatever the gap).
+    full_class_max : int
+        A class of at most this many supports, for an objective with cheap batched values,
+        is evaluated in full: its members become singletons (exact values).
     """
     center, L0 = enum.optimum()
     if enum.table is not None:  # every support evaluated: the law is explicit
@@ -84,9 +91,21 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
     enum.progress.start("envelope", classes=max(0, K - 1))
     if K >= 2:
         enum.warm_class_cuts()
+    full_max = full_class_max if enum.objective.cheap_values else 0
+    extra_sup, extra_val = [], []
     for k in range(2, K + 1):
         R = Region(center, k, enum.p)
-        rb = enum.region_bound(R, level=level(R.size), abs_tol=tol * unit, max_solves=max_solves)
+        if R.size <= full_max:
+            t0 = time.perf_counter()
+            for rows in region_members(R):
+                extra_sup.append(rows)
+                extra_val.append(np.asarray(enum.objective.values(rows), dtype=float))
+            enum.record_phase(f"class_{k}", time.perf_counter() - t0, evaluations=R.size)
+            logger.info("envelope: class %d (%d supports) evaluated in full (not private)", k,
+                        R.size)
+            continue
+        rb = enum.region_bound(R, level=level(R.size), abs_tol=tol * unit, max_solves=max_solves,
+                               gap=gap)
         R.bound = rb.lower
         regions.append(R)
         logger.info("envelope: class %d (%d supports) bound L0 + %.4g (units of 2Δ/ε), "
@@ -102,10 +121,17 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
         for child in region.split(j):
             if child.size == 0:
                 continue
-            rb = enum.region_bound(child, level=level(child.size), abs_tol=tol * unit,
-                                   max_solves=refine_solves)
-            child.bound = max(region.bound, rb.lower)
+            if child.size <= full_max:  # small: its exact minimum
+                low = min(float(np.min(enum.objective.values(rows)))
+                          for rows in region_members(child))
+            else:
+                low = enum.region_bound(child, level=level(child.size), abs_tol=tol * unit,
+                                        max_solves=refine_solves, gap=gap).lower
+            child.bound = max(region.bound, low)
             children.append(child)
         return children
 
+    if extra_sup:
+        singletons = np.vstack([singletons] + extra_sup)
+        values = np.concatenate([values] + extra_val)
     return Envelope(singletons, values, regions, refine)

@@ -76,7 +76,10 @@ class MasterProblem:
     def cut_row(self, support: np.ndarray, value: float, grad: np.ndarray) -> tuple:
         """Register the cut ``η >= (value + gᵀ(z - 1_S) - offset) / scale`` and return its row.
 
-        The caller adds the row (directly, or as a lazy row through the backend).
+        ``value`` must be a certified *lower* bound on ``L(S)`` (the ``lower`` of
+        :meth:`~mipdp.losses.base.SupportObjective.value_and_cut`), so that the cut is a
+        global lower bound.  The caller adds the row (directly, or as a lazy row through
+        the backend).
         """
         self._cut_supports.add(tuple(int(i) for i in support))
         self.n_cuts += 1

@@ -12,7 +12,10 @@ optional ``[run]`` table (``out``, ``jobs``, ``backend``, ``scheduler``)::
     ns = [3000, 4000, 5000, 6000, 7000, 8000]
     trials = 10
     draws = 100
-    methods = ["top_r", "mistakes", "samp_agg", "mcmc", "dp_sis", "kendall"]
+    methods = ["exponential", "top_r", "mistakes", "samp_agg", "mcmc", "dp_sis", "kendall"]
+    design = "seed002"           # or "cancel" (sign cancellation, screening fails)
+    rho = 0.1                    # default 0.1 for seed002, 0.7 for cancel
+    time_limit = 600             # seconds per MIP cell (optional)
 
     [run]
     out = "results"
@@ -34,17 +37,37 @@ else:  # pragma: no cover
 __all__ = ["StudyConfig", "load_config", "KINDS", "DEFAULT_METHODS"]
 
 KINDS = ("recovery", "utility")
-DEFAULT_METHODS = ("top_r", "mistakes", "samp_agg", "mcmc", "dp_sis", "kendall")
+DEFAULT_METHODS = ("exponential", "top_r", "mistakes", "samp_agg", "mcmc", "dp_sis", "kendall")
+#: default correlation of each design (seed 002's ρ; the cancelling pair's correlation)
+DEFAULT_RHO = {"seed002": 0.1, "cancel": 0.7}
 
 #: fields that change the results of a (method, n, trial) cell; a study directory may
-#: only be resumed with the same values (n, trials and methods may grow)
+#: only be resumed with the same values (n, trials and methods may grow).  ``time_limit``
+#: is not among them: a cell stopped by it is rerun when the limit grows.
 FINGERPRINT = ("kind", "p", "s", "eps", "draws", "loss", "b_x", "b_y", "ridge", "radius", "rho",
-               "snr", "seed", "test_fraction", "select_fraction")
+               "snr", "seed", "test_fraction", "select_fraction", "design", "extra_draws",
+               "em_ball")
+#: values of fingerprint fields that older study directories did not record
+FINGERPRINT_DEFAULTS = {"design": "seed002", "extra_draws": 0, "em_ball": None}
 
 
 @dataclass
 class StudyConfig:
-    """One study: a grid ``methods × ns × trials`` on seed 002's synthetic data.
+    """One study: a grid ``methods × ns × trials`` on synthetic data.
+
+    ``design`` is ``"seed002"`` (seed 002's AR(1) design with correlation ``rho``) or
+    ``"cancel"`` (sign cancellation, :func:`mipdp.datasets.make_bss_regression`: a true
+    feature with no marginal correlation with ``y``; ``rho`` is the cancelling pair's
+    correlation).  ``rho=None`` takes the design's default (:data:`DEFAULT_RHO`).
+
+    For the MIP methods (``exponential``, ``top_r``, ``mistakes``) every cell also records
+    the exact (or certified-interval) probability that one draw is the truth, and, when
+    ``em_reference`` is on, every ``(n, trial)`` gets the exponential mechanism's own
+    certified ``P(truth)`` (:func:`~mipdp.experiments.em_reference.em_truth_probability`,
+    mistake ball ``em_ball``, default by size).  ``extra_draws`` further draws of the
+    exponential mechanism's sampler give the frequency of the truth over many cheap draws.
+    ``time_limit`` (seconds) bounds each MIP cell: a cell that hits it releases nothing and
+    is recorded as not finished (rerun when the limit grows).
 
     ``kind="recovery"`` releases supports with the whole ``eps`` per draw on all ``n``
     rows.  ``kind="utility"`` splits the rows ``1 − test_fraction`` / ``test_fraction``
@@ -65,15 +88,30 @@ class StudyConfig:
     b_y: float = 0.5
     ridge: float = 120.0
     radius: float = 1.1
-    rho: float = 0.1
+    rho: float | None = None
     snr: float = 5.0
     seed: int = 0
     test_fraction: float = 0.3
     select_fraction: float = 0.5
+    design: str = "seed002"
+    extra_draws: int = 1000
+    em_reference: bool = True
+    em_ball: int | None = None
+    time_limit: float | None = None
     name: str | None = None
 
     def __post_init__(self) -> None:
+        from ..datasets import DESIGNS
         from .methods import METHODS
+        if self.design not in DESIGNS:
+            raise ValueError(f"design: must be one of {list(DESIGNS)}, got {self.design!r}")
+        if self.rho is None:
+            self.rho = DEFAULT_RHO[self.design]
+        self.rho = float(self.rho)
+        if self.time_limit is not None and not float(self.time_limit) > 0:
+            raise ValueError(f"time_limit: must be > 0 seconds, got {self.time_limit}")
+        if int(self.extra_draws) < 0:
+            raise ValueError("extra_draws: must be >= 0")
         if self.kind not in KINDS:
             raise ValueError(f"kind: must be one of {list(KINDS)}, got {self.kind!r}")
         self.ns = [int(n) for n in self.ns]

@@ -1,14 +1,20 @@
 """One adapter per method name of the experiments.
 
-Every adapter has the signature ``fn(X, y, s, eps, rng, draws, *, loss, bounds, ridge, radius)``
-and returns a :class:`MethodOutput`: the ``draws`` released supports (shape ``(draws, s)``),
-the total privacy cost, and the guarantee in words.  ``eps`` is the budget of *one* draw.
+Every adapter has the signature
+``fn(X, y, s, eps, rng, draws, *, loss, bounds, ridge, radius, time_limit)`` and returns a
+:class:`MethodOutput`: the ``draws`` released supports (shape ``(draws, s)``), the total
+privacy cost, and the guarantee in words.  ``eps`` is the budget of *one* draw.
 
-* ``top_r``, ``mistakes``: :func:`mipdp.selection.private_bss`; the supports are enumerated
-  once and the ``draws`` releases are drawn from the same mechanism (``n_draws=draws``).
+* ``exponential``, ``top_r``, ``mistakes``: :func:`mipdp.selection.private_bss` with that
+  ``method``; the envelope (EM) or the enumeration (top-R, mistakes) is built once and
+  the ``draws`` releases are drawn from the same mechanism (``n_draws=draws``).  Their
+  output also carries the mechanism's ``probability_bounds`` (exact for top-R and
+  mistakes, certified bounds for the EM) and a ``sampler`` for further cheap draws, from
+  which the runner records the exact probability that one draw is the truth.
   ``mistakes`` runs **without** the propose-test-release guard (seed 002's setting), so
   its guarantee is *conditional* on the stability of the optimum (seed 002, Theorem 2);
-  the adapter records that in ``guarantee``.
+  the adapter records that in ``guarantee``.  ``time_limit`` (seconds) bounds these
+  three: a cell that hits it releases nothing and is recorded as not finished.
 * ``samp_agg``: the comparator ``two_stage`` (Lasso subsample-and-aggregate, Kifer, Smith
   & Thakurta 2012 / seed 002's "Samp-Agg").
 * ``mcmc``, ``dp_sis``, ``kendall``: the comparators of the same names with their defaults
@@ -17,6 +23,9 @@ the total privacy cost, and the guarantee in words.  ``eps`` is the budget of *o
   (``pip install "mipdp[baselines]"``) with the support size fixed to ``s``; it shows what
   a fast non-private heuristic recovers on the same data (least squares only; one fit,
   repeated for every draw since it is deterministic).
+* ``marginal``: **not private** baseline, marginal screening: the ``s`` largest
+  ``|x_jᵀ y|`` on the clipped data, without noise (what DP-SIS and DPKendall privatise).
+  It shows whether a design can be solved by screening at all.
 """
 
 from __future__ import annotations
@@ -28,7 +37,8 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["MethodOutput", "METHODS", "get_adapter", "supports_loss", "LS_ONLY"]
+__all__ = ["MethodOutput", "METHODS", "BSS_METHODS", "BASELINES", "get_adapter",
+           "supports_loss", "LS_ONLY"]
 
 
 @dataclass
@@ -40,34 +50,51 @@ class MethodOutput:
     delta: float
     guarantee: str
     time_s: float         # wall time of the whole call (all draws)
+    #: ``probability_bounds(S) -> (lo, hi)`` of one draw of the mechanism (MIP methods);
+    #: **not private**
+    probability_bounds: Callable | None = None
+    #: ``sample(rng, k) -> (k, s) supports``: further draws of the same mechanism
+    sampler: Callable | None = None
+    #: False when ``time_limit`` stopped the method (then ``supports`` is empty)
+    finished: bool = True
+    #: why the method did not finish
+    error: str | None = None
 
 
 def _bss(method: str):
     def run(X, y, s, eps, rng, draws, *, loss="least_squares", bounds=(0.5, 0.5), ridge=120.0,
-            radius=1.1):
-        from ..exceptions import ConditionalPrivacyWarning
+            radius=1.1, time_limit=None):
+        from ..exceptions import CertificationError, ConditionalPrivacyWarning
         from ..selection import private_bss
         from ..losses import get_loss
         if not get_loss(loss).needs_y_bound:      # ±1 labels (hinge): no bound on y
             bounds = (bounds[0], None)
         t0 = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConditionalPrivacyWarning)
-            res = private_bss(X, y, s, eps, bounds=bounds, ridge=ridge, radius=radius, loss=loss,
-                              method=method, n_draws=draws, random_state=rng)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConditionalPrivacyWarning)
+                res = private_bss(X, y, s, eps, bounds=bounds, ridge=ridge, radius=radius,
+                                  loss=loss, method=method, n_draws=draws, random_state=rng,
+                                  time_limit=time_limit)
+        except CertificationError as exc:       # time limit: nothing was released
+            return MethodOutput(np.zeros((0, int(s)), dtype=np.intp), float("nan"),
+                                float("nan"), "nothing released (time limit)",
+                                time.perf_counter() - t0, finished=False, error=str(exc))
+        elapsed = time.perf_counter() - t0
         guarantee = str(res.guarantee)
         if method == "mistakes":
             guarantee = ("CONDITIONAL (propose-test-release guard off, as in seed 002): "
                          + guarantee)
         return MethodOutput(np.asarray(res.supports), res.epsilon, res.delta, guarantee,
-                            time.perf_counter() - t0)
+                            elapsed, probability_bounds=res.probability_bounds,
+                            sampler=res.mechanism.sample)
     run.__name__ = f"run_{method}"
     return run
 
 
 def _comparator(name: str, needs_bounds: bool):
     def run(X, y, s, eps, rng, draws, *, loss="least_squares", bounds=(0.5, 0.5), ridge=120.0,
-            radius=1.1):
+            radius=1.1, time_limit=None):
         from ..comparators.registry import get_method
         fn = get_method(name)
         from ..losses import get_loss
@@ -75,7 +102,11 @@ def _comparator(name: str, needs_bounds: bool):
             bounds = (bounds[0], 1.0)
         kw = {"bounds": bounds} if needs_bounds else {}
         t0 = time.perf_counter()
-        with warnings.catch_warnings():
+        # scikit-learn's own argument checks of the inner solvers (lars_path_gram in MCMC's
+        # objective, Lasso in Samp-Agg) run once per support evaluated and cost MCMC about
+        # a third of its time; skipping them changes no output (same supports, tested)
+        from sklearn import config_context
+        with warnings.catch_warnings(), config_context(skip_parameter_validation=True):
             warnings.simplefilter("ignore")
             res = fn(X, y, s, eps, random_state=rng, n_draws=draws, **kw)
         return MethodOutput(np.asarray(res.supports), res.epsilon, res.delta,
@@ -85,7 +116,7 @@ def _comparator(name: str, needs_bounds: bool):
 
 
 def _abess(X, y, s, eps, rng, draws, *, loss="least_squares", bounds=(0.5, 0.5), ridge=120.0,
-           radius=1.1):
+           radius=1.1, time_limit=None):
     """Non-private baseline: abess's splicing best-subset solver at support size ``s``."""
     try:
         from abess import LinearRegression
@@ -109,8 +140,27 @@ def _abess(X, y, s, eps, rng, draws, *, loss="least_squares", bounds=(0.5, 0.5),
                         time.perf_counter() - t0)
 
 
+def _marginal(X, y, s, eps, rng, draws, *, loss="least_squares", bounds=(0.5, 0.5),
+              ridge=120.0, radius=1.1, time_limit=None):
+    """Non-private baseline: the ``s`` largest ``|x_jᵀ y|`` on the clipped data."""
+    from ..guarantee import Guarantee
+    from ..losses import get_loss
+    t0 = time.perf_counter()
+    b_x, b_y = bounds
+    Xc = np.clip(np.asarray(X, dtype=float), -b_x, b_x)
+    y = np.asarray(y, dtype=float)
+    yc = np.clip(y, -b_y, b_y) if get_loss(loss).needs_y_bound else y
+    score = np.abs(Xc.T @ yc)
+    support = np.sort(np.argsort(-score, kind="stable")[: int(s)])
+    g = Guarantee.none("non-private baseline (marginal screening without noise)",
+                       mechanism="top-s |x_j^T y|")
+    return MethodOutput(np.tile(support, (draws, 1)), float("nan"), float("nan"), str(g),
+                        time.perf_counter() - t0)
+
+
 #: experiment name -> adapter
 METHODS: dict[str, Callable[..., MethodOutput]] = {
+    "exponential": _bss("exponential"),
     "top_r": _bss("top_r"),
     "mistakes": _bss("mistakes"),
     "samp_agg": _comparator("two_stage", needs_bounds=False),
@@ -118,7 +168,13 @@ METHODS: dict[str, Callable[..., MethodOutput]] = {
     "dp_sis": _comparator("dp_sis", needs_bounds=True),
     "kendall": _comparator("kendall", needs_bounds=False),
     "abess": _abess,
+    "marginal": _marginal,
 }
+
+#: the MIP methods of :func:`mipdp.selection.private_bss` (exact probabilities of the truth)
+BSS_METHODS = ("exponential", "top_r", "mistakes")
+#: non-private baselines
+BASELINES = ("abess", "marginal")
 
 #: methods whose objective is least squares only (skipped for other losses)
 LS_ONLY = ("mcmc", "abess")

@@ -4,13 +4,16 @@ Layout of a study directory ``OUT/<name>/``::
 
     study.json                  the StudyConfig (its fingerprint guards resumption)
     trials/<method>/n<n>_t<trial>.json   one cell: every draw and its metrics
+    trials/_em_reference/n<n>_t<trial>.json   the exponential mechanism's certified
+                                P(truth) on that data set (MIP studies)
     draws.csv, draws.parquet    tidy table, one row per draw (parquet if pyarrow)
     summary.csv                 per (method, n): mean and standard error over trials
 
 **Resume.**  A cell is computed only if its file is missing; files are written
 atomically (temporary file, then :func:`os.replace`) by the main process as soon as the
 cell's result arrives, so an interrupted sweep restarts where it stopped and a finished
-one is not recomputed.
+one is not recomputed.  A cell stopped by ``time_limit`` is recorded as not finished and
+rerun only when the study's ``time_limit`` is larger than the one it ran with.
 
 **Randomness.**  No global RNG.  A cell's data come from
 ``SeedSequence(seed, spawn_key=(n, trial, 0))`` and its method's randomness from
@@ -32,13 +35,14 @@ import logging
 import os
 import time
 import zlib
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .config import StudyConfig
-from .methods import get_adapter, supports_loss
+from .methods import BSS_METHODS, get_adapter, supports_loss
 
 __all__ = ["run_study", "run_cell", "cell_seeds", "load_table", "summarize", "StudyReport",
            "LossUnavailable", "study_dir"]
@@ -62,8 +66,26 @@ def cell_seeds(seed: int, n: int, trial: int, method: str):
     return data, meth
 
 
+#: pseudo-method of the cells that compute the exponential mechanism's own P(truth)
+REFERENCE = "_em_reference"
+
+
 def _cell_path(root: Path, method: str, n: int, trial: int) -> Path:
     return root / "trials" / method / f"n{n}_t{trial}.json"
+
+
+def _needs_run(config: StudyConfig, path: Path) -> bool:
+    """Missing, or stopped by a time limit smaller than the study's."""
+    if not path.exists():
+        return True
+    try:
+        meta = json.loads(path.read_text())["meta"]
+    except (ValueError, KeyError):
+        return True                       # unreadable (should not happen: atomic writes)
+    if meta.get("finished", True):
+        return False
+    old = meta.get("time_limit")
+    return config.time_limit is None or (old is not None and config.time_limit > old)
 
 
 def _make_data(config: StudyConfig, n: int, data_seed):
@@ -75,7 +97,7 @@ def _make_data(config: StudyConfig, n: int, data_seed):
     regression = get_loss(config.loss).needs_y_bound
     make = make_bss_regression if regression else make_bss_classification
     X, y, truth = make(n=n, p=config.p, s=config.s, rho=config.rho, snr=config.snr,
-                       random_state=rng)
+                       design=config.design, random_state=rng)
     if config.kind == "utility":
         perm = rng.permutation(n)
         n_test = int(round(config.test_fraction * n))
@@ -84,20 +106,46 @@ def _make_data(config: StudyConfig, n: int, data_seed):
     return X, y, None, None, truth
 
 
+def run_reference_cell(config: StudyConfig, n: int, trial: int) -> dict:
+    """The exponential mechanism's certified ``P(truth)`` on the data of ``(n, trial)``.
+
+    On the rows the selection sees (the training rows of a utility study) with the
+    selection's ``ε``.  **Not private** (an evaluation quantity).
+    """
+    from .em_reference import em_truth_probability
+    data_seed, _ = cell_seeds(config.seed, n, trial, REFERENCE)
+    X, y, _, _, truth = _make_data(config, n, data_seed)
+    eps_select = (config.eps * config.select_fraction if config.kind == "utility"
+                  else config.eps)
+    ref = em_truth_probability(X, y, truth, eps_select, s=config.s, ball=config.em_ball,
+                               loss=config.loss, bounds=(config.b_x, config.b_y),
+                               ridge=config.ridge, radius=config.radius)
+    meta = {"method": REFERENCE, "n": n, "trial": trial, "finished": True,
+            "em_truth_lo": ref["lo"], "em_truth_hi": ref["hi"], "ball": ref["ball"],
+            "evaluated": ref["evaluated"], "time_s": ref["time_s"],
+            "truth": np.asarray(truth).tolist()}
+    return {"meta": meta, "rows": {}}
+
+
 def run_cell(config: StudyConfig, method: str, n: int, trial: int) -> dict:
     """Run one ``(method, n, trial)`` cell and return its record (JSON-serialisable).
 
     The released supports (``rows["support"]``) are the methods' private outputs; every
     metric next to them — ``exact``, ``f1``, ``utility_loss``, ``test_mse``,
-    ``meta["best_support"]``, ``meta["optimum_is_truth"]`` — is computed from the data and
-    the true support without noise and is **not private**: research output about the
-    methods, not a release.
+    ``meta["best_support"]``, ``meta["optimum_is_truth"]``, and for the MIP methods
+    ``meta["p_truth_lo"]``/``["p_truth_hi"]`` (the mechanism's exact probability, or
+    certified bounds on it, that one draw is the truth) and ``meta["p_truth_freq"]`` (the
+    frequency of the truth over ``extra_draws`` further draws of the exponential
+    mechanism) — is computed from the data and the true support without noise and is
+    **not private**: research output about the methods, not a release.
     """
+    if method == REFERENCE:
+        return run_reference_cell(config, n, trial)
     from .coefficients import private_coefficients, split_budget
     from .metrics import SupportLoss, exact_recovery, support_f1, test_mse
     data_seed, meth_seed = cell_seeds(config.seed, n, trial, method)
     X, y, Xt, yt, truth = _make_data(config, n, data_seed)
-    rng_method, rng_fit = np.random.default_rng(meth_seed).spawn(2)
+    rng_method, rng_fit, rng_extra = np.random.default_rng(meth_seed).spawn(3)
     if config.kind == "utility":
         eps_select, eps_fit = split_budget(config.eps, config.select_fraction)
     else:
@@ -105,8 +153,25 @@ def run_cell(config: StudyConfig, method: str, n: int, trial: int) -> dict:
     bounds = (config.b_x, config.b_y)
     out = get_adapter(method)(X, y, config.s, eps_select, rng_method, config.draws,
                               loss=config.loss, bounds=bounds, ridge=config.ridge,
-                              radius=config.radius)
+                              radius=config.radius, time_limit=config.time_limit)
+    meta = {"method": method, "n": n, "trial": trial, "time_s": out.time_s,
+            "epsilon_select": out.epsilon, "delta": out.delta, "guarantee": out.guarantee,
+            "truth": np.asarray(truth).tolist(), "finished": out.finished,
+            "time_limit": config.time_limit}
+    if not out.finished:
+        meta["error"] = out.error
+        logger.info("%s n=%d trial=%d: not finished (%s)", method, n, trial, out.error)
+        return {"meta": meta, "rows": {}}
     t_metrics = time.perf_counter()
+    if out.probability_bounds is not None:
+        lo, hi = out.probability_bounds(truth)
+        meta["p_truth_lo"], meta["p_truth_hi"] = float(lo), float(hi)
+    if method == "exponential" and out.sampler is not None and config.extra_draws:
+        t0 = time.perf_counter()
+        more = np.sort(np.asarray(out.sampler(rng_extra, int(config.extra_draws))), axis=1)
+        meta["p_truth_freq"] = float(exact_recovery(more, truth).mean())
+        meta["extra_draws"] = int(config.extra_draws)
+        meta["time_extra_draws_s"] = time.perf_counter() - t0
     sl = SupportLoss(X, y, config.s, loss=config.loss, bounds=bounds, ridge=config.ridge,
                      radius=config.radius)
     best_S, best_v = sl.best()
@@ -118,10 +183,8 @@ def run_cell(config: StudyConfig, method: str, n: int, trial: int) -> dict:
         "f1": support_f1(supports, truth).tolist(),
         "utility_loss": (sl.values(supports) - best_v).tolist(),
     }
-    meta = {"method": method, "n": n, "trial": trial, "time_s": out.time_s,
-            "epsilon_select": out.epsilon, "delta": out.delta, "guarantee": out.guarantee,
-            "truth": np.asarray(truth).tolist(), "best_support": best_S.tolist(),
-            "optimum_is_truth": bool(np.array_equal(best_S, np.sort(truth)))}
+    meta.update({"best_support": best_S.tolist(),
+                 "optimum_is_truth": bool(np.array_equal(best_S, np.sort(truth)))})
     if config.kind == "utility":
         fit_rngs = rng_fit.spawn(supports.shape[0])
         mse, mse_raw = [], []
@@ -137,7 +200,7 @@ def run_cell(config: StudyConfig, method: str, n: int, trial: int) -> dict:
         rows["test_mse"] = mse
         rows["test_mse_raw_y"] = mse_raw
         meta["epsilon_fit"] = eps_fit
-        meta["guarantee_fit"] = guarantee_fit
+        meta["guarantee_fit"] = str(guarantee_fit)
         meta["guarantee_pair"] = (f"per draw, (support, coefficients) is "
                                   f"({eps_select:g} + {eps_fit:g})-DP by basic composition, "
                                   "with the selection's own conditions")
@@ -155,7 +218,8 @@ def _write_atomic(path: Path, record: dict) -> None:
 def _check_study(config: StudyConfig, root: Path) -> None:
     f = root / "study.json"
     if f.exists():
-        old = json.loads(f.read_text())
+        from .config import FINGERPRINT_DEFAULTS
+        old = {**FINGERPRINT_DEFAULTS, **json.loads(f.read_text())}
         new = json.loads(json.dumps(config.fingerprint()))
         diff = {k: (old.get(k), v) for k, v in new.items() if old.get(k) != v}
         if diff:
@@ -167,7 +231,7 @@ def _check_study(config: StudyConfig, root: Path) -> None:
 
 @dataclass
 class StudyReport:
-    """What :func:`run_study` did."""
+    """What :func:`run_study` did (``computed``/``skipped``: method cells only)."""
 
     root: Path
     computed: list
@@ -176,6 +240,8 @@ class StudyReport:
     summary: object
     wall_time_s: float
     messages: list
+    #: reference cells (the exponential mechanism's P(truth)) computed in this run
+    references_computed: list = dataclasses.field(default_factory=list)
 
 
 @contextlib.contextmanager
@@ -233,13 +299,17 @@ def run_study(config: StudyConfig, out, *, jobs: int = 1, backend: str = "loky",
             messages.append(f"method {m!r} skipped: it targets least squares only, not "
                             f"{config.loss!r}")
     cells = [(m, n, t) for n in config.ns for t in range(config.trials) for m in methods]
-    todo = [c for c in cells if not _cell_path(root, *c).exists()]
+    if config.em_reference and any(m in BSS_METHODS for m in methods):
+        cells += [(REFERENCE, n, t) for n in config.ns for t in range(config.trials)]
+    todo = [c for c in cells if _needs_run(config, _cell_path(root, *c))]
     todo_set = set(todo)
     skipped = [c for c in cells if c not in todo_set]
     computed = []
     if todo:
-        # slowest cells first (larger n) to balance the workers
-        todo.sort(key=lambda c: (-c[1], c[2], c[0]))
+        # trial by trial (an interrupted study has every (method, n) with the same number
+        # of trials), and within a trial the slowest cells first (larger n) to balance
+        # the workers
+        todo.sort(key=lambda c: (c[2], -c[1], c[0]))
         with _backend(backend, scheduler):
             par = Parallel(n_jobs=jobs if backend != "dask" else -1,
                            return_as="generator_unordered")
@@ -265,31 +335,62 @@ def run_study(config: StudyConfig, out, *, jobs: int = 1, backend: str = "loky",
     table = load_table(root, cells)
     summary = summarize(table)
     _save_tables(root, table, summary)
-    return StudyReport(root, computed, skipped, table, summary, time.perf_counter() - t0,
-                       messages)
+    refs = [c for c in computed if c[0] == REFERENCE]
+    return StudyReport(root, [c for c in computed if c[0] != REFERENCE],
+                       [c for c in skipped if c[0] != REFERENCE], table, summary,
+                       time.perf_counter() - t0, messages, refs)
 
 
 def _run_cell_keyed(config, method, n, trial):
     return (method, n, trial), run_cell(config, method, n, trial)
 
 
+#: per-trial values read off a cell's meta into every row of the table
+_META_COLUMNS = ("time_s", "epsilon_select", "optimum_is_truth", "p_truth_lo", "p_truth_hi",
+                 "p_truth_freq")
+
+
 def load_table(root, cells=None):
-    """Tidy :class:`pandas.DataFrame`, one row per draw, of the cells present under ``root``."""
+    """Tidy :class:`pandas.DataFrame`, one row per draw, of the cells present under ``root``.
+
+    Per-trial figures are repeated on every row of their trial: ``time_s``,
+    ``p_truth_lo``/``p_truth_hi`` (the mechanism's exact or certified probability that one
+    draw is the truth, MIP methods), ``p_truth_freq`` (frequency of the truth over the
+    exponential mechanism's extra draws), ``em_truth_lo``/``em_truth_hi`` (the exponential
+    mechanism's own certified ``P(truth)`` on the same data) and ``finished`` (0 for a cell
+    stopped by its time limit, which has one row of missing metrics).
+    """
     import pandas as pd
     root = Path(root)
     if cells is None:
-        paths = sorted((root / "trials").glob("*/n*_t*.json"))
+        paths = sorted(p for p in (root / "trials").glob("*/n*_t*.json")
+                       if p.parent.name != REFERENCE)
+        ref_paths = sorted((root / "trials" / REFERENCE).glob("n*_t*.json"))
     else:
-        paths = [_cell_path(root, *c) for c in cells]
+        paths = [_cell_path(root, *c) for c in cells if c[0] != REFERENCE]
+        ref_paths = [_cell_path(root, *c) for c in cells if c[0] == REFERENCE]
+    refs = {}
+    for path in ref_paths:
+        if path.exists():
+            m = json.loads(path.read_text())["meta"]
+            refs[(m["n"], m["trial"])] = (m["em_truth_lo"], m["em_truth_hi"])
     frames = []
     for path in paths:
         if not path.exists():
             continue
         rec = json.loads(path.read_text())
         meta, rows = rec["meta"], rec["rows"]
-        df = pd.DataFrame(rows)
-        for k in ("method", "n", "trial", "time_s", "epsilon_select", "optimum_is_truth"):
-            df.insert(0 if k in ("method", "n", "trial") else len(df.columns), k, meta[k])
+        df = pd.DataFrame(rows) if rows else pd.DataFrame({"draw": [np.nan]})
+        df.insert(0, "trial", meta["trial"])
+        df.insert(0, "n", meta["n"])
+        df.insert(0, "method", meta["method"])
+        df["finished"] = int(meta.get("finished", True))
+        for k in _META_COLUMNS:
+            if k in meta:
+                df[k] = meta[k]
+        ref = refs.get((meta["n"], meta["trial"]))
+        if ref is not None:
+            df["em_truth_lo"], df["em_truth_hi"] = ref
         frames.append(df)
     if not frames:
         return pd.DataFrame(columns=["method", "n", "trial", "draw"])
@@ -299,23 +400,35 @@ def load_table(root, cells=None):
         .reset_index(drop=True)
 
 
-METRICS = ("exact", "f1", "utility_loss", "test_mse", "test_mse_raw_y", "time_s")
+METRICS = ("exact", "f1", "utility_loss", "test_mse", "test_mse_raw_y", "p_truth_lo",
+           "p_truth_hi", "p_truth_freq", "em_truth_lo", "em_truth_hi", "time_s")
 
 
 def summarize(table):
-    """Per ``(method, n)``: mean over trials of the per-trial means, and its standard error."""
+    """Per ``(method, n)``: mean over trials of the per-trial means, and its standard error.
+
+    ``trials`` counts the finished trials the means are over; ``unfinished`` the trials
+    stopped by their time limit (they enter no mean).
+    """
     import pandas as pd
     if table.empty:
         return pd.DataFrame()
     metrics = [m for m in METRICS if m in table.columns]
-    per_trial = table.groupby(["method", "n", "trial"])[metrics].mean()
+    finished = table["finished"] if "finished" in table.columns else pd.Series(1, table.index)
+    status = (table.assign(_fin=finished).groupby(["method", "n", "trial"])["_fin"].min()
+              .groupby(level=["method", "n"]))
+    done = table[finished.astype(bool)]
+    per_trial = done.groupby(["method", "n", "trial"])[metrics].mean()
     g = per_trial.groupby(level=["method", "n"])
     mean = g.mean().add_suffix("_mean")
     se = (g.std(ddof=1) / np.sqrt(g.count())).fillna(0.0).add_suffix("_se")
     out = pd.concat([mean, se], axis=1)
     out["trials"] = g.size()
     order = [c for m in metrics for c in (f"{m}_mean", f"{m}_se")] + ["trials"]
-    return out[order].reset_index()
+    out = out.reindex(status.size().index)[order]
+    out["trials"] = out["trials"].fillna(0).astype(int)
+    out["unfinished"] = status.apply(lambda s: int((s == 0).sum()))
+    return out.reset_index()
 
 
 def _save_tables(root: Path, table, summary) -> None:

@@ -6,9 +6,16 @@ sensitivity formula).  :meth:`Loss.bind` attaches data and returns a
 
     L(S) = min_{||β||_2 <= r}  (1/n) Σ_i ℓ(y_i, x_{i,S}ᵀβ)  +  (λ / (c n)) ||β||²
 
-exactly for given supports, the outer-approximation cut of its perspective
-relaxation at a support, and the objective of every one-swap neighbour of a support.
-A new convex loss is one new pair of classes; the enumeration never changes.
+for given supports, the outer-approximation cut of its perspective relaxation at a
+support, and the objective of every one-swap neighbour of a support.  A new convex loss
+is one new pair of classes; the enumeration never changes.
+
+Certification contract.  Every value a sampler or a cut uses carries a certified bound:
+:meth:`SupportObjective.value_bounds` returns ``(value, lower)`` with
+``lower <= L(S) <= value`` and ``value - lower <= 1e-12 · max(1, |value|)`` (closed forms:
+``lower = value``, exact up to floating-point rounding); an objective that cannot reach
+this accuracy for some support raises :class:`~mipdp.exceptions.CertificationError`
+instead of returning a value.  Cuts use the certified *lower* bound as their constant.
 """
 
 from __future__ import annotations
@@ -79,15 +86,28 @@ class SupportObjective(ABC):
 
     @abstractmethod
     def values(self, supports: np.ndarray) -> np.ndarray:
-        """Exact ``L(S)`` for each row of ``supports`` (shape ``(m, s)``, sorted indices)."""
+        """``L(S)`` for each row of ``supports`` (shape ``(m, s)``, sorted indices).
+
+        The value of :meth:`value_bounds` (an upper bound within the certified tolerance;
+        exact for closed forms).  This is what the samplers use.
+        """
+
+    def value_bounds(self, supports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(values, lowers)`` with ``lowers <= L(S) <= values`` certified.
+
+        Default (closed forms): ``lowers = values``.
+        """
+        v = self.values(supports)
+        return v, v.copy()
 
     @abstractmethod
-    def value_and_cut(self, support: np.ndarray) -> tuple[float, np.ndarray]:
-        """``(L(S), g)`` with ``g`` the gradient of the perspective relaxation at ``1_S``.
+    def value_and_cut(self, support: np.ndarray) -> tuple[float, float, np.ndarray]:
+        """``(value, lower, g)`` at one support.
 
-        The cut ``η >= L(S) + gᵀ(z - 1_S)`` is a global lower bound on ``L`` over all
-        binary ``z`` (convexity of the perspective relaxation), so it stays valid in
-        every later master problem.
+        ``lower <= L(S) <= value`` (certified, as in :meth:`value_bounds`) and ``g`` is
+        such that the cut ``η >= lower + gᵀ(z - 1_S)`` is a global lower bound on ``L``
+        over all supports (each loss proves it in its module notes), so it stays valid
+        in every later master problem.  ``value`` is what the enumeration records.
         """
 
     def one_swap_values(self, support: np.ndarray) -> np.ndarray:
@@ -97,15 +117,18 @@ class SupportObjective(ABC):
         -------
         ndarray, shape (s, p)
             Entry ``[a, j]`` is ``L(S - {S[a]} + {j})``; ``inf`` where ``j ∈ S``.
-            The default evaluates all ``s (p - s)`` supports with :meth:`values`;
-            losses with a closed form override it with a vectorised update.
+            The default evaluates all ``s (p - s)`` supports in one batched call of
+            :meth:`values`; losses with a closed form override it with a vectorised
+            update.
         """
         support = np.asarray(support)
         s = support.size
         out = np.full((s, self.p), np.inf)
         outside = np.setdiff1d(np.arange(self.p), support)
-        for a in range(s):
-            rest = np.delete(support, a)
-            cand = np.sort(np.column_stack([np.broadcast_to(rest, (outside.size, s - 1)), outside]), axis=1)
-            out[a, outside] = self.values(cand)
+        if outside.size == 0:
+            return out
+        rest = np.array([np.delete(support, a) for a in range(s)]).reshape(s, s - 1)
+        cand = np.concatenate([np.column_stack([np.broadcast_to(rest[a], (outside.size, s - 1)),
+                                                outside]) for a in range(s)])
+        out[:, outside] = self.values(np.sort(cand, axis=1)).reshape(s, outside.size)
         return out

@@ -15,107 +15,80 @@ For fixed ``a`` the best ``μ`` is closed form, ``λ' = max(λ, ||w|| / (2r))``.
 value returned here comes with a feasible ``β`` (primal value ``P >= L``) and a dual
 point (``D <= L``); the gap ``P - D`` is the certified accuracy.
 
-Solver
-------
-1. *Smoothing continuation*: the hinge is replaced by its quadratically smoothed
-   version ``h_γ`` (``t²/2γ`` on ``[0, γ]``) for ``γ = 1, 10⁻¹, …, 10⁻⁹`` and each
-   smoothed problem is minimised by a projected Newton method whose step solves the
-   quadratic model *exactly on the ball* (a trust-region subproblem, via
-   :func:`~mipdp.losses.least_squares.ridge_ball_values`), with Armijo backtracking.
-   It is batched over many supports (one BLAS call per iteration for all of them).
-2. *Active-set polish*: from ``γ <= 10⁻²`` on, the points in the quadratic zone of
-   ``h_γ`` are taken as the margin set ``E`` (``z_kᵀβ = 1``), those beyond it as ``V``
-   (``a_k = 1``).  For that structure the KKT system is linear in ``(β, a_E)`` for a fixed
-   ``λ'``: ``a_E = λ' u + v`` and ``β = b0 + b1/λ'``; when the ball is active
-   ``||b0 + b1/λ'|| = r`` is a quadratic in ``1/λ'``.  The candidate is accepted when its
-   duality gap is at most ``1e-13 · max(1, P)``.  In the tests and on the seed-002 design
-   the polished gap is at rounding level (``<= 1e-15``).
-3. If no structure certifies (degenerate data), the smoothed solution at ``γ = 10⁻⁹``
-   is used with its own dual ``a_k = h_γ'(t_k)``: gap ``<= γ/2`` (logged).
+Solver (batched over many supports)
+------------------------------------
+All supports of a batch are solved together on one ``(m, s, n)`` block of the rows
+``z_k`` (features by samples, so each pass over the data is one batched matrix product).
 
-Outer-approximation cut (SPEC §3)
----------------------------------
-The perspective relaxation ``c(z)`` (``(λ/n) Σ β_i² / z_i``) has the dual
+1. *Closed form*: if no sample reaches the margin (``t_k > 0`` for all k, typical with a
+   strong ridge) the solution is ``β = c / (2λ')``, ``c = Σ_k z_k``, from column sums
+   alone.  Its structure is checked exactly like every other candidate (step 3).
+2. *Smoothing continuation*: the hinge is replaced by ``h_γ`` (``t²/2γ`` on ``[0, γ]``)
+   for ``γ = 10⁻², 10⁻³, …`` and each smoothed problem is minimised by the batched
+   projected Newton method of :mod:`mipdp.losses._newton` (exact trust-region steps on
+   the ball, exact line search; finite once the pieces settle), warm-started from the
+   previous level.  After the first level only a *working set* of samples near the
+   margin takes part (the others enter through their fixed linear piece, checked
+   exactly afterwards), so a Newton step costs ``O(|W| s²)`` instead of ``O(n s²)``.
+3. *Exact structure solve* (:mod:`mipdp.losses._hinge_active_set`): after each stage the
+   structure (margin set ``E``, violators ``V``) is read off the iterate and the KKT
+   system of that structure is solved exactly, batched; a candidate is accepted when its
+   duality gap ``P - D`` is at most ``1e-12 · max(1, P)``.
+4. *Exact fallback*: for a support whose least-norm multipliers leave ``[0, 1]`` (ties:
+   duplicated or clipped rows put more samples on the margin than ``s``), the multipliers
+   and ``λ'`` are found by bounded least squares on the same structure.
+5. A support that no structure certifies raises
+   :class:`~mipdp.exceptions.CertificationError` (nothing uncertified is ever returned).
 
-    c(z) = max_{a, μ}  (1/n) Σ a_k - μ r² - Σ_i  w_i² z_i / (4 n (λ + n μ z_i)),
+Every returned value is the primal ``P`` of a feasible ``β`` (so ``P >= L(S)``), with the
+dual bound ``D <= L(S)`` of an explicit ``a ∈ [0, 1]^n`` and ``P - D <= 1e-12 max(1, P)``.
 
-a maximum of functions convex in ``z``; at the dual optimum of ``z = 1_S``
+Outer-approximation cut (SPEC §3), certified
+---------------------------------------------
+For any ``a ∈ [0, 1]^n`` and ``μ >= 0`` (optimal or not) put ``w = Xᵀ(a∘y)`` (all ``p``
+columns) and ``λ' = λ + nμ``.  For every support ``T``, ``max(0, x) >= a_k x`` and
+minimising the Lagrangian of the problem on ``T`` over ``β_T`` (minimiser ``w_T/(2λ')``)
+give weak duality
 
-    g_i = -λ w_i² / (4 n λ'²) = -(λ/n) β_i²      (i ∈ S)
-    g_i = -w_i² / (4 n λ)                          (i ∉ S, the ball term vanishes at z_i = 0)
+    L(T) >= φ(a, μ, 1_T) := (1/n) Σ_k a_k - μ r² - Σ_{i ∈ T} w_i² / (4nλ').
 
-so ``L(T) >= L(S) + gᵀ(1_T - 1_S)`` for every support ``T`` (up to the certified gap).
+``φ(a, μ, ·)`` is linear in the indicator ``1_T``, so with ``D(a, μ) = φ(a, μ, 1_S)``
+
+    L(T) >= D(a, μ) + gᵀ(1_T - 1_S),      g_i = -w_i² / (4nλ')   for every i,
+
+for every support ``T``: the cut ``η >= D + gᵀ(z - 1_S)`` is a global lower bound on
+``L`` over all supports whatever the accuracy of ``(a, μ)``, which only decides how tight
+it is.  (The perspective relaxation with the ball written ``Σ β_i²/z_i <= r²`` is the
+maximum of these linear functions over ``(a, μ)``, so at the optimal dual point this is
+its gradient at ``1_S``; on ``S``, ``g_i = -(λ'/n) β_i²``.)  The enumeration therefore
+uses the certified dual bound ``D`` as the cut constant and the primal value ``P`` as
+the recorded objective.
 """
 
 from __future__ import annotations
 
-import logging
-
 import numpy as np
 
 from .._validation import check_labels_pm1
+from ..exceptions import CertificationError
+from ._hinge_active_set import hinge_dual, polish_batch, polish_exact, polish_structure
+from ._newton import SmoothedHinge, ball_newton, gather, margins
 from .base import Loss, SupportObjective
-from .least_squares import ridge_ball_values
 
-logger = logging.getLogger(__name__)
+__all__ = ["Hinge", "HingeObjective"]
 
-__all__ = ["Hinge", "HingeObjective", "ball_newton"]
-
-_GAMMAS = tuple(10.0 ** -k for k in range(0, 10))
-_CERT_TOL = 1e-13
-_CHUNK = 4_000_000  # entries of the (m, n, s) block held at once
-
-
-def ball_newton(fgh, beta: np.ndarray, radius: float, n: int, *, max_iter: int = 200,
-                tol: float = 1e-15) -> np.ndarray:
-    """Batched projected Newton method on ``||β|| <= r`` for piecewise-quadratic objectives.
-
-    Parameters
-    ----------
-    fgh : callable
-        ``fgh(beta, idx, order)`` for the batch members ``idx``: ``order=0`` returns the
-        values ``f`` (m,), ``order=2`` returns ``(f, g, H)`` (gradients (m, s), Hessians
-        (m, s, s), positive definite).
-    beta : ndarray, shape (m, s)
-        Feasible starting points (modified copy returned).
-    radius : float
-    n : int
-        Scale used for the trust-region solve (any positive number works).
-
-    Returns
-    -------
-    ndarray, shape (m, s)
-        The minimisers.  Each step minimises the quadratic model exactly over the ball,
-        so the direction is a feasible descent direction; Armijo backtracking makes the
-        method globally convergent and it is finite once the active piece is found.
-    """
-    beta = np.array(beta, dtype=float)
-    idx = np.arange(beta.shape[0])
-    for _ in range(max_iter):
-        if idx.size == 0:
-            break
-        f, g, H = fgh(beta[idx], idx, 2)
-        b = np.einsum("mij,mj->mi", H, beta[idx]) - g
-        _, u, _ = ridge_ball_values(n * H, n * b, 0.0, n, radius, return_coef=True)
-        d = u - beta[idx]
-        slope = np.einsum("ms,ms->m", g, d)
-        go = slope < -tol * (1.0 + np.abs(f))
-        idx, d, f, slope = idx[go], d[go], f[go], slope[go]
-        alpha = np.ones(idx.size)
-        pending = np.arange(idx.size)
-        for _ in range(60):
-            if pending.size == 0:
-                break
-            trial = beta[idx[pending]] + alpha[pending, None] * d[pending]
-            ok = fgh(trial, idx[pending], 0) <= f[pending] + 1e-4 * alpha[pending] * slope[pending]
-            beta[idx[pending[ok]]] = trial[ok]
-            pending = pending[~ok]
-            alpha[pending] *= 0.5
-        if pending.size:  # no decrease possible at machine precision: converged
-            keep = np.ones(idx.size, bool)
-            keep[pending] = False
-            idx = idx[keep]
-    return beta
+#: smoothing levels of the continuation and the Newton iterations allowed at each
+_LEVELS = ((1e-2, 100), (1e-3, 100), (1e-4, 100), (1e-5, 100), (1e-6, 100), (1e-8, 100),
+           (1e-10, 100))
+#: accepted duality gap, relative to max(1, P)
+CERT_TOL = 1e-12
+#: primal-dual active-set rounds after each structure read off an iterate
+_REFINE_ROUNDS = 1
+#: Newton steps on all samples at the first level, then working sets of this half-width
+_FIRST_ITERS = 3
+_FIRST_OMEGA = 0.3
+_CHUNK = 1_000_000  # entries of the (m, s, n) block held at once
+_GRAM_MAX_P = 2048
 
 
 class Hinge(Loss):
@@ -146,7 +119,7 @@ class Hinge(Loss):
         return 1.0 + b_x * self.radius * np.sqrt(s)
 
     def check_targets(self, y: np.ndarray) -> np.ndarray:
-        """Labels must be exactly ``-1`` / ``+1`` with both classes present."""
+        """Labels must be exactly ``-1`` / ``+1`` (any counts, one class included)."""
         return check_labels_pm1(np.asarray(y, dtype=float), "y")
 
     def bind(self, X: np.ndarray, y: np.ndarray) -> "HingeObjective":
@@ -162,7 +135,7 @@ class HingeObjective(SupportObjective):
     max_gap : float
         Largest certified duality gap ``P - D`` of any evaluation so far.
     n_fallback : int
-        Evaluations that could not be polished (gap ``<= 5e-10`` instead).
+        Evaluations certified by the bounded-least-squares fallback (still exact).
     """
 
     def __init__(self, loss: Hinge, X: np.ndarray, y: np.ndarray) -> None:
@@ -171,117 +144,159 @@ class HingeObjective(SupportObjective):
         self.radius = loss.radius
         self.max_gap = 0.0
         self.n_fallback = 0
+        self._ZT = np.ascontiguousarray((X * y[:, None]).T)  # rows z_k as columns: (p, n)
+        self._colsum = self._ZT.sum(axis=1)
+        self._gram = None
 
-    # -- smoothed objective ------------------------------------------------------------
-    def _fgh(self, Z: np.ndarray, gamma: float):
-        n, lam = self.n, self.lam
+    # -- batch pieces --------------------------------------------------------------------
+    def _grams(self, supports: np.ndarray, Zt: np.ndarray) -> np.ndarray:
+        """``Σ_k z_k z_kᵀ = X_SᵀX_S`` (labels are ±1) for each support."""
+        if self.p <= _GRAM_MAX_P:
+            if self._gram is None:
+                self._gram = self.X.T @ self.X
+            return self._gram[supports[:, :, None], supports[:, None, :]]
+        return np.matmul(Zt, Zt.transpose(0, 2, 1))
 
-        def fgh(beta, idx, order):
-            Zi = Z[idx]
-            t = 1.0 - np.matmul(Zi, beta[:, :, None])[:, :, 0]
-            u = np.clip(t, 0.0, gamma)
-            f = ((u * u).sum(axis=1) / (2 * gamma) + np.maximum(t - gamma, 0.0).sum(axis=1)) / n
-            f += (lam / n) * np.einsum("ms,ms->m", beta, beta)
-            if order == 0:
-                return f
-            g = -np.matmul(u[:, None, :], Zi)[:, 0, :] / (gamma * n) + (2 * lam / n) * beta
-            wq = ((t > 0) & (t < gamma)) / (gamma * n)
-            H = np.matmul(Zi.transpose(0, 2, 1) * wq[:, None, :], Zi)
-            H += (2 * lam / n) * np.eye(beta.shape[1])
-            return f, g, H
+    def _closed_form(self, supports: np.ndarray) -> np.ndarray:
+        """``β`` if every sample violates the margin: ``c/(2λ')``, ``c = Σ_k z_k``."""
+        c = self._colsum[supports]
+        lam_p = np.maximum(self.lam, np.linalg.norm(c, axis=1) / (2.0 * self.radius))
+        return c / (2.0 * lam_p[:, None])
 
-        return fgh
+    def _working_set_level(self, Zt, supports, beta, t, gamma, omega, iters):
+        """Minimise the ``γ``-smoothed problem on working sets (exact).
 
-    # -- certificates --------------------------------------------------------------------
-    def _primal(self, Z: np.ndarray, beta: np.ndarray) -> float:
-        return float(np.maximum(0.0, 1.0 - Z @ beta).mean() + (self.lam / self.n) * (beta @ beta))
-
-    def _dual(self, Z: np.ndarray, a: np.ndarray) -> float:
-        w = Z.T @ a
-        nw = float(np.linalg.norm(w))
-        lam_p = max(self.lam, nw / (2.0 * self.radius))
-        mu = (lam_p - self.lam) / self.n
-        return float(a.mean() - mu * self.radius ** 2 - nw * nw / (4.0 * self.n * lam_p))
-
-    def _feasible(self, beta: np.ndarray) -> np.ndarray:
-        nb = np.linalg.norm(beta)
-        return beta * (self.radius / nb) if nb > self.radius else beta
-
-    def _polish(self, Z: np.ndarray, beta: np.ndarray, gamma: float):
-        """Exact solve on the active structure read off a smoothed solution."""
-        t = 1.0 - Z @ beta
-        best = None
-        for lo, hi in ((-1e-12, gamma * (1 + 1e-9)), (-gamma, 2 * gamma)):
-            E = (t >= lo) & (t <= hi)
-            V = t > hi
-            c = Z[V].sum(axis=0)
-            ZE = Z[E]
-            if ZE.shape[0]:
-                Gp = np.linalg.pinv(ZE @ ZE.T, rcond=1e-13, hermitian=True)
-                u = 2.0 * Gp.sum(axis=1)
-                v = -Gp @ (ZE @ c)
-                b0, b1 = ZE.T @ u / 2.0, (c + ZE.T @ v) / 2.0
-            else:
-                u = v = np.zeros(0)
-                b0, b1 = np.zeros(Z.shape[1]), c / 2.0
-            cands = [1.0 / self.lam]
-            if np.linalg.norm(b0 + b1 / self.lam) > self.radius:
-                qa, qb, qc = b1 @ b1, 2 * b0 @ b1, b0 @ b0 - self.radius ** 2
-                roots = np.roots([qa, qb, qc]) if qa > 0 else np.array([-qc / qb]) if qb else []
-                cands = [float(x.real) for x in np.atleast_1d(roots)
-                         if abs(x.imag) < 1e-12 and 0 < x.real <= 1.0 / self.lam * (1 + 1e-12)]
-            for tt in cands:
-                lam_p = 1.0 / tt
-                b = self._feasible(b0 + b1 * tt)
-                a = np.zeros(self.n)
-                a[V] = 1.0
-                a[E] = np.clip(lam_p * u + v, 0.0, 1.0)
-                P, D = self._primal(Z, b), self._dual(Z, a)
-                if best is None or P - D < best[2] - best[3]:
-                    best = (b, a, P, D)
-            if best is not None and best[2] - best[3] <= _CERT_TOL * max(1.0, abs(best[2])):
-                return best
-        return best
+        Only the samples with margins ``t ∈ [-ω, γ + ω]`` (at the start) are kept; those
+        above are replaced by their linear piece (``h_γ(t) = t - γ/2``), those below by 0.
+        Both replacements are tangents of ``h_γ``, so the reduced objective lies below the
+        full one and equals it where no left-out sample has changed piece: a reduced
+        minimiser at which every left-out sample is still on its piece (checked on all
+        samples) is the full minimiser.  Members that fail the check are redone from their
+        new margins; after three rounds the remaining ones run on all samples.
+        """
+        n, lam, r = self.n, self.lam, self.radius
+        loss = SmoothedHinge(gamma)
+        beta, t = beta.copy(), t.copy()
+        todo = np.arange(beta.shape[0])
+        for _ in range(3):
+            above, below = t[todo] > gamma + omega, t[todo] < -omega
+            size = np.count_nonzero(~(above | below), axis=1)
+            # members grouped by working-set size (within a factor 2), so that padding to
+            # the largest set of a group costs at most twice the work
+            bucket = np.ceil(np.log2(np.maximum(size, 1))).astype(int)
+            ok = np.ones(todo.size, dtype=bool)
+            for kb in np.unique(bucket):
+                sel = np.flatnonzero(bucket == kb)
+                rows = todo[sel]
+                Zk, ab, be = Zt[rows], above[sel], below[sel]
+                ZW, _ = gather(Zk, ~(ab | be))
+                lin = -np.matmul(Zk, ab[:, :, None].astype(float))[:, :, 0] / n
+                GW = np.matmul(ZW, ZW.transpose(0, 2, 1))
+                b, _ = ball_newton(ZW, 1.0, GW, loss, 2.0 * lam / n, r, beta[rows], n=n,
+                                   lin=lin, max_iter=iters)
+                tn = margins(Zk, b, 1.0)
+                ok[sel] = ~np.any((ab & (tn < gamma)) | (be & (tn > 0.0)), axis=1)
+                beta[rows], t[rows] = b, tn
+            todo = todo[~ok]
+            if todo.size == 0:
+                return beta, t
+        b, _ = ball_newton(Zt[todo], 1.0, self._grams(supports[todo], Zt[todo]), loss,
+                           2.0 * lam / n, r, beta[todo], max_iter=iters)
+        beta[todo], t[todo] = b, margins(Zt[todo], b, 1.0)
+        return beta, t
 
     def _solve_chunk(self, supports: np.ndarray, want_dual: bool):
         m, s = supports.shape
-        Z = (self.X[:, supports] * self.y[:, None, None]).transpose(1, 0, 2)  # (m, n, s)
-        beta = np.zeros((m, s))
+        n, lam, r = self.n, self.lam, self.radius
+        Zt = self._ZT[supports]  # (m, s, n)
         P, D = np.full(m, np.nan), np.full(m, np.nan)
         B = np.zeros((m, s))
-        A = np.zeros((m, self.n)) if want_dual else None
+        A = np.zeros((m, n)) if want_dual else None
         todo = np.arange(m)
-        gamma = _GAMMAS[0]
-        for gamma in _GAMMAS:
-            beta[todo] = ball_newton(self._fgh(Z[todo], gamma), beta[todo], self.radius, self.n)
-            if gamma > 1e-2:
-                continue
-            left = []
-            for k in todo:
-                res = self._polish(Z[k], beta[k], gamma)
-                if res is not None and res[2] - res[3] <= _CERT_TOL * max(1.0, abs(res[2])):
-                    B[k], P[k], D[k] = res[0], res[2], res[3]
-                    if want_dual:
-                        A[k] = res[1]
-                else:
-                    left.append(k)
-            todo = np.array(left, dtype=np.intp)
+
+        def accept(rows, beta, Pc, Dc, a):
+            ok = Pc - Dc <= CERT_TOL * np.maximum(1.0, np.abs(Pc))
+            k = rows[ok]
+            P[k], D[k], B[k] = Pc[ok], Dc[ok], beta[ok]
+            if want_dual:
+                A[k] = a[ok]
+            return rows[~ok], ~ok
+
+        def refine(rows, cand, t):
+            """Primal-dual active-set rounds from the candidates that did not certify."""
+            rows, left = accept(rows, *cand[:4])
+            t, cand_t = t[left], cand[4][left]
+            E, V = cand[5][left], cand[6][left]
+            for _ in range(_REFINE_ROUNDS):
+                if rows.size == 0:
+                    break
+                cand = polish_structure(Zt[rows], E, V, lam, r)
+                rows, left = accept(rows, *cand[:4])
+                t, cand_t, E, V = t[left], cand[4][left], cand[5][left], cand[6][left]
+            return rows, t, cand_t
+
+        beta = self._closed_form(supports)
+        t = margins(Zt, beta, 1.0)
+        todo, t, cand_t = refine(todo, polish_batch(Zt, t, -1e-12, 1e-12, lam, r), t)
+        # the first level runs on all samples; later ones on working sets of half-width
+        # 10 × the previous γ (see _working_set_level)
+        gamma, omega = _LEVELS[0][0], None
+        for gamma, iters in _LEVELS:
             if todo.size == 0:
                 break
-        for k in todo:  # fallback: the smoothed solution and its own dual
-            b = self._feasible(beta[k])
-            a = np.clip((1.0 - Z[k] @ b) / gamma, 0.0, 1.0)
-            B[k], P[k], D[k] = b, self._primal(Z[k], b), self._dual(Z[k], a)
+            if omega is None:  # first level: a few steps on all samples, then a working set
+                beta[todo], _ = ball_newton(Zt[todo], 1.0, self._grams(supports[todo], Zt[todo]),
+                                            SmoothedHinge(gamma), 2.0 * lam / n, r, beta[todo],
+                                            max_iter=_FIRST_ITERS)
+                t = margins(Zt[todo], beta[todo], 1.0)
+                beta[todo], t = self._working_set_level(Zt[todo], supports[todo], beta[todo],
+                                                        t, gamma, _FIRST_OMEGA, iters)
+            else:
+                beta[todo], t = self._working_set_level(Zt[todo], supports[todo], beta[todo],
+                                                        t, gamma, omega, iters)
+            omega = 10.0 * gamma
+            todo, t, cand_t = refine(todo, polish_batch(Zt[todo], t, -1e-12, gamma * (1 + 1e-9),
+                                                        lam, r), t)
+        for j, k in enumerate(todo):  # exact fallback, one support at a time
+            best = None
+            for tt, lo, hi in ((t[j], -1e-12, gamma * (1 + 1e-9)), (t[j], -gamma, 2.0 * gamma),
+                               (cand_t[j], -1e-9, 1e-9), (cand_t[j], -1e-7, 1e-7)):
+                res = polish_exact(Zt[k], tt, lo, hi, lam, r)
+                if best is None or res[1] - res[2] < best[1] - best[2]:
+                    best = res
+                if best[1] - best[2] <= CERT_TOL * max(1.0, abs(best[1])):
+                    break
+            b, Pk, Dk, a, _ = best
+            if not Pk - Dk <= CERT_TOL * max(1.0, abs(Pk)):
+                raise CertificationError(
+                    f"hinge: could not certify L(S) for support S = {supports[k].tolist()}: "
+                    f"best duality gap {Pk - Dk:.3g} exceeds {CERT_TOL:g}·max(1, L); nothing "
+                    "was released. Please report this data set.")
+            P[k], D[k], B[k] = Pk, Dk, b
             if want_dual:
                 A[k] = a
             self.n_fallback += 1
-            logger.warning("hinge: support %s not polished; certified gap %.3g", supports[k],
-                           P[k] - D[k])
-        self.max_gap = max(self.max_gap, float(np.max(P - D)))
         return P, D, B, A
 
     def solve(self, supports: np.ndarray, want_dual: bool = False):
-        """Primal values, dual bounds, minimisers (and dual weights) of many supports."""
+        """Certified values of many supports.
+
+        Returns
+        -------
+        P : ndarray, shape (m,)
+            Primal values ``P >= L(S)`` (of the feasible minimisers ``B``).
+        D : ndarray, shape (m,)
+            Dual bounds ``D <= L(S)``, with ``P - D <= 1e-12 max(1, P)``.
+        B : ndarray, shape (m, s)
+            Minimisers.
+        A : ndarray, shape (m, n) or None
+            Dual weights ``a ∈ [0, 1]^n`` behind ``D`` (``want_dual=True``).
+
+        Raises
+        ------
+        CertificationError
+            If a support cannot be certified to that accuracy.
+        """
         supports = np.atleast_2d(np.asarray(supports, dtype=np.intp))
         m, s = supports.shape
         self.n_evaluations += m
@@ -291,19 +306,29 @@ class HingeObjective(SupportObjective):
         D = np.concatenate([q[1] for q in parts])
         B = np.concatenate([q[2] for q in parts])
         A = np.concatenate([q[3] for q in parts]) if want_dual else None
-        return P, D, B, A
+        if m:
+            self.max_gap = max(self.max_gap, float(np.max(P - D)))
+        return P, np.minimum(D, P), B, A
 
     def values(self, supports: np.ndarray) -> np.ndarray:
         return self.solve(supports)[0]
 
-    def value_and_cut(self, support: np.ndarray) -> tuple[float, np.ndarray]:
-        """``(L(S), g)`` with ``g_i = -w_i² / (4nλ')`` for every ``i`` (see module notes).
+    def value_bounds(self, supports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        P, D, _, _ = self.solve(supports)
+        return P, D
 
-        ``w = Xᵀ(a ∘ y)`` from the certified dual weights and ``λ' = max(λ, ||w_S||/(2r))``
-        (``= λ + nμ``); on ``S`` this is ``-(λ'/n) β_i²``.
+    def value_and_cut(self, support: np.ndarray) -> tuple[float, float, np.ndarray]:
+        """``(P, D, g)``: value, certified lower bound and cut gradient (module notes).
+
+        ``g_i = -w_i² / (4nλ')`` with ``w = Xᵀ(a∘y)`` from the certified dual weights ``a``
+        and ``λ' = max(λ, ||w_S||/(2r))``; ``D = D(a, μ)`` with the same ``λ' = λ + nμ``,
+        so ``η >= D + gᵀ(z - 1_S)`` is a global lower bound on ``L``.
         """
         S = np.asarray(support, dtype=np.intp)
-        P, D, B, A = self.solve(S[None], want_dual=True)
-        w = self.X.T @ (A[0] * self.y)
-        lam_p = max(self.lam, float(np.linalg.norm(w[S])) / (2.0 * self.radius))
-        return float(P[0]), -(w * w) / (4.0 * self.n * lam_p)
+        P, _, _, A = self.solve(S[None], want_dual=True)
+        a = A[0]
+        w = self._ZT @ a
+        D, lam_p = hinge_dual(np.array([a.sum()]), w[S][None], self.lam, self.radius, self.n)
+        lower = min(float(D[0]), float(P[0]))
+        return float(P[0]), lower, -(w * w) / (4.0 * self.n * float(lam_p[0]))
+

@@ -23,7 +23,7 @@ _GRAM_MAX_P = 2048  # cache XᵀX when it is at most this many columns wide
 
 
 def ridge_ball_values(A: np.ndarray, b: np.ndarray, yty: float, n: int, radius: float,
-                      return_coef: bool = False):
+                      return_coef: bool = False, nu0: np.ndarray | None = None):
     """Batched exact values of ``min_{||β|| <= r} (yᵀy - 2bᵀβ + βᵀAβ) / 2n``.
 
     Parameters
@@ -40,11 +40,32 @@ def ridge_ball_values(A: np.ndarray, b: np.ndarray, yty: float, n: int, radius: 
         Ball radius ``r`` (``inf`` for none).
     return_coef : bool
         Also return the minimisers ``β`` (shape (m, s)) and the multipliers ``ν``.
+    nu0 : ndarray, shape (m,), optional
+        Starting multipliers (e.g. from a previous, nearby problem).  Any start is safe:
+        the secular function is concave and increasing, so one Newton step from above
+        the root lands below it, and from below Newton increases monotonically.
 
     Returns
     -------
     values : ndarray, shape (m,)
+
+    Notes
+    -----
+    Without ``return_coef`` the unconstrained minimisers ``A⁻¹b`` are computed first by a
+    batched LU solve (about 10x cheaper than an ``s × s`` eigendecomposition); the supports
+    whose minimiser lies in the ball get ``(yᵀy - bᵀA⁻¹b) / 2n`` (the ball is inactive, the
+    same value as below with ``ν = 0``) and only the others go through the secular equation.
     """
+    if not return_coef and A.shape[0]:
+        beta = np.linalg.solve(A, b[..., None])[..., 0]
+        out = (yty - np.einsum("ms,ms->m", b, beta)) / (2.0 * n)
+        if np.isfinite(radius):
+            active = np.einsum("ms,ms->m", beta, beta) > radius * radius
+            if np.any(active):
+                out[active] = ridge_ball_values(A[active], b[active], yty, n, radius,
+                                                return_coef=True,
+                                                nu0=None if nu0 is None else nu0[active])[0]
+        return out
     w, Q = np.linalg.eigh(A)
     q = np.einsum("mks,mk->ms", Q, b)
     q2 = q * q
@@ -54,18 +75,25 @@ def ridge_ball_values(A: np.ndarray, b: np.ndarray, yty: float, n: int, radius: 
         active = np.einsum("ms,ms->m", q2, 1.0 / (w * w)) > r2
         if np.any(active):
             qa, wa = q2[active], w[active]
-            v = np.zeros(qa.shape[0])
+            v = np.zeros(qa.shape[0]) if nu0 is None else np.maximum(nu0[active], 0.0)
+            last = np.full(qa.shape[0], np.inf)
+            todo = np.arange(qa.shape[0])
             for _ in range(100):
-                d = wa + v[:, None]
-                n2 = np.sum(qa / (d * d), axis=1)
+                d = wa[todo] + v[todo, None]
+                q_t = qa[todo]
+                n2 = np.sum(q_t / (d * d), axis=1)
                 norm = np.sqrt(n2)
                 phi = 1.0 / norm - 1.0 / radius
-                dphi = np.sum(qa / (d * d * d), axis=1) / (norm * n2)
-                step = phi / dphi
-                v_new = np.maximum(v - step, 0.0)
-                done = np.abs(v_new - v) <= 1e-15 * np.maximum(1.0, v_new)
-                v = v_new
-                if np.all(done):
+                dphi = np.sum(q_t / (d * d * d), axis=1) / (norm * n2)
+                v_new = np.maximum(v[todo] - phi / dphi, 0.0)
+                move = np.abs(v_new - v[todo])
+                # converged, or down to rounding noise: tiny steps that stopped shrinking
+                tiny = move <= 1e-11 * np.maximum(1.0, v_new)
+                done = (move <= 1e-15 * np.maximum(1.0, v_new)) | (tiny & (move >= last[todo]))
+                v[todo] = v_new
+                last[todo] = move
+                todo = todo[~done]
+                if todo.size == 0:
                     break
             nu[active] = v
     d = w + nu[:, None]
@@ -143,19 +171,38 @@ class LeastSquaresObjective(SupportObjective):
         A, b = self._gram_blocks(supports)
         return ridge_ball_values(A, b, self.yty, self.n, self.radius)
 
-    def value_and_cut(self, support: np.ndarray) -> tuple[float, np.ndarray]:
+    def value_and_cut(self, support: np.ndarray) -> tuple[float, float, np.ndarray]:
+        """``(L(S), lower, g)``: the closed-form value, a certified dual bound and the cut.
+
+        With ``a = ρ = y - X_S β`` (residual), ``w = Xᵀρ`` and the ball multiplier ``ν``
+        of the closed form (``λ'' = λ + ν``), the dual function of the perspective
+        relaxation ``c(z)`` (SPEC §3: ``(λ/2n) Σ β_i²/z_i``, plain ball)
+
+            φ(a, ν, z) = (1/n)(aᵀy - ||a||²/2) - ν r²/(2n) - Σ_i w_i² z_i / (2n(λ + ν z_i))
+
+        is convex in ``z`` and ``L(T) = c(1_T) >= φ(a, ν, 1_T)`` for every support ``T``
+        (weak duality).  So with ``lower = φ(a, ν, 1_S)`` (``<= L(S)``, equal up to
+        rounding) and ``g = ∇_z φ(a, ν, 1_S)``, i.e. ``g_i = -λ w_i² / (2nλ''²)``
+        (``= -(λ/2n) β_i²``) on ``S`` and ``-w_i² / (2nλ)`` off ``S``, the cut
+        ``η >= lower + gᵀ(z - 1_S)`` is a global lower bound on ``L`` (a convex function
+        lies above its tangent), whatever the accuracy of ``(a, ν)``.
+        """
         S = np.asarray(support, dtype=np.intp)
+        n, lam = self.n, self.lam
         self.n_evaluations += 1
         XS = self.X[:, S]
-        A = XS.T @ XS + self.lam * np.eye(S.size)
-        val, beta, _ = ridge_ball_values(A[None], self.Xty[S][None], self.yty, self.n,
-                                         self.radius, return_coef=True)
-        beta = beta[0]
+        A = XS.T @ XS + lam * np.eye(S.size)
+        val, beta, nu = ridge_ball_values(A[None], self.Xty[S][None], self.yty, n,
+                                          self.radius, return_coef=True)
+        beta, lam_pp = beta[0], lam + float(nu[0])
         rho = self.y - XS @ beta
         corr = self.X.T @ rho
-        g = -(corr * corr) / (2.0 * self.n * self.lam)
-        g[S] = -(self.lam / (2.0 * self.n)) * beta * beta
-        return float(val[0]), g
+        wS = corr[S]
+        ball = (lam_pp - lam) * self.radius ** 2 if np.isfinite(self.radius) else 0.0
+        lower = (rho @ self.y - 0.5 * (rho @ rho) - 0.5 * ball - 0.5 * (wS @ wS) / lam_pp) / n
+        g = -(corr * corr) / (2.0 * n * lam)
+        g[S] = -lam * wS * wS / (2.0 * n * lam_pp ** 2)
+        return float(val[0]), min(float(lower), float(val[0])), g
 
     def one_swap_values(self, support: np.ndarray) -> np.ndarray:
         """All one-swap objectives from ``s`` batched ``(p - s)``-wide Gram updates.

@@ -152,5 +152,5 @@ def test_faulty_backends_release_nothing_on_later_phase():
     """A fault in the top-R phase (after a certified optimum) still releases nothing."""
     backend = TimeLimitLater()
     with pytest.raises(CertificationError):
-        run(backend)
+        run(backend, method="top_r")
     assert backend.calls > 1

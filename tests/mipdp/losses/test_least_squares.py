@@ -37,7 +37,7 @@ def test_cuts_are_global_lower_bounds(instance, radius):
     sup = all_supports(8, 3)
     vals = obj.values(sup)
     for S in sup[::7]:
-        v, g = obj.value_and_cut(S)
+        _, v, g = obj.value_and_cut(S)
         z0 = np.zeros(8)
         z0[S] = 1
         for T, vT in zip(sup, vals):
@@ -52,7 +52,7 @@ def test_cut_is_the_gradient_of_the_perspective_relaxation(instance):
     lam, n = 2.0, 40
     obj = LeastSquares(lam, 100.0).bind(X, y)
     S = np.array([0, 2, 5])
-    v, g = obj.value_and_cut(S)
+    v, _, g = obj.value_and_cut(S)
 
     def c(z):  # perspective relaxation on the support, unconstrained ball (r large)
         XS = X[:, S]
