@@ -56,7 +56,7 @@ COLUMNS = ("mechanism", "neighbour", "kind", "backend", "instances", "pairs", "w
 #: ``enumeration_options`` of the two enumeration paths of ``private_bss``: the audit
 #: instances are small (``C(p, s)`` below the exhaustive threshold), so the MIP path must be
 #: forced, otherwise every row would audit the exhaustive enumeration only.
-PATHS = {"mip": {"exhaustive_max": 0}, "exhaustive": {}}
+PATHS = {"mip": {"exhaustive_max": 0, "explicit_max": 0}, "exhaustive": {}}
 
 #: Slack for floating-point rounding in the exact comparisons (log-probabilities are
 #: computed to ~1e-12 relative; the solvers' tolerances enter as ≈1e-6·ε at most).
@@ -197,7 +197,8 @@ def _bss_log_probs(X, y, s, eps, *, method="top_r", R=None, path="mip", backend=
                    used: set | None = None, **kw):
     """Exact log-law of one ``private_bss`` call over all supports; records the path used.
 
-    ``path="mip"`` forces outer approximation on ``backend`` (``exhaustive_max = 0``);
+    ``path="mip"`` forces outer approximation on ``backend`` (``exhaustive_max = 0``,
+    ``explicit_max = 0``);
     ``path="exhaustive"`` lets the enumerator evaluate every support in closed form.
     The backend the call really used (``result.stats["backend"]``) is added to ``used``.
     """
@@ -661,7 +662,7 @@ def _empirical_rows(n_draws: int) -> list[dict]:
     def draw_em(A, b, m, seed):
         from .selection import private_bss
         r = private_bss(A, b, 2, eps, bounds=(B, B), n_draws=m, random_state=seed,
-                        enumeration_options={"exhaustive_max": 0}, **_LS)
+                        enumeration_options=PATHS["mip"], **_LS)
         return [key(S) for S in r.supports]  # m independent draws, each eps-DP
 
     return [audit_empirical("exponential mechanism (sampled, MIP path)", draw_em, X, y, Xn, yn,
@@ -678,7 +679,7 @@ def run_audit(quick: bool = False, as_frame: bool = False, backend: str = "highs
     """Run every audit; return the rows (a list of dicts, or a pandas DataFrame).
 
     The ``private_bss`` rows run the MIP path (outer approximation on ``backend``, forced
-    with ``exhaustive_max = 0``); one top-R row runs the exhaustive path.  Each row's
+    with ``exhaustive_max = explicit_max = 0``); one top-R row runs the exhaustive path.  Each row's
     ``backend`` says which path its calls really took.  ``quick=True`` uses fewer
     instances, neighbours and draws.
     """

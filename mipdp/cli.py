@@ -12,6 +12,33 @@ import numpy as np
 __all__ = ["main"]
 
 
+#: loggers of the periodic progress lines (INFO, at most every few seconds, only for long
+#: phases); the command line always shows them
+PROGRESS_LOGGERS = ("mipdp.enumeration.progress", "mipdp.mechanisms.em_rejection.progress")
+
+
+def _progress_bar(desc: str):
+    """``(callback, close)``: a tqdm bar fed by the enumeration's progress events.
+
+    tqdm is optional (the ``experiments`` extra has it); without it the callback is
+    ``None`` and the periodic INFO lines of :data:`PROGRESS_LOGGERS` are the progress.
+    """
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None, lambda: None
+    bar = tqdm(desc=desc, unit=" steps", leave=False, file=sys.stderr, dynamic_ncols=True)
+
+    def callback(event: dict) -> None:
+        fields = {k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in event.items()
+                  if k not in ("phase", "event", "elapsed")}
+        bar.set_description(f"{desc} [{event['phase']}]", refresh=False)
+        bar.set_postfix(fields, refresh=False)
+        bar.update(1)
+
+    return callback, bar.close
+
+
 def _demo(args: argparse.Namespace) -> int:
     from .datasets import make_bss_classification, make_bss_regression
     from .exceptions import ConditionalPrivacyWarning
@@ -25,12 +52,17 @@ def _demo(args: argparse.Namespace) -> int:
     print(f"true support: {truth.tolist()}")
     rows = []
     for method in args.methods:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConditionalPrivacyWarning)
-            res = private_bss(X, y, args.s, args.eps, bounds=bounds, loss=args.loss,
-                              ridge=args.ridge, radius=args.radius, method=method,
-                              backend=args.backend, n_draws=args.draws,
-                              random_state=args.seed)
+        callback, close = _progress_bar(method)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConditionalPrivacyWarning)
+                res = private_bss(X, y, args.s, args.eps, bounds=bounds, loss=args.loss,
+                                  ridge=args.ridge, radius=args.radius, method=method,
+                                  backend=args.backend, n_draws=args.draws,
+                                  random_state=args.seed,
+                                  enumeration_options={"progress": callback})
+        finally:
+            close()
         hits = np.mean([np.array_equal(S, truth) for S in res.supports])
         phases = ", ".join(f"{k} {v:.2f}s" for k, v in res.timings.items())
         lo, hi = res.probability_bounds(truth)
@@ -294,7 +326,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
-    return args.func(args)
+    for name in PROGRESS_LOGGERS:  # a long enumeration is never silent
+        logging.getLogger(name).setLevel(logging.INFO)
+    try:
+        from tqdm.contrib.logging import logging_redirect_tqdm
+    except ImportError:
+        return args.func(args)
+    with logging_redirect_tqdm():  # log lines above the progress bars, not through them
+        return args.func(args)
 
 
 if __name__ == "__main__":  # pragma: no cover

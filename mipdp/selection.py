@@ -318,8 +318,12 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         the PTR test) is computed from the arguments alone and a larger one raises
         :class:`~mipdp.exceptions.BudgetError` before the data is read.
     enumeration_options : dict, optional
-        Advanced settings of :class:`~mipdp.enumeration.SupportEnumerator` (e.g.
-        ``{"exhaustive_max": 0}`` to always use the MIP backend).
+        Advanced settings of :class:`~mipdp.enumeration.SupportEnumerator`:
+        ``{"exhaustive_max": 0, "explicit_max": 0}`` always uses the MIP backend (no
+        exhaustive evaluation of small problems, no explicit search of small regions);
+        ``{"progress": callback}`` receives progress events of the enumeration (a dict per
+        step: phase, solves, evaluations, best value, bound; not private), as the command
+        line's progress bar does.
     accountant : BudgetAccountant, optional
         Privacy accountant (:mod:`mipdp.accounting`): the planned guarantee
         (:func:`planned_guarantee`) is checked against its budget before the data is read

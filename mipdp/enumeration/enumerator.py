@@ -43,8 +43,11 @@ from solvers.base import MIPBackend, SolverTimeLimitError
 from ..exceptions import CertificationError
 from ..losses.base import SupportObjective
 from ..mechanisms.regions import Region, region_members
+from .cuts import CutStore
 from .dominance import dominated_columns
+from .explicit import explicit_search
 from .master import MasterProblem
+from .progress import Progress
 from .warm_start import iht_support, local_search
 
 logger = logging.getLogger(__name__)
@@ -163,6 +166,15 @@ class SupportEnumerator:
     dominance : bool, default True
         Fix columns that cut dominance proves unnecessary in each search
         (:mod:`mipdp.enumeration.dominance`; exact).
+    explicit_max : int, default 6 000 000
+        Regions (mistake classes, sub-regions) with at most this many supports are searched
+        explicitly (:mod:`mipdp.enumeration.explicit`: the bound of every cut for every
+        member, exact values only where the cuts cannot decide) instead of by master
+        solves; when every mistake class around the warm start is that small, so is the
+        optimum.  ``0`` always uses the MIP backend.  Memory: about 24 bytes per member.
+    progress : callable or Progress, optional
+        Receives progress events (:mod:`mipdp.enumeration.progress`); long phases are
+        also logged at INFO every few seconds.
     """
 
     def __init__(self, objective: SupportObjective, s: int, *, scale: float,
@@ -170,7 +182,8 @@ class SupportEnumerator:
                  time_limit: float | None = None, n_warm_cuts: int | None = None,
                  search_gap: float = 1e-4, tol: float = 1e-9,
                  cutoff_margin: float = 1e-5, dominance: bool = True,
-                 exhaustive_max: int = 200_000) -> None:
+                 exhaustive_max: int = 200_000, explicit_max: int = 6_000_000,
+                 progress=None) -> None:
         self.objective = objective
         self.p, self.s = objective.p, s
         self.scale = float(scale)
@@ -179,6 +192,9 @@ class SupportEnumerator:
         self.cutoff_margin = cutoff_margin
         self.dominance = dominance
         self.exhaustive_max = int(exhaustive_max)
+        self.explicit_max = int(explicit_max)
+        self.progress = progress if isinstance(progress, Progress) else Progress(progress)
+        self.cuts = CutStore(self.p, s)
         self._table: tuple[np.ndarray, np.ndarray] | None = None
         self.tol = tol
         self.n_warm_cuts = 0 if n_warm_cuts is None else n_warm_cuts
@@ -238,11 +254,20 @@ class SupportEnumerator:
         ph.time += seconds
         ph.evaluations += evaluations
 
-    def _evaluate_cut(self, S: np.ndarray) -> tuple[float, float, np.ndarray]:
-        """``(value, lower, g)``: the value recorded, and the certified cut constant and slope."""
+    def _evaluate_cut(self, S: np.ndarray, *, add_to_master: bool = False
+                      ) -> tuple[float, float, np.ndarray]:
+        """``(value, lower, g)``: the value recorded, and the certified cut constant and slope.
+
+        Every cut goes to the cut store (:attr:`cuts`); with ``add_to_master`` its row is
+        also added to the master (outside a solve).
+        """
         out = self.objective.value_and_cut(S)
         v, lower, g = out if len(out) == 3 else (out[0], out[0], out[1])
+        S = np.asarray(S, dtype=np.intp)
         self.found[tuple(int(i) for i in S)] = v
+        self.cuts.add(S, lower, g)
+        if add_to_master and self.master is not None and not self.master.has_cut(S):
+            self.master.backend.add_rows([self.master.cut_row(S, lower, g)])
         return v, lower, g
 
     def _record_swaps(self, center: np.ndarray, swaps: np.ndarray) -> None:
@@ -252,10 +277,20 @@ class SupportEnumerator:
         for row, v in zip(map(tuple, sup.tolist()), swaps[a_idx, j_idx].tolist()):
             self.found.setdefault(row, v)
 
-    def _solve(self, phase: _Phase, oracle, gap: float, *, name: str = "search"):
+    def _solve(self, phase: _Phase, oracle, gap: float, *, name: str = "search", fields=None):
+        calls = [0]
+
+        def reported(x):
+            rows = oracle(x)
+            calls[0] += 1
+            self.progress.update(name, solves=phase.solves + calls[0],
+                                 evaluations=phase.evaluations, rows=self.master.backend.n_rows,
+                                 **(fields() if fields is not None else {}))
+            return rows
+
         try:
             res, S = self.master.solve(mip_rel_gap=gap, time_limit=self._remaining(name),
-                                       lazy=oracle)
+                                       lazy=reported)
         except SolverTimeLimitError as exc:
             limit = ("the backend's own time limit" if self._time_limit is None
                      else f"time_limit={self._time_limit:g} s")
@@ -282,6 +317,7 @@ class SupportEnumerator:
             return self._exhaustive()
         t0 = time.perf_counter()
         ph = self._phase("warm_start")
+        self.progress.start("warm_start", p=self.p, s=self.s, supports=self.n_supports)
         obj = self.objective
         S0 = iht_support(obj.X, obj.y, self.s, getattr(obj.loss, "ridge", 1.0))
         center, value, swaps = local_search(obj, S0)
@@ -289,6 +325,7 @@ class SupportEnumerator:
         self.found[tuple(center.tolist())] = value
         self._record_swaps(center, swaps)
         ph.time += time.perf_counter() - t0
+        self.progress.done("warm_start", best=value, evaluations=obj.n_evaluations)
         self._remaining("warm start")
 
         t0 = time.perf_counter()
@@ -304,6 +341,10 @@ class SupportEnumerator:
                 rows.append(self.master.cut_row(S, *self._evaluate_cut(S)[1:]))
         self.master.backend.add_rows(rows)
         self._phase("warm_cuts").time += time.perf_counter() - t0
+
+        K = min(self.s, self.p - self.s)
+        if K < 2 or max(Region(center, k, self.p).size for k in range(2, K + 1)) <= self.explicit_max:
+            return self._explicit_optimum()
 
         t0 = time.perf_counter()
         ph = self._phase("optimum")
@@ -322,7 +363,9 @@ class SupportEnumerator:
             return [row]
 
         self._fix_dominated(ph, region=False)
-        res, _ = self._solve(ph, oracle, self.tol, name="optimum")
+        self.progress.start("optimum", supports=self.n_supports)
+        res, _ = self._solve(ph, oracle, self.tol, name="optimum",
+                             fields=lambda: {"best": best[0]})
         self.master.set_fixed_zero(np.zeros(self.p, dtype=bool))
         if res.status == "infeasible":  # impossible for a correct solver: Σz = s always fits
             raise CertificationError("the master problem of the optimum phase was reported "
@@ -330,12 +373,43 @@ class SupportEnumerator:
         lower = self.master.to_value(res.bound)
         self.stats.optimality_gap = max(0.0, best[0] - lower) / max(abs(best[0]), 1e-300)
         ph.time += time.perf_counter() - t0
+        self.progress.done("optimum", best=best[0], bound=lower, solves=ph.solves)
         if self.stats.optimality_gap > max(self.tol, 1e-6 * self.scale / max(abs(best[0]), 1e-300)):
             raise CertificationError(
                 f"outer approximation stopped with relative gap {self.stats.optimality_gap:.3g}; "
                 "the optimum is not certified and nothing was released")
         if not np.array_equal(best[1], self.center):
             self._recenter(best[1])
+        self._optimum_certified = True
+        self._sync_stats()
+        return self.center, best[0]
+
+    def _explicit_optimum(self) -> tuple[np.ndarray, float]:
+        """The optimum by explicit search of every mistake class around the warm start.
+
+        Classes 0 and 1 (the warm start and its one-swaps) are evaluated; each class
+        ``k >= 2`` is searched below ``best - tol`` (``best`` the best value so far), so
+        every support not evaluated has ``L > best_final - tol``.
+        """
+        center = self.center
+        value = self.found[tuple(center.tolist())]
+        tol = max(self.tol * abs(value), 1e-12 * self.scale)
+        best = [float(np.min(self._center_swaps)) if self._center_swaps.size else np.inf, None]
+        if best[0] < value:  # pragma: no cover - the warm start is a one-swap local optimum
+            a, j = np.unravel_index(np.argmin(self._center_swaps), self._center_swaps.shape)
+            best[1] = np.sort(np.r_[np.delete(center, a), j])
+        else:
+            best = [value, center]
+        self.progress.start("optimum", supports=self.n_supports)
+        for k in range(2, min(self.s, self.p - self.s) + 1):
+            res = explicit_search(self, Region(center, k, self.p), level=best[0] - tol,
+                                  abs_tol=tol, name="optimum")
+            if res.best < best[0]:
+                best = [res.best, res.best_support]
+        self.stats.optimality_gap = tol / max(abs(best[0]), 1e-300)
+        self.progress.done("optimum", best=best[0], evaluations=self._phase("optimum").evaluations)
+        if not np.array_equal(best[1], self.center):
+            self._recenter(np.asarray(best[1]))
         self._optimum_certified = True
         self._sync_stats()
         return self.center, best[0]
@@ -429,7 +503,8 @@ class SupportEnumerator:
                 self._fix_dominated(ph)
             return rows
 
-        res, _ = self._solve(ph, oracle, self.search_gap, name=phase_name)
+        res, _ = self._solve(ph, oracle, self.search_gap, name=phase_name,
+                             fields=lambda: {"threshold": threshold(), "found": len(self.found)})
         if res.status != "infeasible":  # pragma: no cover - the oracle rejects every point
             raise CertificationError(f"{phase_name}: the search ended without a certificate")
         master.set_fixed_zero(np.zeros(self.p, dtype=bool))
@@ -450,20 +525,37 @@ class SupportEnumerator:
             order = np.lexsort((np.arange(vals.size), vals))[:R]
             return TopSupports(supports=sup[order], values=vals[order], R=R,
                                n_supports=self.n_supports)
-        values = np.fromiter(self.found.values(), float, len(self.found))
+        cache = [-1, np.inf]
 
         def tau():
-            if values.size < R:
-                return np.inf
-            return float(np.partition(values, R - 1)[R - 1])
+            """The ``R``-th smallest value evaluated so far (recomputed when ``found`` grew)."""
+            if len(self.found) != cache[0]:
+                cache[0] = len(self.found)
+                if cache[0] < R:
+                    cache[1] = np.inf
+                else:
+                    values = np.fromiter(self.found.values(), float, cache[0])
+                    cache[1] = float(np.partition(values, R - 1)[R - 1])
+            return cache[1]
 
         def on_value(key, v):
-            nonlocal values
-            if len(self.found) != values.size:
-                values = np.fromiter(self.found.values(), float, len(self.found))
+            pass
 
         if self.s >= 2 and self.p - self.s >= 2:
-            self._search("top_r", -np.inf, self.s - 2, tau, on_value)
+            self.progress.start("top_r", R=R)
+            K = min(self.s, self.p - self.s)
+            mip = []
+            for k in range(2, K + 1):
+                region = Region(self.center, k, self.p)
+                if region.size <= self.explicit_max:
+                    explicit_search(self, region, threshold=tau, name="top_r")
+                else:
+                    mip.append(k)
+            # the other classes by master solves, one contiguous range of classes at a time
+            for _, grp in itertools.groupby(enumerate(mip), key=lambda t: t[1] - t[0]):
+                ks = [k for _, k in grp]
+                self._search("top_r", self.s - ks[-1], self.s - ks[0], tau, on_value)
+            self.progress.done("top_r", found=len(self.found), threshold=tau())
         keys = list(self.found)
         vals = np.array([self.found[k] for k in keys])
         order = np.lexsort((np.arange(vals.size), vals))[:R]
@@ -506,6 +598,14 @@ class SupportEnumerator:
         RegionBound
         """
         self.optimum()
+        if 0 < region.size <= self.explicit_max:
+            name = f"class_{region.k}"
+            self.progress.start(name, members=region.size)
+            res = explicit_search(self, region, level=level, abs_tol=abs_tol, name=name)
+            self.progress.done(name, best=res.best, bound=min(res.threshold, res.best),
+                               evaluations=res.n_evaluated)
+            return RegionBound(lower=float(min(res.threshold, res.best)), best=res.best,
+                               best_support=res.best_support, solves=0, proven=True)
         master = self.master
         ph = self._phase(f"class_{region.k}")
         t0 = time.perf_counter()
@@ -550,9 +650,11 @@ class SupportEnumerator:
                 current[0] = c
                 if emulated:
                     master.set_cutoff(c, self.cutoff_margin)
-                else:
-                    rows.append(master.cutoff_row(c, self.cutoff_margin))
-            if not rows or v <= c + self.cutoff_margin * self.scale:
+            # A lower cutoff cannot be handed to a native lazy callback: the backend keeps
+            # every lazy row after the solve, and a cutoff row would then hide members from
+            # every later search (bounds of +inf).  There every point gets a no-good instead
+            # (evaluated points are in ``found``, so no later search loses them).
+            if not emulated or not rows or v <= c + self.cutoff_margin * self.scale:
                 # neither its cut nor the cutoff excludes it (within the margin): a no-good
                 new = key not in self.nogoods
                 self.nogoods.add(key)
@@ -564,8 +666,10 @@ class SupportEnumerator:
                 self._fix_dominated(ph)
             return rows
 
+        self.progress.start(f"class_{region.k}", members=region.size)
         res, _ = self._solve(ph, oracle, self.search_gap if gap is None else gap,
-                             name=f"class-{region.k} region bound")
+                             name=f"class_{region.k}",
+                             fields=lambda: {"best": best[0], "threshold": current[0]})
         if pending:
             master.backend.add_rows(pending)
         if res.status == "infeasible":
@@ -578,6 +682,8 @@ class SupportEnumerator:
         master.clear_region()
         ph.time += time.perf_counter() - t0
         self._sync_stats()
+        self.progress.done(f"class_{region.k}", best=best[0], bound=float(min(lower, best[0])),
+                           solves=res.n_solves)
         return RegionBound(lower=float(min(lower, best[0])), best=float(best[0]),
                            best_support=None if best[1] is None else np.array(best[1]),
                            solves=res.n_solves, proven=res.status == "infeasible")
@@ -670,31 +776,30 @@ class SupportEnumerator:
 
         Branch and bound over sub-regions: each is bounded by :meth:`region_bound` with
         the cutoff ``min(level, best)``; a sub-region whose bound passes it is pruned, a
-        small one (at most ``leaf_max`` members, objectives with cheap batched values) is
-        evaluated exhaustively, any other is split on a free feature.  Returns
+        small one (at most ``explicit_max`` or ``leaf_max`` members) is searched explicitly
+        (:func:`~mipdp.enumeration.explicit.explicit_search`), any other is split on a free
+        feature.  Returns
         ``best`` = the exact minimum when it is below ``level`` (``lower = best``), else
         ``lower >= level`` certified.
         """
         if leaf_max is None:
-            leaf_max = self.exhaustive_class_max if self.objective.cheap_values else 0
+            leaf_max = 0
         tol = self.exact_abs_tol()
         best = [np.inf, None]
         lower_all = np.inf
         stack = [region]
         n_regions = 0
+        name = f"class_{region.k}"
+        self.progress.start(name, members=region.size, level=level)
         while stack:
             R = stack.pop()
             n_regions += 1
             cut = min(level, best[0] - tol)
-            if R.size <= max(leaf_max, 1):
-                self._remaining("exact class minimum")
-                for rows in region_members(R):
-                    vals = self.objective.values(rows)
-                    i = int(np.argmin(vals))
-                    if vals[i] < best[0]:
-                        best[0], best[1] = float(vals[i]), rows[i].copy()
-                    for key, v in zip(map(tuple, rows[vals < cut].tolist()), vals[vals < cut]):
-                        self.found.setdefault(key, float(v))
+            if R.size <= max(leaf_max, self.explicit_max, 1):
+                res = explicit_search(self, R, level=cut, abs_tol=tol, name=f"class_{R.k}")
+                if res.best < best[0]:
+                    best[0], best[1] = res.best, res.best_support
+                lower_all = min(lower_all, res.threshold)
                 continue
             rb = self.region_bound(R, level=cut, abs_tol=tol, max_solves=self.bb_max_solves)
             if rb.best < best[0]:
@@ -706,8 +811,9 @@ class SupportEnumerator:
             j = self.split_feature(R, rb.best_support)
             stack.extend(R.split(j))
         lower = min(lower_all, best[0], level)
-        logger.info("class %d: exact minimum search over %d sub-regions: minimum %.10g "
-                    "(level %.10g)", region.k, n_regions, best[0], level)
+        logger.debug("class %d: exact minimum search over %d sub-regions: minimum %.10g "
+                     "(level %.10g)", region.k, n_regions, best[0], level)
+        self.progress.done(name, best=best[0], sub_regions=n_regions)
         return RegionBound(lower=float(lower), best=float(best[0]), best_support=best[1],
                            solves=n_regions)
 

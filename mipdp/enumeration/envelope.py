@@ -48,7 +48,7 @@ class Envelope:
 def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, *,
                    c: float = 5.0, tol: float = 0.5, max_solves: int | None = 3,
                    refine_solves: int | None = 3, gap: float = 1e-2,
-                   explicit_max: int = 100_000) -> Envelope:
+                   full_class_max: int = 100_000) -> Envelope:
     """The natural envelope around the optimum (see the module notes).
 
     Parameters
@@ -65,7 +65,7 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
         Master solves per class, and per child region when refining.
     gap : float
         Relative MIP gap of those solves (their dual bound is valid whatever the gap).
-    explicit_max : int
+    full_class_max : int
         A class of at most this many supports, for an objective with cheap batched values,
         is evaluated in full: its members become singletons (exact values).
     """
@@ -88,13 +88,14 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
 
     K = min(enum.s, enum.p - enum.s)
     regions = []
+    enum.progress.start("envelope", classes=max(0, K - 1))
     if K >= 2:
         enum.warm_class_cuts()
-    explicit = explicit_max if enum.objective.cheap_values else 0
+    full_max = full_class_max if enum.objective.cheap_values else 0
     extra_sup, extra_val = [], []
     for k in range(2, K + 1):
         R = Region(center, k, enum.p)
-        if R.size <= explicit:
+        if R.size <= full_max:
             t0 = time.perf_counter()
             for rows in region_members(R):
                 extra_sup.append(rows)
@@ -112,13 +113,15 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
                     k, R.size, (rb.lower - L0) / unit, (rb.best - L0) / unit,
                     (level(R.size) - L0) / unit, rb.solves)
 
+    enum.progress.done("envelope", regions=len(regions))
+
     def refine(region: Region, best_member) -> list[Region]:
         j = enum.split_feature(region, best_member)
         children = []
         for child in region.split(j):
             if child.size == 0:
                 continue
-            if child.size <= explicit:  # small: its exact minimum
+            if child.size <= full_max:  # small: its exact minimum
                 low = min(float(np.min(enum.objective.values(rows)))
                           for rows in region_members(child))
             else:

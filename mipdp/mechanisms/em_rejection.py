@@ -51,6 +51,8 @@ from ..exceptions import CertificationError
 from .regions import Region, region_members
 
 logger = logging.getLogger(__name__)
+#: periodic progress lines of long sampling runs (the command line shows them)
+progress_logger = logging.getLogger(__name__ + ".progress")
 
 __all__ = ["ExponentialMechanismSampler"]
 
@@ -170,14 +172,20 @@ class ExponentialMechanismSampler:
         """``size`` independent draws from ``π``, shape ``(size, s)``."""
         out: list[np.ndarray] = []
         rate = min(1.0, 1.0 / self.expected_proposals_bound())
+        t_start = last = time.perf_counter()
         while len(out) < size:
+            if time.perf_counter() - last >= 5.0:  # a long sampling run is never silent
+                last = time.perf_counter()
+                progress_logger.info("exponential mechanism: %.0f s, %d of %d draws, %d proposals, "
+                            "%d regions (not private)", last - t_start, len(out), size,
+                            self.n_proposals, len(self.regions))
             if self._deadline is not None and time.perf_counter() > self._deadline:
                 raise CertificationError(
                     "time_limit reached while sampling the exponential mechanism; nothing "
                     f"was released ({self.n_proposals} proposals, {self.n_accepted} accepted)")
             need = size - len(out)
             batch = int(min(65536, max(16, math.ceil(1.5 * need / max(rate, 1e-4)))))
-            accepted = self._propose(rng, batch)
+            accepted = self._propose(rng, batch, need)
             out.extend(accepted)
             rate = (self.n_accepted + 1) / (self.n_proposals + 2)
             if len(out) < size:
@@ -187,8 +195,17 @@ class ExponentialMechanismSampler:
                     len(self.regions), self.n_refinements)
         return np.array(out[:size], dtype=np.intp).reshape(size, self.s)
 
-    def _propose(self, rng: np.random.Generator, m: int) -> list[np.ndarray]:
-        """Draw ``m`` proposals; return the accepted ones in proposal order."""
+    def _propose(self, rng: np.random.Generator, m: int, need: int | None = None
+                 ) -> list[np.ndarray]:
+        """Draw ``m`` proposals; return the accepted ones in proposal order.
+
+        All randomness of the ``m`` proposals is drawn first; the region proposals are then
+        evaluated in proposal order, in growing chunks, and with ``need`` the batch stops
+        right after its ``need``-th acceptance: the proposals after it are discarded
+        unevaluated (they are independent of everything before them, so the first ``need``
+        accepted proposals are still ``need`` independent draws from ``π``).
+        """
+        need = m if need is None else int(need)
         logZ = np.r_[self._single_logZ, self._region_logZ()]
         prob = np.exp(logZ - logZ.max())
         cdf = np.cumsum(prob)
@@ -204,33 +221,52 @@ class ExponentialMechanismSampler:
             props[single] = self.singletons[idx]
             accept[single] = True
         in_region = np.flatnonzero(comp > 0)
+        used = m  # proposals considered (the rest are discarded unevaluated)
         if in_region.size:
             for j in np.unique(comp[in_region]) - 1:
                 rows = in_region[comp[in_region] == j + 1]
                 props[rows] = self.regions[j].sample(rng, rows.size)
-            L = np.asarray(self._values(props[in_region]), dtype=float)
-            bound = np.array([self.regions[j].bound for j in comp[in_region] - 1])
-            low = L < bound - _VIOLATION_RTOL * np.maximum(1.0, np.abs(L))
-            if np.any(low):
-                i = int(np.flatnonzero(low)[0])
-                raise CertificationError(
-                    f"invalid envelope: support {props[in_region][i].tolist()} has L = "
-                    f"{L[i]!r} below its region's certified bound {bound[i]!r}; nothing was "
-                    "released (please report this bug)")
-            log_acc = -self.coef * np.maximum(L - bound, 0.0)
-            accept[in_region] = np.log(rng.random(in_region.size)) < log_acc
-            for r, j, v, la in zip(in_region, comp[in_region] - 1, L, log_acc):
-                self._prop[j] += 1
-                self._acc_prob[j].append(math.exp(la))
-                if accept[r]:
-                    self._acc[j] += 1
-                if v < self._best[j][0]:
-                    self._best[j] = (float(v), props[r].copy())
-                if len(self._seen) < _MAX_SEEN:
-                    self._seen.setdefault(tuple(props[r].tolist()), float(v))
-        self.n_proposals += m
-        self.n_accepted += int(accept.sum())
-        return [props[i] for i in np.flatnonzero(accept)]
+            log_u = np.log(rng.random(in_region.size))
+            k, chunk = 0, 16
+            while k < in_region.size:
+                part = np.arange(k, min(k + chunk, in_region.size))
+                k, chunk = part[-1] + 1, min(2 * chunk, 4096)
+                self._evaluate(props, accept, in_region[part], comp, log_u[part])
+                upto = in_region[part[-1]] + 1  # every proposal before it is decided
+                hits = np.flatnonzero(accept[:upto])
+                if hits.size >= need:
+                    used = int(hits[need - 1]) + 1
+                    break
+        else:
+            hits = np.flatnonzero(accept)
+            if hits.size >= need:
+                used = int(hits[need - 1]) + 1
+        self.n_proposals += used
+        self.n_accepted += int(accept[:used].sum())
+        return [props[i] for i in np.flatnonzero(accept[:used])]
+
+    def _evaluate(self, props, accept, rows, comp, log_u) -> None:
+        """Evaluate the region proposals ``rows`` and decide their acceptance."""
+        L = np.asarray(self._values(props[rows]), dtype=float)
+        bound = np.array([self.regions[j].bound for j in comp[rows] - 1])
+        low = L < bound - _VIOLATION_RTOL * np.maximum(1.0, np.abs(L))
+        if np.any(low):
+            i = int(np.flatnonzero(low)[0])
+            raise CertificationError(
+                f"invalid envelope: support {props[rows][i].tolist()} has L = "
+                f"{L[i]!r} below its region's certified bound {bound[i]!r}; nothing was "
+                "released (please report this bug)")
+        log_acc = -self.coef * np.maximum(L - bound, 0.0)
+        accept[rows] = log_u < log_acc
+        for r, j, v, la in zip(rows, comp[rows] - 1, L, log_acc):
+            self._prop[j] += 1
+            self._acc_prob[j].append(math.exp(la))
+            if accept[r]:
+                self._acc[j] += 1
+            if v < self._best[j][0]:
+                self._best[j] = (float(v), props[r].copy())
+            if len(self._seen) < _MAX_SEEN:
+                self._seen.setdefault(tuple(props[r].tolist()), float(v))
 
     def _maybe_refine(self, rate: float) -> None:
         """Split the region that wastes the most proposals, when proposals are wasted."""

@@ -11,6 +11,8 @@ from mipdp import (BackendUnavailableError, ConditionalPrivacyWarning, PrivacyLe
 from mipdp.datasets import make_bss_regression
 
 B = (0.5, 0.5)
+#: the MIP backend path (no exhaustive table, no explicit region search)
+MIP_PATH = {"exhaustive_max": 0, "explicit_max": 0}
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +24,7 @@ def data():
 def test_release_and_result_fields(data):
     X, y, _ = data
     res = private_bss(X, y, 3, 1.0, bounds=B, random_state=0, method="top_r",
-                      enumeration_options={"exhaustive_max": 0})
+                      enumeration_options=MIP_PATH)
     assert res.support.shape == (3,) and np.all(np.diff(res.support) > 0)
     assert res.neighbour == "replace-one" and res.delta == 0.0
     assert "pure" in str(res.guarantee) and res.is_private
@@ -63,7 +65,7 @@ def test_same_release_on_every_backend(data, backend, method):
         warnings.simplefilter("ignore", ConditionalPrivacyWarning)
         ref = private_bss(X, y, 3, 0.5, **kw)
         res = private_bss(X, y, 3, 0.5, **kw, backend=backend,
-                          enumeration_options={"exhaustive_max": 0})
+                          enumeration_options=MIP_PATH)
     np.testing.assert_array_equal(ref.supports, res.supports)
 
 
@@ -74,7 +76,7 @@ def test_exponential_mechanism_same_law_on_every_backend(data, backend):
     X, y, _ = data
     ref = private_bss(X, y, 3, 0.5, bounds=B, random_state=3)
     res = private_bss(X, y, 3, 0.5, bounds=B, random_state=3, backend=backend,
-                      enumeration_options={"exhaustive_max": 0})
+                      enumeration_options=MIP_PATH)
     assert ref.stats["backend"] == "exhaustive" and res.stats["backend"] == backend
     for S in [ref.support, res.support, ref.candidates[0], [0, 1, 2]]:
         assert res.probability(S) == pytest.approx(ref.probability(S), rel=1e-9)
@@ -188,7 +190,7 @@ def test_exponential_is_the_default_for_every_loss(loss):
     if loss == "hinge":
         y = np.where(y >= 0, 1.0, -1.0)
     res = private_bss(X, y, 3, 2.0, bounds=(B[0], None if loss == "hinge" else B[1]), loss=loss,
-                      n_draws=50, random_state=0, enumeration_options={"exhaustive_max": 0})
+                      n_draws=50, random_state=0, enumeration_options=MIP_PATH)
     assert res.method == "exponential" and res.supports.shape == (50, 3)
     assert res.is_private and res.epsilon == pytest.approx(100.0)
     assert "exponential mechanism over all C(p, s) supports" in str(res.guarantee)

@@ -42,7 +42,11 @@ def check_mistakes(ms, table, p, s):
     assert ms.second_best == pytest.approx(np.sort(list(table.values()))[1], rel=1e-10, abs=1e-13)
 
 
-def run_case(instance, case, backend):
+#: enumeration paths: master solves only, and explicit region search (small regions)
+PATHS = {"mip": dict(exhaustive_max=0, explicit_max=0), "explicit": dict(exhaustive_max=0)}
+
+
+def run_case(instance, case, backend, path="mip"):
     seed, p, s, kind, ridge, radius = case
     X, y = instance(seed, n=40 + 5 * seed, p=p, kind=kind if p >= 7 else "well")
     loss = LeastSquares(ridge, radius)
@@ -51,17 +55,18 @@ def run_case(instance, case, backend):
     N = len(table)
     Rs = {default_R(p, s), 1, 3, min(N, default_R(p, s) + 7)} | ({N} if N <= 60 else set())
     for R in sorted(Rs):
-        enum = SupportEnumerator(loss.bind(X, y), s, scale=scale, backend=backend, exhaustive_max=0)
+        enum = SupportEnumerator(loss.bind(X, y), s, scale=scale, backend=backend, **PATHS[path])
         top = enum.top_supports(R)
         check_top(top, table, min(R, N))
         assert enum.stats.certified
-    enum = SupportEnumerator(loss.bind(X, y), s, scale=scale, backend=backend, exhaustive_max=0)
+    enum = SupportEnumerator(loss.bind(X, y), s, scale=scale, backend=backend, **PATHS[path])
     check_mistakes(enum.mistake_scores(), table, p, s)
 
 
+@pytest.mark.parametrize("path", list(PATHS))
 @pytest.mark.parametrize("case", CASES, ids=[f"{c[3]}-p{c[1]}-s{c[2]}-{c[0]}" for c in CASES])
-def test_matches_brute_force_highs(instance, case):
-    run_case(instance, case, "highs")
+def test_matches_brute_force_highs(instance, case, path):
+    run_case(instance, case, "highs", path)
 
 
 @pytest.mark.parametrize("case", CASES[::3], ids=[f"{c[3]}-p{c[1]}-s{c[2]}-{c[0]}" for c in CASES[::3]])
@@ -74,7 +79,7 @@ def test_matches_brute_force_every_backend(instance, case, backend):
 def test_queries_share_cuts(instance):
     X, y = instance(0, n=60, p=12)
     loss = LeastSquares(5.0, 1.1)
-    enum = SupportEnumerator(loss.bind(X, y), 3, scale=0.01, exhaustive_max=0)
+    enum = SupportEnumerator(loss.bind(X, y), 3, scale=0.01, **PATHS["mip"])
     enum.top_supports(default_R(12, 3))
     cuts = enum.master.n_cuts
     enum.mistake_scores()
@@ -82,12 +87,13 @@ def test_queries_share_cuts(instance):
     assert enum.stats.optimality_gap <= 1e-9
 
 
-def test_larger_instance_against_brute_force(instance):
+@pytest.mark.parametrize("path", list(PATHS))
+def test_larger_instance_against_brute_force(instance, path):
     X, y = instance(7, n=120, p=20)
     loss = LeastSquares(10.0, 1.1)
     table = brute(X, y, 3, 10.0, 1.1)
     enum = SupportEnumerator(loss.bind(X, y), 3, scale=loss.sensitivity(120, 3, 0.5, 0.5),
-                             exhaustive_max=0)
+                             **PATHS[path])
     check_top(enum.top_supports(default_R(20, 3)), table, default_R(20, 3))
     check_mistakes(enum.mistake_scores(), table, 20, 3)
 

@@ -50,10 +50,12 @@ def exact_law(obj, p, s, eps, scale):
     return sup, vals, lw - logsumexp(lw)
 
 
-def envelope(obj, s, scale, eps, backend, explicit_max=0):
-    """The envelope by outer approximation (regions, not small classes evaluated in full)."""
-    enum = SupportEnumerator(obj, s, scale=scale, backend=backend, exhaustive_max=0)
-    return enum, build_envelope(enum, eps, scale, explicit_max=explicit_max)
+def envelope(obj, s, scale, eps, backend, full_class_max=0):
+    """The envelope by outer approximation (regions, not small classes evaluated in full;
+    region searches by master solves, not the explicit search)."""
+    enum = SupportEnumerator(obj, s, scale=scale, backend=backend, exhaustive_max=0,
+                             explicit_max=0)
+    return enum, build_envelope(enum, eps, scale, full_class_max=full_class_max)
 
 
 def check_valid(env, sup, vals, refine_rounds=2):
@@ -236,7 +238,7 @@ def test_small_classes_become_singletons(instance):
     obj = loss.bind(X, y)
     scale = loss.sensitivity(X.shape[0], 3, B, B)
     sup, vals, logp = exact_law(obj, 12, 3, 1.0, scale)
-    enum, env = envelope(obj, 3, scale, 1.0, "highs", explicit_max=100)
+    enum, env = envelope(obj, 3, scale, 1.0, "highs", full_class_max=100)
     sizes = {R.k: R.size for R in env.regions}
     assert sizes == {2: 108}  # class 3 (84 supports) evaluated in full, class 2 (108) a region
     assert env.singletons.shape[0] == 1 + 27 + 84

@@ -1,0 +1,73 @@
+"""Every outer-approximation cut found so far, as arrays (objective units).
+
+A cut at support ``S`` with certified lower bound ``lower <= L(S)`` and slope ``g`` reads
+``L(T) >= lower + gᵀ(1_T - 1_S) = a + Σ_{i∈T} g_i`` for every support ``T``, with
+``a = lower - Σ_{i∈S} g_i`` (each loss proves the inequality in its module notes).  The
+master problem holds the same cuts as rows (in units of Δ); :class:`CutStore` holds them
+as ``a`` (T,) and ``G`` (T, p) so that the bound ``max_t (a_t + Σ_{i∈T} G_{t,i})`` of many
+supports is one vectorised computation (:mod:`mipdp.enumeration.explicit`).
+
+Rounding: each bound is a sum of ``s + 1`` floating-point numbers; :meth:`CutStore.slack`
+is an upper bound on its rounding error (``(s + 2) u Σ |terms|`` with ``u`` the unit
+roundoff, taken with a factor 16), which callers add before they exclude a support.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["CutStore"]
+
+_EPS = np.finfo(float).eps
+
+
+class CutStore:
+    """Cuts ``L(T) >= a_t + Σ_{i∈T} G[t, i]`` in objective units.
+
+    Parameters
+    ----------
+    p, s : int
+        Number of features and support size.
+    """
+
+    def __init__(self, p: int, s: int) -> None:
+        self.p, self.s = p, s
+        self._a: list[float] = []
+        self._G: list[np.ndarray] = []
+        self._arr: tuple[np.ndarray, np.ndarray] | None = None
+        self._absmax = 0.0
+
+    def __len__(self) -> int:
+        return len(self._a)
+
+    def add(self, support: np.ndarray, lower: float, grad: np.ndarray) -> None:
+        """Add the cut at ``support`` (``lower <= L(support)`` certified, slope ``grad``)."""
+        g = np.asarray(grad, dtype=float).copy()
+        a = float(lower) - float(g[np.asarray(support, dtype=np.intp)].sum())
+        self._a.append(a)
+        self._G.append(g)
+        self._arr = None
+        self._absmax = max(self._absmax, abs(a) + abs(float(lower)) + self.s * float(np.max(np.abs(g))))
+
+    @property
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(a, G)``: shapes ``(T,)`` and ``(T, p)``."""
+        if self._arr is None:
+            a = np.array(self._a, dtype=float)
+            G = np.vstack(self._G) if self._G else np.zeros((0, self.p))
+            self._arr = (a, G)
+        return self._arr
+
+    def slack(self) -> float:
+        """Bound on the rounding error of any computed cut bound (objective units)."""
+        return 16.0 * (self.s + 2) * _EPS * self._absmax
+
+    def bounds(self, supports: np.ndarray, start: int = 0) -> np.ndarray:
+        """``max_t a_t + Σ_{i∈S} G[t, i]`` over the cuts ``t >= start`` for each row ``S``
+        (``-inf`` without cuts)."""
+        S = np.atleast_2d(np.asarray(supports, dtype=np.intp))
+        a, G = self.arrays
+        out = np.full(S.shape[0], -np.inf)
+        for t in range(start, a.size):
+            np.maximum(out, a[t] + G[t][S].sum(axis=1), out=out)
+        return out
