@@ -247,10 +247,11 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
     excluded = table.size - iK.size
     n_eval = n_cuts = 0
     # -- evaluate, lowest bound first; cut where it pays -------------------------------------
-    use_cuts = not cheap
-    t_val, t_cut = 1e-3, 1e-2  # running estimates: seconds per batched value, per cut
+    use_cuts = True
+    t_val, t_cut = (1e-6, 1e-3) if cheap else (1e-3, 1e-2)  # seconds per value, per cut
     gain = math.inf  # members the last cut excluded
-    batch = 65_536 if cheap else 16
+    batch = 16
+    max_batch = 65_536 if cheap else 4096
     last_report = time.perf_counter()
     while iK.size:
         enum.remaining_time(name)
@@ -302,10 +303,11 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
         excluded += n_before - iK.size
         if new_cut:
             gain = n_before - iK.size
-            if not cheap:  # balance the time of a cut against that of the batch after it
-                batch = int(min(256, max(4, round(t_cut / max(t_val, 1e-9)))))
-        elif not cheap:  # no cut (or cuts stopped paying): evaluate in larger batches
-            batch = min(4096, 2 * batch)
+            # balance the time of a cut against that of the batch after it
+            batch = int(min(256 if not cheap else 4096,
+                            max(4, round(t_cut / max(t_val, 1e-9)))))
+        else:  # no cut (or cuts stopped paying): evaluate in larger batches
+            batch = min(max_batch, 2 * batch)
         now = time.perf_counter()
         if now - last_report >= enum.progress.callback_interval:
             last_report = now
