@@ -417,9 +417,13 @@ class SupportEnumerator:
     def _exhaustive(self) -> tuple[np.ndarray, float]:
         """Evaluate all ``C(p, s)`` supports (small problems with cheap batched values)."""
         t0 = time.perf_counter()
+        self._remaining("exhaustive")  # the time limit holds on this path too
         sup = np.array(list(itertools.combinations(range(self.p), self.s)), dtype=np.intp)
-        vals = np.concatenate([self.objective.values(sup[lo:lo + 50_000])
-                               for lo in range(0, sup.shape[0], 50_000)])
+        parts = []
+        for lo in range(0, sup.shape[0], 50_000):
+            self._remaining("exhaustive")
+            parts.append(self.objective.values(sup[lo:lo + 50_000]))
+        vals = np.concatenate(parts)
         self._table = (sup, vals)
         best = int(np.argmin(vals))
         self.center = sup[best].copy()

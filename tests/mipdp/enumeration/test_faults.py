@@ -1,10 +1,13 @@
 """Solver faults: every failure gives a clear error and never a released support."""
 
+import warnings
+
 import numpy as np
 import pytest
 
 import solvers
-from mipdp import CertificationError, private_bss
+from mipdp import CertificationError, ConditionalPrivacyWarning, private_bss
+from mipdp.datasets import make_bss_regression
 from mipdp.exceptions import BackendUnavailableError, SizeLimitError, SolverError
 from solvers.base import SolveResult, SolverTimeLimitError
 from solvers.highs import HighsBackend
@@ -154,3 +157,14 @@ def test_faulty_backends_release_nothing_on_later_phase():
     with pytest.raises(CertificationError):
         run(backend, method="top_r")
     assert backend.calls > 1
+
+
+@pytest.mark.parametrize("method", ["top_r", "mistakes", "exponential"])
+def test_time_limit_holds_on_the_exhaustive_path(method):
+    """A problem small enough to evaluate every support still honours time_limit."""
+    X, y, _ = make_bss_regression(n=300, p=10, s=3, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConditionalPrivacyWarning)
+        with pytest.raises(CertificationError, match="time_limit"):
+            private_bss(X, y, 3, 1.0, bounds=(0.5, 0.5), method=method, time_limit=1e-6,
+                        random_state=0)
