@@ -46,21 +46,30 @@ def combinations(n: int, q: int) -> np.ndarray:
 
     Built level by level: the ``q``-subsets with first element ``f`` are ``f`` followed by
     the last ``C(n - f - 1, q - 1)`` of the ``(q - 1)``-subsets (those of ``f+1 .. n-1``).
+    Level ``ℓ`` is only built over the last ``n - q + ℓ`` elements (the only ones a
+    ``q``-subset can hold in its last ``ℓ`` places), so no level is larger than the
+    answer (``C(n - q + ℓ, ℓ) <= C(n, q)``), also when ``q > n/2``.
     """
     n, q = int(n), int(q)
     if q < 0 or q > n:
         return np.zeros((0, max(q, 0)), dtype=np.int32)
     prev = np.zeros((1, 0), dtype=np.int32)
     for level in range(1, q + 1):
-        out = np.empty((math.comb(n, level), level), dtype=np.int32)
+        u = n - q + level  # universe of this level: the elements n - u .. n - 1
+        base = n - u
+        out = np.empty((math.comb(u, level), level), dtype=np.int32)
         pos = 0
-        for f in range(n - level + 1):
-            m = math.comb(n - f - 1, level - 1)
-            out[pos:pos + m, 0] = f
+        for f in range(u - level + 1):
+            m = math.comb(u - f - 1, level - 1)
+            out[pos:pos + m, 0] = base + f
             out[pos:pos + m, 1:] = prev[prev.shape[0] - m:]
             pos += m
         prev = out
     return prev
+
+
+#: cap of the binomial tables of :func:`unrank_combinations` (entries above every rank)
+_BIG = 2 ** 62
 
 
 def unrank_combinations(n: int, q: int, idx: np.ndarray) -> np.ndarray:
@@ -69,14 +78,19 @@ def unrank_combinations(n: int, q: int, idx: np.ndarray) -> np.ndarray:
     With ``start`` the smallest element still allowed and ``q'`` elements to choose, the
     subsets whose first element is ``e`` start at offset ``C(n - start, q') - C(n - e, q')``
     (hockey-stick identity), so ``e = n - m`` with ``m`` the smallest integer such that
-    ``C(m, q') >= C(n - start, q') - rank``: one ``searchsorted`` per position.
+    ``C(m, q') >= C(n - start, q') - rank``: one ``searchsorted`` per position.  Every
+    table entry that is used is at most ``C(n, q)``; the others are capped (the tables stay
+    non-decreasing, and int64 cannot overflow when ``q'`` is near ``n/2``).
     """
+    n, q = int(n), int(q)
+    if math.comb(n, q) >= _BIG:
+        raise ValueError(f"unrank_combinations: C({n}, {q}) is too large to index")
     idx = np.asarray(idx, dtype=np.int64).copy()
     out = np.empty((idx.size, q), dtype=np.int64)
     start = np.zeros(idx.size, dtype=np.int64)
     for t in range(q):
         qq = q - t
-        table = np.array([math.comb(m, qq) for m in range(n + 1)], dtype=np.int64)
+        table = np.array([min(math.comb(m, qq), _BIG) for m in range(n + 1)], dtype=np.int64)
         r = table[n - start] - idx
         m = np.searchsorted(table, r, side="left")
         e = n - m
@@ -92,8 +106,9 @@ def subset_sums(g: np.ndarray, q: int) -> np.ndarray:
 
     The ``q``-subsets whose first element is ``f`` are ``f`` followed by the
     ``(q - 1)``-subsets of ``g[f + 1:]``, which are the *last* ``C(n - f - 1, q - 1)``
-    ``(q - 1)``-subsets in lexicographic order; so each level is ``n`` contiguous slices of
-    the previous one plus a constant.  ``C(n, q)`` additions, no gathers.
+    ``(q - 1)``-subsets in lexicographic order; so each level is contiguous slices of the
+    previous one plus a constant.  As in :func:`combinations`, level ``ℓ`` only covers the
+    last ``n - q + ℓ`` elements.  At most ``C(n, q)`` additions per level, no gathers.
     """
     g = np.asarray(g, dtype=float)
     n = g.size
@@ -101,14 +116,16 @@ def subset_sums(g: np.ndarray, q: int) -> np.ndarray:
         return np.zeros(0)
     if q == 0:
         return np.zeros(1)
-    T = g.copy()
+    T = g[q - 1:].copy()  # level 1 over the last n - q + 1 elements
     for level in range(2, q + 1):
+        u = n - q + level
+        base = n - u
         prev = T.size
-        out = np.empty(math.comb(n, level))
+        out = np.empty(math.comb(u, level))
         pos = 0
-        for f in range(n - level + 1):
-            m = math.comb(n - f - 1, level - 1)
-            np.add(T[prev - m:], g[f], out=out[pos:pos + m])
+        for f in range(u - level + 1):
+            m = math.comb(u - f - 1, level - 1)
+            np.add(T[prev - m:], g[base + f], out=out[pos:pos + m])
             pos += m
         T = out
     return T
@@ -247,7 +264,6 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
     excluded = table.size - iK.size
     n_eval = n_cuts = 0
     # -- evaluate, lowest bound first; cut where it pays -------------------------------------
-    use_cuts = True
     t_val, t_cut = (1e-6, 1e-3) if cheap else (1e-3, 1e-2)  # seconds per value, per cut
     gain = math.inf  # members the last cut excluded
     batch = 16
@@ -273,7 +289,7 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
             else:
                 vals[i] = v
         new_cut = False
-        if todo and use_cuts and gain * t_val > t_cut:
+        if todo and gain * t_val > t_cut:
             i0 = todo.pop(0)  # the lowest bound: the point a MIP master would return
             t0 = time.perf_counter()
             vals[i0] = enum._evaluate_cut(rows[i0], add_to_master=True)[0]
@@ -294,6 +310,8 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
         i = int(np.argmin(vals))
         if vals[i] < best[0]:
             best[0], best[1] = float(vals[i]), rows[i].copy()
+            # the best member is always recorded (callers may recentre on it)
+            found.setdefault(tuple(rows[i].tolist()), best[0])
         n_before = iK.size
         if new_cut and iK.size:
             a, G = store.arrays
