@@ -73,6 +73,7 @@ from .._validation import check_labels_pm1
 from ..exceptions import CertificationError
 from ._hinge_active_set import hinge_dual, polish_batch, polish_exact, polish_structure
 from ._newton import SmoothedHinge, ball_newton, gather, margins
+from ._batched import BatchedCertifiedSolves
 from .base import Loss, SupportObjective
 
 __all__ = ["Hinge", "HingeObjective"]
@@ -87,8 +88,6 @@ _REFINE_ROUNDS = 1
 #: Newton steps on all samples at the first level, then working sets of this half-width
 _FIRST_ITERS = 3
 _FIRST_OMEGA = 0.3
-_CHUNK = 1_000_000  # entries of the (m, s, n) block held at once
-_GRAM_MAX_P = 2048
 
 
 class Hinge(Loss):
@@ -127,7 +126,7 @@ class Hinge(Loss):
         return HingeObjective(self, X, y)
 
 
-class HingeObjective(SupportObjective):
+class HingeObjective(BatchedCertifiedSolves, SupportObjective):
     """:class:`Hinge` on fixed data.
 
     Attributes
@@ -149,14 +148,6 @@ class HingeObjective(SupportObjective):
         self._gram = None
 
     # -- batch pieces --------------------------------------------------------------------
-    def _grams(self, supports: np.ndarray, Zt: np.ndarray) -> np.ndarray:
-        """``Σ_k z_k z_kᵀ = X_SᵀX_S`` (labels are ±1) for each support."""
-        if self.p <= _GRAM_MAX_P:
-            if self._gram is None:
-                self._gram = self.X.T @ self.X
-            return self._gram[supports[:, :, None], supports[:, None, :]]
-        return np.matmul(Zt, Zt.transpose(0, 2, 1))
-
     def _closed_form(self, supports: np.ndarray) -> np.ndarray:
         """``β`` if every sample violates the margin: ``c/(2λ')``, ``c = Σ_k z_k``."""
         c = self._colsum[supports]
@@ -297,18 +288,7 @@ class HingeObjective(SupportObjective):
         CertificationError
             If a support cannot be certified to that accuracy.
         """
-        supports = np.atleast_2d(np.asarray(supports, dtype=np.intp))
-        m, s = supports.shape
-        self.n_evaluations += m
-        step = max(1, _CHUNK // (self.n * s))
-        parts = [self._solve_chunk(supports[lo:lo + step], want_dual) for lo in range(0, m, step)]
-        P = np.concatenate([q[0] for q in parts])
-        D = np.concatenate([q[1] for q in parts])
-        B = np.concatenate([q[2] for q in parts])
-        A = np.concatenate([q[3] for q in parts]) if want_dual else None
-        if m:
-            self.max_gap = max(self.max_gap, float(np.max(P - D)))
-        return P, np.minimum(D, P), B, A
+        return self._solve_batched(supports, want_dual)
 
     def values(self, supports: np.ndarray) -> np.ndarray:
         return self.solve(supports)[0]

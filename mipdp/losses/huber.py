@@ -53,6 +53,7 @@ import numpy as np
 from .._validation import check_positive
 from ..exceptions import CertificationError
 from ._newton import HuberPiece, ball_newton, margins
+from ._batched import BatchedCertifiedSolves
 from .base import Loss, SupportObjective
 from .least_squares import ridge_ball_values
 
@@ -60,8 +61,6 @@ __all__ = ["Huber", "HuberObjective"]
 
 #: accepted duality gap, relative to max(1, P)
 CERT_TOL = 1e-12
-_CHUNK = 1_000_000  # entries of the (m, s, n) block held at once
-_GRAM_MAX_P = 2048
 
 
 def _huber(r: np.ndarray, delta: float) -> np.ndarray:
@@ -113,7 +112,7 @@ class Huber(Loss):
                 f"huber_delta={self.huber_delta:g})")
 
 
-class HuberObjective(SupportObjective):
+class HuberObjective(BatchedCertifiedSolves, SupportObjective):
     """:class:`Huber` on fixed data (``max_gap``: largest certified duality gap ``P - D``)."""
 
     def __init__(self, loss: Huber, X: np.ndarray, y: np.ndarray) -> None:
@@ -126,13 +125,6 @@ class HuberObjective(SupportObjective):
         self._XT = np.ascontiguousarray(X.T)  # (p, n)
         self._Xty = self._XT @ y
         self._gram = None
-
-    def _grams(self, supports: np.ndarray, Zt: np.ndarray) -> np.ndarray:
-        if self.p <= _GRAM_MAX_P:
-            if self._gram is None:
-                self._gram = self.X.T @ self.X
-            return self._gram[supports[:, :, None], supports[:, None, :]]
-        return np.matmul(Zt, Zt.transpose(0, 2, 1))
 
     def _bounds(self, Zt: np.ndarray, beta: np.ndarray):
         """Primal values, dual bounds and dual weights ``a = ψ_δ(ρ)`` at feasible ``β``."""
@@ -183,18 +175,7 @@ class HuberObjective(SupportObjective):
         ``D <= L(S) <= P`` and ``P - D <= 1e-12 max(1, P)`` for every support; otherwise
         :class:`~mipdp.exceptions.CertificationError` is raised.
         """
-        supports = np.atleast_2d(np.asarray(supports, dtype=np.intp))
-        m, s = supports.shape
-        self.n_evaluations += m
-        step = max(1, _CHUNK // (self.n * s))
-        parts = [self._solve_chunk(supports[lo:lo + step], want_dual) for lo in range(0, m, step)]
-        P = np.concatenate([q[0] for q in parts])
-        D = np.concatenate([q[1] for q in parts])
-        B = np.concatenate([q[2] for q in parts])
-        A = np.concatenate([q[3] for q in parts]) if want_dual else None
-        if m:
-            self.max_gap = max(self.max_gap, float(np.max(P - D)))
-        return P, np.minimum(D, P), B, A
+        return self._solve_batched(supports, want_dual)
 
     def values(self, supports: np.ndarray) -> np.ndarray:
         return self.solve(supports)[0]
