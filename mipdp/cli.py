@@ -27,7 +27,8 @@ def _progress_bar(desc: str):
         from tqdm.auto import tqdm
     except ImportError:
         return None, lambda: None
-    bar = tqdm(desc=desc, unit=" steps", leave=False, file=sys.stderr, dynamic_ncols=True)
+    bar = tqdm(desc=desc, unit=" steps", leave=False, file=sys.stderr, dynamic_ncols=True,
+               disable=None)  # no bar when stderr is not a terminal (logs, pipes)
 
     def callback(event: dict) -> None:
         fields = {k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in event.items()
