@@ -387,6 +387,9 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
                              backend_options=backend_options, time_limit=time_limit,
                              **(enumeration_options or {}))
     R_used = default_R(p, s) if R is None else int(R)
+    logger.info("private_bss: method=%s, loss=%s, n=%d, p=%d, s=%d, eps per draw %g, "
+                "%d draw(s), backend %s", method, loss_obj.name, n, p, s, eps_select, n_draws,
+                backend)
 
     bounds_key = "bounds_not_private" if data_derived_bounds(
         bounds, need_y=loss_obj.needs_y_bound) else "bounds"
@@ -440,6 +443,9 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     t_draw = time.perf_counter()
     draws = mech.sample(rng_draw, size=n_draws)
     timings["sampling"] = time.perf_counter() - t_draw
+    logger.info("private_bss: %s (%s) enumeration %.2f s, sampling %.2f s (timings are not "
+                "private)", method, ran, sum(v.time for v in enum.stats.phases.values()),
+                timings["sampling"])
     stats = enum.stats.as_dict()
     if isinstance(mech, ExponentialMechanismSampler):
         stats["sampler"] = mech.stats()

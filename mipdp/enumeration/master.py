@@ -174,6 +174,8 @@ class MasterProblem:
               lazy=None) -> tuple[SolveResult, np.ndarray | None]:
         """Solve; return the result and the support of ``z`` (``None`` if infeasible)."""
         res = self.backend.solve(mip_rel_gap=mip_rel_gap, time_limit=time_limit, lazy=lazy)
+        logger.debug("master solve on %s: status %s, bound %.10g (not private)",
+                     self.backend.name, res.status, res.bound)
         if res.status == "infeasible":
             return res, None
         return res, self.support_of(res.x)
