@@ -8,7 +8,7 @@
 (3,)
 """
 
-from .exceptions import (BackendUnavailableError, BudgetError, CertificationError,
+from .exceptions import (BackendUnavailableError, BudgetError, CertificationError, TimeLimitError,
                          ConditionalPrivacyWarning, InvalidParameterError, PrivacyLeakWarning,
                          SizeLimitError, SolverError)
 from . import comparators
@@ -23,7 +23,8 @@ __version__ = "0.1.0"
 
 __all__ = ["private_bss", "PrivateBSSResult", "PrivateBestSubsetSelector", "SelectionResult",
            "Guarantee", "Neighbour", "BudgetAccountant", "PrivacyLeakWarning",
-           "ConditionalPrivacyWarning", "CertificationError", "BudgetError", "SolverError",
+           "ConditionalPrivacyWarning", "CertificationError", "TimeLimitError", "BudgetError",
+           "SolverError",
            "BackendUnavailableError", "SizeLimitError", "InvalidParameterError",
            "available_backends", "comparators", "private_coefficients", "PrivateCoefficients"]
 

@@ -3,7 +3,7 @@
 from solvers.base import (BackendUnavailableError, InvalidParameterError, SizeLimitError,
                           SolverError, SolverTimeLimitError)
 
-__all__ = ["PrivacyLeakWarning", "CertificationError", "SolverError",
+__all__ = ["PrivacyLeakWarning", "CertificationError", "TimeLimitError", "SolverError",
            "BackendUnavailableError", "SizeLimitError", "SolverTimeLimitError",
            "BudgetError", "ConditionalPrivacyWarning", "InvalidParameterError"]
 
@@ -21,6 +21,14 @@ class CertificationError(RuntimeError):
 
     The samplers' privacy proof needs the exact top supports, so mipdp refuses to
     release anything rather than sample from an uncertified set.
+    """
+
+
+class TimeLimitError(CertificationError):
+    """The call's ``time_limit`` ran out before the release was certified (or drawn).
+
+    A :class:`CertificationError`: nothing was released.  Raised instead of the plain
+    class when the time limit, not a failed certificate, is the reason.
     """
 
 

@@ -311,7 +311,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         them with the rest.  The guarantee is composed accordingly.
     time_limit : float, optional
         Seconds for the enumeration and the sampling; on timeout a
-        :class:`~mipdp.exceptions.CertificationError` is raised (nothing is released).
+        :class:`~mipdp.exceptions.TimeLimitError` (a
+        :class:`~mipdp.exceptions.CertificationError`) is raised: nothing is released.
     random_state : None, int or numpy.random.Generator
     max_epsilon : float, optional
         The most the whole call may spend.  The planned total (pre-screen, every draw,

@@ -40,7 +40,7 @@ import numpy as np
 
 from solvers.base import MIPBackend, SolverTimeLimitError
 
-from ..exceptions import CertificationError
+from ..exceptions import CertificationError, TimeLimitError
 from ..losses.base import SupportObjective
 from ..mechanisms.regions import Region, region_members
 from .cuts import CutStore
@@ -235,7 +235,7 @@ class SupportEnumerator:
             return None
         left = self._deadline - time.perf_counter()
         if left <= 0:
-            raise CertificationError(
+            raise TimeLimitError(
                 f"time_limit={self._time_limit:g} s reached during the {name} phase, before it was "
                 "certified; nothing was released. Raise time_limit, or pre-screen to fewer "
                 "features (prescreen=...).")
@@ -294,7 +294,7 @@ class SupportEnumerator:
         except SolverTimeLimitError as exc:
             limit = ("the backend's own time limit" if self._time_limit is None
                      else f"time_limit={self._time_limit:g} s")
-            raise CertificationError(
+            raise TimeLimitError(
                 f"{limit} reached during the {name} phase, before it was certified; nothing "
                 f"was released. Raise the limit, or pre-screen to fewer features "
                 f"(prescreen=...). (solver: {exc})") from exc

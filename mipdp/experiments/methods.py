@@ -59,12 +59,15 @@ class MethodOutput:
     finished: bool = True
     #: why the method did not finish
     error: str | None = None
+    #: ``"time_limit"`` (rerun when the study's limit grows) or ``"certification"`` (a
+    #: failed certificate: rerun on every resume, and worth a bug report)
+    error_kind: str | None = None
 
 
 def _bss(method: str):
     def run(X, y, s, eps, rng, draws, *, loss="least_squares", bounds=(0.5, 0.5), ridge=120.0,
             radius=1.1, time_limit=None):
-        from ..exceptions import CertificationError, ConditionalPrivacyWarning
+        from ..exceptions import CertificationError, ConditionalPrivacyWarning, TimeLimitError
         from ..selection import private_bss
         from ..losses import get_loss
         if not get_loss(loss).needs_y_bound:      # ±1 labels (hinge): no bound on y
@@ -76,10 +79,13 @@ def _bss(method: str):
                 res = private_bss(X, y, s, eps, bounds=bounds, ridge=ridge, radius=radius,
                                   loss=loss, method=method, n_draws=draws, random_state=rng,
                                   time_limit=time_limit)
-        except CertificationError as exc:       # time limit: nothing was released
+        except CertificationError as exc:       # nothing was released
+            kind = "time_limit" if isinstance(exc, TimeLimitError) else "certification"
+            why = "time limit" if kind == "time_limit" else "certification failed"
             return MethodOutput(np.zeros((0, int(s)), dtype=np.intp), float("nan"),
-                                float("nan"), "nothing released (time limit)",
-                                time.perf_counter() - t0, finished=False, error=str(exc))
+                                float("nan"), f"nothing released ({why})",
+                                time.perf_counter() - t0, finished=False, error=str(exc),
+                                error_kind=kind)
         elapsed = time.perf_counter() - t0
         guarantee = str(res.guarantee)
         if method == "mistakes":

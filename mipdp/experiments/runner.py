@@ -84,6 +84,8 @@ def _needs_run(config: StudyConfig, path: Path) -> bool:
         return True                       # unreadable (should not happen: atomic writes)
     if meta.get("finished", True):
         return False
+    if meta.get("error_kind", "time_limit") != "time_limit":
+        return True                       # a failed certificate, not the clock: try again
     old = meta.get("time_limit")
     return config.time_limit is None or (old is not None and config.time_limit > old)
 
@@ -160,6 +162,7 @@ def run_cell(config: StudyConfig, method: str, n: int, trial: int) -> dict:
             "time_limit": config.time_limit}
     if not out.finished:
         meta["error"] = out.error
+        meta["error_kind"] = out.error_kind
         logger.info("%s n=%d trial=%d: not finished (%s)", method, n, trial, out.error)
         return {"meta": meta, "rows": {}}
     t_metrics = time.perf_counter()

@@ -47,7 +47,7 @@ from typing import Callable
 import numpy as np
 from scipy.special import logsumexp
 
-from ..exceptions import CertificationError
+from ..exceptions import CertificationError, TimeLimitError
 from .regions import Region, region_members
 
 logger = logging.getLogger(__name__)
@@ -180,7 +180,7 @@ class ExponentialMechanismSampler:
                             "%d regions (not private)", last - t_start, len(out), size,
                             self.n_proposals, len(self.regions))
             if self._deadline is not None and time.perf_counter() > self._deadline:
-                raise CertificationError(
+                raise TimeLimitError(
                     "time_limit reached while sampling the exponential mechanism; nothing "
                     f"was released ({self.n_proposals} proposals, {self.n_accepted} accepted)")
             need = size - len(out)

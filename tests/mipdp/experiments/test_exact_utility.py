@@ -119,12 +119,12 @@ def test_marginal_fails_on_cancel_design(tmp_path):
 
 def test_time_limit_records_unfinished_and_reruns_when_raised(tmp_path, monkeypatch):
     import mipdp.selection as selection
-    from mipdp.exceptions import CertificationError
+    from mipdp.exceptions import TimeLimitError
     real = selection.private_bss
 
     def limited(*a, method="exponential", time_limit=None, **kw):
         if method == "mistakes" and time_limit < 100:    # a slow mistakes search
-            raise CertificationError(f"time_limit={time_limit:g} s reached; nothing released")
+            raise TimeLimitError(f"time_limit={time_limit:g} s reached; nothing released")
         return real(*a, method=method, time_limit=time_limit, **kw)
 
     monkeypatch.setattr(selection, "private_bss", limited)
@@ -136,7 +136,7 @@ def test_time_limit_records_unfinished_and_reruns_when_raised(tmp_path, monkeypa
     assert s.loc["top_r", "unfinished"] == 0 and s.loc["top_r", "trials"] == 1
     rec = json.loads((tmp_path / "tl" / "trials" / "mistakes" / "n200_t0.json").read_text())
     assert rec["meta"]["finished"] is False and rec["rows"] == {}
-    assert "time_limit" in rec["meta"]["error"]
+    assert "time_limit" in rec["meta"]["error"] and rec["meta"]["error_kind"] == "time_limit"
     # same limit: skipped; a larger limit: rerun (and now it finishes)
     again = run_study(cfg, tmp_path, jobs=1)
     assert again.computed == []
@@ -144,6 +144,26 @@ def test_time_limit_records_unfinished_and_reruns_when_raised(tmp_path, monkeypa
     more = run_study(cfg, tmp_path, jobs=1)
     assert more.computed == [("mistakes", 200, 0)]
     assert more.summary.set_index("method").loc["mistakes", "unfinished"] == 0
+
+
+def test_failed_certificate_is_not_a_time_limit_and_is_retried(tmp_path, monkeypatch):
+    """A CertificationError that is not the clock is recorded as such and rerun on resume."""
+    import mipdp.selection as selection
+    from mipdp.exceptions import CertificationError
+    calls = []
+
+    def failing(*a, **kw):
+        calls.append(1)
+        raise CertificationError("the master problem was reported infeasible; nothing released")
+
+    monkeypatch.setattr(selection, "private_bss", failing)
+    cfg = StudyConfig(p=12, s=2, ns=[200], trials=1, draws=3, methods=["top_r"],
+                      time_limit=1.0, name="cf", em_reference=False)
+    run_study(cfg, tmp_path, jobs=1)
+    rec = json.loads((tmp_path / "cf" / "trials" / "top_r" / "n200_t0.json").read_text())
+    assert rec["meta"]["finished"] is False and rec["meta"]["error_kind"] == "certification"
+    again = run_study(cfg, tmp_path, jobs=1)   # same time limit, still retried
+    assert again.computed == [("top_r", 200, 0)] and len(calls) == 2
 
 
 def test_comparator_adapter_releases_what_the_comparator_releases():
