@@ -8,7 +8,8 @@ and ``<!-- /table -->`` with the current table of ``results/STUDY``.
 
 Per (n, method): mean over finished trials ± standard error; ``p_truth`` is the exact
 probability that one draw is the truth (an interval ``lo–hi`` where the bounds are only
-certified), ``em`` the exponential mechanism's own certified P(truth) on the same data;
+certified), ``em`` the exponential mechanism's own certified P(truth) on the same data
+(the mean over every reference cell of that n, whatever the methods' trial counts);
 cells with unfinished trials say so; the last column gives the number of finished
 trials (a range when methods differ).  Every figure is an evaluation quantity computed with
 the truth: **not private**.
@@ -34,6 +35,21 @@ def _fmt(mean, se, digits=3):
     return f"{mean:.{digits}f} ± {se:.{digits}f}" if se > 0 else f"{mean:.{digits}f}"
 
 
+def _references(root: Path) -> dict:
+    """``{n: [(lo, hi), ...]}`` of the exponential mechanism's reference cells (one per
+    finished ``(n, trial)``), read directly so that no method's trial count filters them."""
+    out: dict = {}
+    for f in sorted((root / "trials" / "_em_reference").glob("n*_t*.json")):
+        try:
+            meta = json.loads(f.read_text())["meta"]
+        except (ValueError, KeyError):
+            continue
+        if meta.get("finished", True) and "em_truth_lo" in meta:
+            out.setdefault(int(meta["n"]), []).append((float(meta["em_truth_lo"]),
+                                                       float(meta["em_truth_hi"])))
+    return out
+
+
 def tables(root: Path, metrics: list[str], header: bool = True) -> str:
     study = json.loads((root / "study.json").read_text())
     summ = summarize(load_table(root))
@@ -44,6 +60,7 @@ def tables(root: Path, metrics: list[str], header: bool = True) -> str:
            f"{study['draws']} draws per trial; trials per cell in the last column."]
     by = summ.set_index(["method", "n"])
     ns = sorted(set(summ["n"]))
+    refs = _references(root)
     for metric in metrics:
         if metric == "p_truth":
             cols = [m for m in methods if f"p_truth_lo_mean" in by.columns
@@ -63,10 +80,9 @@ def tables(root: Path, metrics: list[str], header: bool = True) -> str:
             row = [str(n)]
             trials = []
             if metric == "p_truth":
-                em = summ[(summ["n"] == n)].dropna(subset=["em_truth_lo_mean"]) \
-                    if "em_truth_lo_mean" in summ else summ.iloc[0:0]
-                if len(em):
-                    lo, hi = em["em_truth_lo_mean"].iloc[0], em["em_truth_hi_mean"].iloc[0]
+                ref = refs.get(n)   # the reference cells themselves, one per (n, trial)
+                if ref:
+                    lo, hi = np.mean([r[0] for r in ref]), np.mean([r[1] for r in ref])
                     row.append(f"{lo:.3f}" if hi - lo < 5e-4 else f"{lo:.3f}–{hi:.3f}")
                 else:
                     row.append("—")
@@ -89,7 +105,8 @@ def tables(root: Path, metrics: list[str], header: bool = True) -> str:
                 if r["trials"] > 0 and unf:
                     row[-1] += f" ({unf} not finished)"
             if metric == "p_truth" and "exponential" in cols and (("exponential", n) in by.index):
-                row.append(f"{by.loc[('exponential', n)]['p_truth_freq_mean']:.3f}")
+                freq = by.loc[("exponential", n)].get("p_truth_freq_mean", np.nan)
+                row.append("—" if freq is None or np.isnan(freq) else f"{freq:.3f}")
             elif metric == "p_truth" and "exponential" in cols:
                 row.append("—")
             done = [t for t in trials if t > 0]
