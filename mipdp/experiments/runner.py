@@ -139,7 +139,10 @@ def run_cell(config: StudyConfig, method: str, n: int, trial: int) -> dict:
     certified bounds on it, that one draw is the truth) and ``meta["p_truth_freq"]`` (the
     frequency of the truth over ``extra_draws`` further draws of the exponential
     mechanism) — is computed from the data and the true support without noise and is
-    **not private**: research output about the methods, not a release.
+    **not private**: research output about the methods, not a release.  So are the wall
+    times (``time_s``, ``time_metrics_s``, ``time_extra_draws_s``: a timing side channel).
+    ``meta["epsilon_select"]`` is the selection's total over all its draws;
+    ``meta["epsilon_fit"]`` (utility studies) is per fitted draw.
     """
     if method == REFERENCE:
         return run_reference_cell(config, n, trial)
