@@ -6,7 +6,9 @@ so ``bounds=(0.5, 0.5)`` holds by construction:
 
 * ``diabetes`` (n = 442, p = 10), least squares and Huber, s = 3: the raw clinical
   variables (``load_diabetes(scaled=False)``) mapped by plausible clinical ranges; the
-  target (disease progression, 25-346 in the data description) by the range [0, 400];
+  target (disease progression) by the round range [0, 400] (the data set's description
+  prints 25-346, a range computed from these very rows: for a real release take the range
+  from the measurement's definition, not from the data);
 * ``breast_cancer`` (n = 569, p = 30), hinge, s = 5: every feature by ``log10`` into
   ``[-3, 4]`` (a rule for positive measurements that needs no range per feature), labels
   ±1;
