@@ -97,7 +97,9 @@ def test_parallel_jobs_same_table(full, tmp_path):
     par = run_study(cfg, tmp_path, jobs=2)
     t = rep.table
     ref = t[t["method"].isin(cfg.methods) & (t["n"] == 300)].reset_index(drop=True)
-    pd.testing.assert_frame_equal(par.table.drop(columns="time_s"), ref.drop(columns="time_s"))
+    # columns only other methods fill (e.g. the exponential mechanism's) are all-NaN here
+    pd.testing.assert_frame_equal(par.table.drop(columns="time_s").dropna(axis=1, how="all"),
+                                  ref.drop(columns="time_s").dropna(axis=1, how="all"))
 
 
 def test_changed_parameters_refused(full):
