@@ -270,6 +270,16 @@ class SupportEnumerator:
             self.master.backend.add_rows([self.master.cut_row(S, lower, g)])
         return v, lower, g
 
+    def _cut_or_recall(self, S: np.ndarray, ph: _Phase) -> tuple[tuple, float, list]:
+        """``(key, value, rows)`` of a point the master offered: evaluated and cut (one row)
+        if the master has no cut at it yet, else its recorded value and no row."""
+        key = tuple(S.tolist())
+        if self.master.has_cut(S):
+            return key, self.found[key], []
+        v, lower, g = self._evaluate_cut(S)
+        ph.evaluations += 1
+        return key, v, [self.master.cut_row(S, lower, g)]
+
     def _record_swaps(self, center: np.ndarray, swaps: np.ndarray) -> None:
         a_idx, j_idx = np.nonzero(np.isfinite(swaps))
         rest = np.array([np.delete(center, a) for a in range(center.size)])
@@ -485,14 +495,7 @@ class SupportEnumerator:
 
         def oracle(x):
             S = master.support_of(x)
-            key = tuple(S.tolist())
-            rows = []
-            if not master.has_cut(S):
-                v, lower, g = self._evaluate_cut(S)
-                ph.evaluations += 1
-                rows.append(master.cut_row(S, lower, g))
-            else:
-                v = self.found[key]
+            key, v, rows = self._cut_or_recall(S, ph)
             if key not in self.nogoods:
                 self.nogoods.add(key)
                 rows.append(master.nogood_row(S))
@@ -639,14 +642,7 @@ class SupportEnumerator:
         def oracle(x):
             solves[0] += 1
             S = master.support_of(x)
-            key = tuple(S.tolist())
-            rows = []
-            if not master.has_cut(S):
-                v, lower, g = self._evaluate_cut(S)
-                ph.evaluations += 1
-                rows.append(master.cut_row(S, lower, g))
-            else:
-                v = self.found[key]
+            key, v, rows = self._cut_or_recall(S, ph)
             if v < best[0]:
                 best[0], best[1] = v, key
             c = cutoff()
