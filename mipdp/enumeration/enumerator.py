@@ -42,7 +42,7 @@ from solvers.base import MIPBackend, SolverTimeLimitError
 
 from ..exceptions import CertificationError, TimeLimitError
 from ..losses.base import SupportObjective
-from ..mechanisms.regions import Region, region_members
+from ..mechanisms.regions import Region
 from .cuts import CutStore
 from .dominance import dominated_columns
 from .explicit import explicit_search
@@ -482,7 +482,7 @@ class SupportEnumerator:
         self.master.set_fixed_zero(dominated_columns(self.master.cut_gradients(), groups, need))
         phase.fixed = max(phase.fixed, self.master.n_fixed)
 
-    def _search(self, phase_name: str, lo: int, hi: int, threshold, on_value) -> None:
+    def _search(self, phase_name: str, lo: int, hi: int, threshold) -> None:
         """Find every support in the region ``lo <= |S ∩ center| <= hi`` with ``L < threshold()``."""
         ph = self._phase(phase_name)
         t0 = time.perf_counter()
@@ -495,13 +495,12 @@ class SupportEnumerator:
 
         def oracle(x):
             S = master.support_of(x)
-            key, v, rows = self._cut_or_recall(S, ph)
+            key, _, rows = self._cut_or_recall(S, ph)
             if key not in self.nogoods:
                 self.nogoods.add(key)
                 rows.append(master.nogood_row(S))
             elif not rows:  # a solver may offer an excluded point again: reject it again
                 rows.append(master.nogood_row(S, new=False))
-            on_value(key, v)
             t = threshold()
             if emulated:  # between two emulated solves: tighten the model
                 if t < current[0]:
@@ -545,9 +544,6 @@ class SupportEnumerator:
                     cache[1] = float(np.partition(values, R - 1)[R - 1])
             return cache[1]
 
-        def on_value(key, v):
-            pass
-
         if self.s >= 2 and self.p - self.s >= 2:
             self.progress.start("top_r", R=R)
             K = min(self.s, self.p - self.s)
@@ -561,7 +557,7 @@ class SupportEnumerator:
             # the other classes by master solves, one contiguous range of classes at a time
             for _, grp in itertools.groupby(enumerate(mip), key=lambda t: t[1] - t[0]):
                 ks = [k for _, k in grp]
-                self._search("top_r", self.s - ks[-1], self.s - ks[0], tau, on_value)
+                self._search("top_r", self.s - ks[-1], self.s - ks[0], tau)
             self.progress.done("top_r", found=len(self.found), threshold=tau())
         keys = list(self.found)
         vals = np.array([self.found[k] for k in keys])
