@@ -149,13 +149,13 @@ def _abess(X, y, s, eps, rng, draws, *, loss="least_squares", bounds=(0.5, 0.5),
 def _marginal(X, y, s, eps, rng, draws, *, loss="least_squares", bounds=(0.5, 0.5),
               ridge=120.0, radius=1.1, time_limit=None):
     """Non-private baseline: the ``s`` largest ``|x_jᵀ y|`` on the clipped data."""
+    from .._validation import clip_data
     from ..guarantee import Guarantee
     from ..losses import get_loss
     t0 = time.perf_counter()
     b_x, b_y = bounds
-    Xc = np.clip(np.asarray(X, dtype=float), -b_x, b_x)
-    y = np.asarray(y, dtype=float)
-    yc = np.clip(y, -b_y, b_y) if get_loss(loss).needs_y_bound else y
+    Xc, yc = clip_data(np.asarray(X, dtype=float), np.asarray(y, dtype=float), b_x,
+                       b_y if get_loss(loss).needs_y_bound else None)
     score = np.abs(Xc.T @ yc)
     support = np.sort(np.argsort(-score, kind="stable")[: int(s)])
     g = Guarantee.none("non-private baseline (marginal screening without noise)",
