@@ -228,10 +228,12 @@ def _add_experiment_parser(sub) -> None:
                        help="least_squares, hinge or huber (default least_squares)")
         k.add_argument("--bound", type=float, default=0.5,
                        help="public clipping bound b_x = b_y (default 0.5)")
-        k.add_argument("--ridge", type=float, default=120.0,
-                       help="ridge parameter of the objective (default 120)")
-        k.add_argument("--radius", type=float, default=1.1,
-                       help="radius of the coefficient ball (default 1.1)")
+        k.add_argument("--ridge", type=float, default=None,
+                       help="ridge of the objective (default: derived from the bounds, "
+                            "docs/guide.md 'The default score'; the seed's is 120)")
+        k.add_argument("--radius", type=float, default=None,
+                       help="radius of the coefficient ball (default: b_y / (b_x sqrt(s)), "
+                            "1 / (b_x sqrt(s)) for hinge; the seed's is 1.1)")
         k.add_argument("--design", default="seed002", choices=["seed002", "cancel"],
                        help="synthetic design: 'seed002' (AR(1) columns with correlation "
                             "--rho, equal coefficients) or 'cancel' (sign cancellation: a true "
@@ -292,10 +294,12 @@ def build_parser() -> argparse.ArgumentParser:
                       help="privacy budget of one draw (default 1.0)")
     demo.add_argument("--loss", default="least_squares", choices=["least_squares", "hinge", "huber"],
                       help="loss of the objective (default least_squares)")
-    demo.add_argument("--ridge", type=float, default=120.0,
-                      help="ridge parameter of the objective (default 120)")
-    demo.add_argument("--radius", type=float, default=1.1,
-                      help="radius of the coefficient ball (default 1.1)")
+    demo.add_argument("--ridge", type=float, default=None,
+                      help="ridge of the objective (default: derived from the bounds, "
+                           "docs/guide.md 'The default score'; the seed's is 120)")
+    demo.add_argument("--radius", type=float, default=None,
+                      help="radius of the coefficient ball (default: b_y / (b_x sqrt(s)), "
+                           "1 / (b_x sqrt(s)) for hinge; the seed's is 1.1)")
     demo.add_argument("--bound", type=float, default=0.5,
                       help="public clipping bound for X and y (default 0.5)")
     demo.add_argument("--backend", default="highs",

@@ -126,6 +126,23 @@ def _check_method_args(method, R, delta, eps_test, n_draws):
     return delta, eps_test
 
 
+def _resolve_public_score(loss_obj: Loss, s: int, bounds) -> Loss:
+    """Apply the default score rule now when the bounds it needs are public numbers.
+
+    So that a rule that cannot apply raises before the data is read; with bounds left
+    to the data the rule runs after :func:`check_bounds` (and the result is not private).
+    """
+    if loss_obj.resolved or bounds is None or isinstance(bounds, str):
+        return loss_obj
+    if isinstance(bounds, Real):
+        b_x = b_y = float(bounds)
+    else:
+        b_x, b_y = bounds
+    if b_x is None or (b_y is None and loss_obj.needs_y_bound):
+        return loss_obj
+    return loss_obj.resolve(s, float(b_x), None if b_y is None else float(b_y))
+
+
 def planned_epsilon(eps: float, *, n_draws: int = 1, prescreen=None, method: str = "exponential",
                     delta: float | None = None, eps_test: float | None = None) -> float:
     """Total ε a :func:`private_bss` call with these arguments spends (basic composition).
@@ -276,10 +293,16 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         :class:`~mipdp.exceptions.PrivacyLeakWarning` and the result is marked **not
         private** (``result.is_private`` is False, ``result.epsilon`` is NaN).
     ridge, radius : float, optional
-        ``λ > 0`` and ``r > 0`` of the objective (docs/algorithms.md); default 120 and 1.1,
-        or those of ``loss`` when it is a :class:`~mipdp.losses.Loss` instance (a
+        ``λ > 0`` and ``r > 0`` of the objective (docs/algorithms.md).  Default: derived
+        from the public bounds only, never from the data (:func:`mipdp.losses.default_score`):
+        ``r = b_y / (b_x √s)`` for least squares and Huber, ``r = 1 / (b_x √s)`` for the
+        hinge loss, and a small ridge ``λ = mipdp.losses.DEFAULT_RIDGE``; docs/guide.md,
+        "The default score", shows how it was chosen.  The seed's score is
+        ``ridge=120, radius=1.1`` (``mipdp.losses.SEED_RIDGE``, ``SEED_RADIUS``).  When
+        ``loss`` is a :class:`~mipdp.losses.Loss` instance its own values are used (a
         different value then raises :class:`~mipdp.exceptions.InvalidParameterError`
-        instead of being ignored).
+        instead of being ignored).  ``result.info`` reports the ``ridge`` and ``radius``
+        used and ``score_rule`` (``"default"`` or ``"given"``).
     loss : str or Loss, default "least_squares"
     method : {"exponential", "top_r", "mistakes"}, default "exponential"
         ``"exponential"``: the exponential mechanism ``P(S) ∝ exp(-ε L(S) / (2Δ))`` over
@@ -351,6 +374,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     delta, eps_test = _check_method_args(method, R, delta, eps_test, n_draws)
     check_backend(backend, backend_options)
     loss_obj = get_loss(loss, ridge=ridge, radius=radius)
+    score_rule = "given" if loss_obj.resolved else "default"
+    loss_obj = _resolve_public_score(loss_obj, s, bounds)
     eps_select = (1.0 - prescreen_fraction(prescreen)) * eps
     eps_total = planned_epsilon(eps, n_draws=n_draws, prescreen=prescreen, method=method,
                                 delta=delta, eps_test=eps_test)
@@ -366,6 +391,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     s = check_less_than(s, p, "s", "p", "private_bss")
     y = loss_obj.check_targets(y)
     b_x, b_y = check_bounds(bounds, X, y, need_y=loss_obj.needs_y_bound)
+    loss_obj = loss_obj.resolve(s, b_x, b_y)    # data-derived bounds: result not private
     rng = check_random_state(random_state)
     rng_screen, rng_test, rng_draw = rng.spawn(3)
 
@@ -395,7 +421,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     bounds_key = "bounds_not_private" if data_derived_bounds(
         bounds, need_y=loss_obj.needs_y_bound) else "bounds"
     info: dict = {"loss": loss_obj.name, bounds_key: (b_x, b_y), "ridge": loss_obj.ridge,
-                  "radius": loss_obj.radius}
+                  "radius": loss_obj.radius, "score_rule": score_rule}
     ran = method
     passed = None
     if method == "exponential":

@@ -86,8 +86,8 @@ class StudyConfig:
     loss: str = "least_squares"
     b_x: float = 0.5
     b_y: float = 0.5
-    ridge: float = 120.0
-    radius: float = 1.1
+    ridge: float | None = None     # None: the default score derived from the bounds
+    radius: float | None = None
     rho: float | None = None
     snr: float = 5.0
     seed: int = 0
@@ -108,6 +108,12 @@ class StudyConfig:
         if self.rho is None:
             self.rho = DEFAULT_RHO[self.design]
         self.rho = float(self.rho)
+        if self.ridge is None or self.radius is None:   # the default score, from public bounds
+            from ..losses import default_score
+            ridge, radius = default_score(self.loss, int(self.s), float(self.b_x),
+                                          float(self.b_y))
+            self.ridge = ridge if self.ridge is None else float(self.ridge)
+            self.radius = radius if self.radius is None else float(self.radius)
         if self.time_limit is not None and not float(self.time_limit) > 0:
             raise ValueError(f"time_limit: must be > 0 seconds, got {self.time_limit}")
         if int(self.extra_draws) < 0:

@@ -45,8 +45,8 @@ def default_ball(p: int, s: int, loss: str = "least_squares") -> int:
 
 
 def em_truth_probability(X, y, truth, eps: float, *, s: int | None = None, ball: int | None = None,
-                         loss: str = "least_squares", bounds=(0.5, 0.5), ridge: float = 120.0,
-                         radius: float = 1.1, backend: str = "highs") -> EMReference:
+                         loss: str = "least_squares", bounds=(0.5, 0.5),
+                         ridge: float | None = None, radius: float | None = None, backend: str = "highs") -> EMReference:
     """Certified ``[lo, hi]`` on the exponential mechanism's ``P(release = truth)``.
 
     Parameters
@@ -63,7 +63,8 @@ def em_truth_probability(X, y, truth, eps: float, *, s: int | None = None, ball:
     ball : int, optional
         Mistake classes evaluated exactly (default :func:`default_ball`).
     loss, bounds, ridge, radius, backend
-        As in :func:`~mipdp.selection.private_bss`.
+        As in :func:`~mipdp.selection.private_bss` (``ridge``/``radius`` ``None``: the
+        default score derived from the bounds).
 
     Returns
     -------

@@ -65,8 +65,8 @@ class MethodOutput:
 
 
 def _bss(method: str):
-    def run(X, y, s, eps, rng, draws, *, loss="least_squares", bounds=(0.5, 0.5), ridge=120.0,
-            radius=1.1, time_limit=None):
+    def run(X, y, s, eps, rng, draws, *, loss="least_squares", bounds=(0.5, 0.5), ridge=None,
+            radius=None, time_limit=None):
         from ..exceptions import CertificationError, ConditionalPrivacyWarning, TimeLimitError
         from ..selection import private_bss
         from ..losses import get_loss
@@ -99,8 +99,8 @@ def _bss(method: str):
 
 
 def _comparator(name: str, needs_bounds: bool):
-    def run(X, y, s, eps, rng, draws, *, loss="least_squares", bounds=(0.5, 0.5), ridge=120.0,
-            radius=1.1, time_limit=None):
+    def run(X, y, s, eps, rng, draws, *, loss="least_squares", bounds=(0.5, 0.5), ridge=None,
+            radius=None, time_limit=None):
         from ..comparators.registry import get_method
         fn = get_method(name)
         from ..losses import get_loss
@@ -121,8 +121,8 @@ def _comparator(name: str, needs_bounds: bool):
     return run
 
 
-def _abess(X, y, s, eps, rng, draws, *, loss="least_squares", bounds=(0.5, 0.5), ridge=120.0,
-           radius=1.1, time_limit=None):
+def _abess(X, y, s, eps, rng, draws, *, loss="least_squares", bounds=(0.5, 0.5), ridge=None,
+           radius=None, time_limit=None):
     """Non-private baseline: abess's splicing best-subset solver at support size ``s``."""
     try:
         from abess import LinearRegression
@@ -147,7 +147,7 @@ def _abess(X, y, s, eps, rng, draws, *, loss="least_squares", bounds=(0.5, 0.5),
 
 
 def _marginal(X, y, s, eps, rng, draws, *, loss="least_squares", bounds=(0.5, 0.5),
-              ridge=120.0, radius=1.1, time_limit=None):
+              ridge=None, radius=None, time_limit=None):
     """Non-private baseline: the ``s`` largest ``|x_jᵀ y|`` on the clipped data."""
     from .._validation import clip_data
     from ..guarantee import Guarantee

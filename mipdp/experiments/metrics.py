@@ -48,12 +48,12 @@ class SupportLoss:
     """
 
     def __init__(self, X, y, s: int, *, loss: str = "least_squares", bounds=(0.5, 0.5),
-                 ridge: float = 120.0, radius: float = 1.1) -> None:
+                 ridge: float | None = None, radius: float | None = None) -> None:
         from .._validation import clip_data
         from ..losses import get_loss
-        self.loss = get_loss(loss, ridge=ridge, radius=radius)
-        y = self.loss.check_targets(np.asarray(y, dtype=float))
         b_x, b_y = bounds
+        self.loss = get_loss(loss, ridge=ridge, radius=radius).resolve(int(s), b_x, b_y)
+        y = self.loss.check_targets(np.asarray(y, dtype=float))
         self.b_x, self.b_y = b_x, b_y
         self.s = int(s)
         self.n = X.shape[0]

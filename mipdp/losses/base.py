@@ -20,6 +20,8 @@ instead of returning a value.  Cuts use the certified *lower* bound as their con
 
 from __future__ import annotations
 
+import copy
+import math
 from abc import ABC, abstractmethod
 from typing import ClassVar
 
@@ -33,10 +35,13 @@ class Loss(ABC):
 
     Parameters
     ----------
-    ridge : float
-        Ridge parameter ``λ > 0`` (the exact OA cuts need ``λ > 0``).
-    radius : float
-        Radius ``r`` of the ℓ2 ball on the coefficients.
+    ridge : float, optional
+        Ridge parameter ``λ > 0`` (the exact OA cuts need ``λ > 0``).  ``None``: the
+        default rule (:func:`mipdp.losses.default_score`), resolved by :meth:`resolve`
+        once the support size and the clipping bounds are known.
+    radius : float, optional
+        Radius ``r`` of the ℓ2 ball on the coefficients.  ``None``: the default rule,
+        as for ``ridge``.
     """
 
     #: Registry name.
@@ -44,10 +49,50 @@ class Loss(ABC):
     #: Whether the sensitivity uses a bound on ``|y_i|`` (regression) or not (±1 labels).
     needs_y_bound: ClassVar[bool] = True
 
-    def __init__(self, ridge: float = 120.0, radius: float = 1.1) -> None:
+    def __init__(self, ridge: float | None = None, radius: float | None = None) -> None:
         from .._validation import check_positive
-        self.ridge = check_positive(ridge, "ridge")
-        self.radius = check_positive(radius, "radius", allow_inf=True)
+        self.ridge = None if ridge is None else check_positive(ridge, "ridge")
+        self.radius = None if radius is None else check_positive(radius, "radius",
+                                                                 allow_inf=True)
+        if self.radius is not None and not np.isfinite(self.radius):
+            raise ValueError("radius: must be finite (the sensitivity of L(S) depends on it)")
+
+    @property
+    def resolved(self) -> bool:
+        """Whether ``ridge`` and ``radius`` are both set (not left to the default rule)."""
+        return self.ridge is not None and self.radius is not None
+
+    @classmethod
+    def default_radius(cls, s: int, b_x: float, b_y: float | None) -> float:
+        """The default rule's radius: the prediction range ``b_x r √s`` equals the label
+        range ``b_y`` (:func:`mipdp.losses.default_score`)."""
+        if b_y is None:
+            raise ValueError(f"bounds: the default radius of loss={cls.name!r} is "
+                             "b_y / (b_x √s) and needs a bound b_y > 0 on |y|; pass "
+                             "bounds=(b_x, b_y) or radius=")
+        return float(b_y) / (float(b_x) * math.sqrt(s))
+
+    def resolve(self, s: int, b_x: float, b_y: float | None) -> "Loss":
+        """This loss with ``ridge`` / ``radius`` left to the default rule filled in.
+
+        A pure function of the public inputs ``(s, b_x, b_y)`` and the loss (never of the
+        data): :func:`mipdp.losses.default_score`.  Returns ``self`` when both are set.
+        """
+        if self.resolved:
+            return self
+        from .score_rule import default_score
+        ridge, radius = default_score(self, s, b_x, b_y)
+        out = copy.copy(self)
+        out.ridge = ridge if self.ridge is None else self.ridge
+        out.radius = radius if self.radius is None else self.radius
+        return out
+
+    def _check_resolved(self, what: str) -> None:
+        if not self.resolved:
+            raise ValueError(f"{type(self).__name__}: {what} needs ridge and radius; they were "
+                             "left to the default rule, which needs the support size and the "
+                             "bounds: call loss.resolve(s, b_x, b_y) first (private_bss does) "
+                             "or pass ridge= and radius=")
 
     @abstractmethod
     def sample_bound(self, s: int, b_x: float, b_y: float | None) -> float:
@@ -55,6 +100,7 @@ class Loss(ABC):
 
     def sensitivity(self, n: int, s: int, b_x: float, b_y: float | None) -> float:
         """Replace-one sensitivity ``Δ = B / n`` of ``L(S)`` (the ridge term is data-free)."""
+        self._check_resolved("the sensitivity")
         return self.sample_bound(s, b_x, b_y) / n
 
     def check_targets(self, y: np.ndarray) -> np.ndarray:
@@ -66,7 +112,12 @@ class Loss(ABC):
         """Attach (clipped) data and return the objective over supports."""
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(ridge={self.ridge:g}, radius={self.radius:g})"
+        return f"{type(self).__name__}(ridge={_fmt(self.ridge)}, radius={_fmt(self.radius)})"
+
+
+def _fmt(v) -> str:
+    """``None`` (left to the default rule) or a number, for reprs."""
+    return "None" if v is None else f"{v:g}"
 
 
 class SupportObjective(ABC):
@@ -77,6 +128,7 @@ class SupportObjective(ABC):
     cheap_values: bool = False
 
     def __init__(self, loss: Loss, X: np.ndarray, y: np.ndarray) -> None:
+        loss._check_resolved("binding to data")
         self.loss = loss
         self.X = X
         self.y = y

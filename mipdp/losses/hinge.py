@@ -67,6 +67,8 @@ the recorded objective.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._validation import check_labels_pm1
@@ -100,19 +102,24 @@ class Hinge(Loss):
 
     Parameters
     ----------
-    ridge : float, default 120
-        ``λ > 0``.
-    radius : float, default 1.1
-        ``r > 0`` (finite).
+    ridge : float, optional
+        ``λ > 0``; default: the rule of :func:`mipdp.losses.default_score`.
+    radius : float, optional
+        ``r > 0`` (finite: the sensitivity depends on it); default: the rule of
+        :func:`mipdp.losses.default_score`, ``1 / (b_x √s)``.
     """
 
     name = "hinge"
     needs_y_bound = False
 
-    def __init__(self, ridge: float = 120.0, radius: float = 1.1) -> None:
+    def __init__(self, ridge: float | None = None, radius: float | None = None) -> None:
         super().__init__(ridge, radius)
-        if not np.isfinite(self.radius):
-            raise ValueError("radius: must be finite (the sensitivity of L(S) depends on it)")
+
+    @classmethod
+    def default_radius(cls, s: int, b_x: float, b_y: float | None = None) -> float:
+        """The default rule's radius ``1 / (b_x √s)``: the margin ``y xᵀβ`` ranges over
+        ``[-1, 1]``; a margin beyond 1 earns no lower loss but inflates ``B``."""
+        return 1.0 / (float(b_x) * math.sqrt(s))
 
     def sample_bound(self, s: int, b_x: float, b_y: float | None = None) -> float:
         return 1.0 + b_x * self.radius * np.sqrt(s)

@@ -54,7 +54,7 @@ from .._validation import check_positive
 from ..exceptions import CertificationError
 from ._newton import HuberPiece, ball_newton, margins
 from ._batched import BatchedCertifiedSolves
-from .base import Loss, SupportObjective
+from .base import Loss, SupportObjective, _fmt
 from .least_squares import ridge_ball_values
 
 __all__ = ["Huber", "HuberObjective"]
@@ -81,10 +81,11 @@ class Huber(Loss):
 
     Parameters
     ----------
-    ridge : float, default 120
-        ``λ > 0``.
-    radius : float, default 1.1
-        ``r > 0`` (finite).
+    ridge : float, optional
+        ``λ > 0``; default: the rule of :func:`mipdp.losses.default_score`.
+    radius : float, optional
+        ``r > 0`` (finite: the sensitivity depends on it); default: the rule of
+        :func:`mipdp.losses.default_score`, ``b_y / (b_x √s)``.
     huber_delta : float, default 1.0
         Threshold ``δ > 0`` between the quadratic and linear zones.
     """
@@ -92,11 +93,9 @@ class Huber(Loss):
     name = "huber"
     needs_y_bound = True
 
-    def __init__(self, ridge: float = 120.0, radius: float = 1.1,
+    def __init__(self, ridge: float | None = None, radius: float | None = None,
                  huber_delta: float = 1.0) -> None:
         super().__init__(ridge, radius)
-        if not np.isfinite(self.radius):
-            raise ValueError("radius: must be finite (the sensitivity of L(S) depends on it)")
         self.huber_delta = check_positive(huber_delta, "huber_delta")
 
     def sample_bound(self, s: int, b_x: float, b_y: float | None) -> float:
@@ -108,7 +107,7 @@ class Huber(Loss):
         return HuberObjective(self, X, y)
 
     def __repr__(self) -> str:
-        return (f"Huber(ridge={self.ridge:g}, radius={self.radius:g}, "
+        return (f"Huber(ridge={_fmt(self.ridge)}, radius={_fmt(self.radius)}, "
                 f"huber_delta={self.huber_delta:g})")
 
 

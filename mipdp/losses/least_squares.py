@@ -115,19 +115,18 @@ class LeastSquares(Loss):
 
     Parameters
     ----------
-    ridge : float, default 120
-        ``λ > 0``.
-    radius : float, default 1.1
-        ``r > 0`` (finite: the sensitivity depends on it).
+    ridge : float, optional
+        ``λ > 0``; default: the rule of :func:`mipdp.losses.default_score`.
+    radius : float, optional
+        ``r > 0`` (finite: the sensitivity depends on it); default: the rule of
+        :func:`mipdp.losses.default_score`, ``b_y / (b_x √s)``.
     """
 
     name = "least_squares"
     needs_y_bound = True
 
-    def __init__(self, ridge: float = 120.0, radius: float = 1.1) -> None:
+    def __init__(self, ridge: float | None = None, radius: float | None = None) -> None:
         super().__init__(ridge, radius)
-        if not np.isfinite(self.radius):
-            raise ValueError("radius: must be finite (the sensitivity of L(S) depends on it)")
 
     def sample_bound(self, s: int, b_x: float, b_y: float | None) -> float:
         return 0.5 * (b_y + b_x * self.radius * np.sqrt(s)) ** 2
@@ -175,17 +174,23 @@ class LeastSquaresObjective(SupportObjective):
         """``(L(S), lower, g)``: the closed-form value, a certified dual bound and the cut.
 
         With ``a = ρ = y - X_S β`` (residual), ``w = Xᵀρ`` and the ball multiplier ``ν``
-        of the closed form (``λ'' = λ + ν``), the dual function of the perspective
-        relaxation ``c(z)`` (SPEC §3: ``(λ/2n) Σ β_i²/z_i``, plain ball)
+        of the closed form (``λ'' = λ + ν``), weak duality for the ridge-and-ball problem
+        of any support ``T`` (multipliers ``a`` on the residual, ``ν`` on the ball) gives
 
-            φ(a, ν, z) = (1/n)(aᵀy - ||a||²/2) - ν r²/(2n) - Σ_i w_i² z_i / (2n(λ + ν z_i))
+            L(T) >= ψ(1_T),   ψ(z) = (1/n)(aᵀy - ||a||²/2) - ν r²/(2n) - Σ_i z_i w_i² / (2nλ'')
 
-        is convex in ``z`` and ``L(T) = c(1_T) >= φ(a, ν, 1_T)`` for every support ``T``
-        (weak duality).  So with ``lower = φ(a, ν, 1_S)`` (``<= L(S)``, equal up to
-        rounding) and ``g = ∇_z φ(a, ν, 1_S)``, i.e. ``g_i = -λ w_i² / (2nλ''²)``
-        (``= -(λ/2n) β_i²``) on ``S`` and ``-w_i² / (2nλ)`` off ``S``, the cut
-        ``η >= lower + gᵀ(z - 1_S)`` is a global lower bound on ``L`` (a convex function
-        lies above its tangent), whatever the accuracy of ``(a, ν)``.
+        (minimise ``-aᵀX_Tβ + (λ''/2)||β||²`` over ``β`` in closed form).  ``ψ`` is
+        *linear* in ``z``, so with ``lower = ψ(1_S)`` (``<= L(S)``, equal up to
+        rounding) and ``g_i = -w_i² / (2nλ'')`` for every ``i`` the cut
+        ``η >= lower + gᵀ(z - 1_S) = ψ(z)`` is a global lower bound on ``L`` at every
+        support, whatever the accuracy of ``(a, ν)``.
+
+        This is the chord of the perspective relaxation's dual
+        ``φ(a, ν, z) = ... - Σ_i w_i² z_i / (2n(λ + ν z_i))`` (SPEC §3), which agrees
+        with ``ψ`` on binary ``z``; its tangent at ``1_S`` (the cut used before) has
+        slope ``-w_i²/(2nλ)`` off ``S`` and is below ``ψ`` at every other support, by
+        a factor ``λ''/λ`` on the entering features — the difference that matters
+        when the ridge is small and the ball is active (the default score).
         """
         S = np.asarray(support, dtype=np.intp)
         n, lam = self.n, self.lam
@@ -200,8 +205,7 @@ class LeastSquaresObjective(SupportObjective):
         wS = corr[S]
         ball = (lam_pp - lam) * self.radius ** 2 if np.isfinite(self.radius) else 0.0
         lower = (rho @ self.y - 0.5 * (rho @ rho) - 0.5 * ball - 0.5 * (wS @ wS) / lam_pp) / n
-        g = -(corr * corr) / (2.0 * n * lam)
-        g[S] = -lam * wS * wS / (2.0 * n * lam_pp ** 2)
+        g = -(corr * corr) / (2.0 * n * lam_pp)
         return float(val[0]), min(float(lower), float(val[0])), g
 
     def one_swap_values(self, support: np.ndarray) -> np.ndarray:

@@ -103,13 +103,17 @@ def test_n_iter_range_is_the_same_everywhere():
 
 
 def test_get_loss_does_not_drop_ridge():
-    inst = LeastSquares(ridge=5.0)
+    inst = LeastSquares(ridge=5.0, radius=1.0)
     assert get_loss(inst) is inst and get_loss(inst, ridge=5.0) is inst
     with pytest.raises(InvalidParameterError, match="'ridge' parameter of get_loss"):
         get_loss(inst, ridge=999.0)
     with pytest.raises(InvalidParameterError, match="'radius'"):
         get_loss(inst, radius=2.0)
     assert get_loss("least_squares", ridge=999.0).ridge == 999.0
+    # a value the instance leaves to the default rule is filled in, not a conflict
+    half = LeastSquares(ridge=5.0)
+    filled = get_loss(half, radius=2.0)
+    assert (filled.ridge, filled.radius) == (5.0, 2.0) and half.radius is None
     with pytest.raises(InvalidParameterError, match="'ridge'"):
         private_bss(D, D, 2, 1.0, bounds=(0.5, 0.5), loss=inst, ridge=999.0)
 

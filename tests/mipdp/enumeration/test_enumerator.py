@@ -115,7 +115,7 @@ def test_flat_objective_is_fast_in_exhaustive_mode():
     rng = np.random.default_rng(0)
     X = np.clip(rng.normal(size=(2000, 30)), -0.5, 0.5)
     y = np.clip(rng.normal(size=2000), -0.5, 0.5)
-    loss = LeastSquares()
+    loss = LeastSquares(120.0, 1.1)
     enum = SupportEnumerator(loss.bind(X, y), 5, scale=loss.sensitivity(2000, 5, 0.5, 0.5),
                              time_limit=60)
     top = enum.top_supports(default_R(30, 5))

@@ -44,7 +44,7 @@ def test_explicit_optimum_records_its_centre(monkeypatch):
     Z[:, 1::2] = 0.9 * Z[:, ::2] + 0.4 * Z[:, 1::2]
     X = np.clip(0.3 * Z, -.5, .5)
     y = np.clip(0.5 * (X[:, 0] - X[:, 1]) + 0.1 * rng.normal(size=n), -.5, .5)
-    loss = LeastSquares(ridge=0.01)
+    loss = LeastSquares(ridge=0.01, radius=1.1)
     obj = loss.bind(X, y)
     all_s = np.array(list(itertools.combinations(range(p), s)))
     vals = obj.values(all_s)

@@ -98,5 +98,5 @@ def test_cli_demo_runs_with_a_bar(capsys):
 def test_least_squares_exhaustive_path_needs_no_reporter():
     rng = np.random.default_rng(0)
     X, y = np.clip(rng.normal(size=(50, 8)), -0.5, 0.5), np.clip(rng.normal(size=50), -0.5, 0.5)
-    enum = SupportEnumerator(LeastSquares().bind(X, y), 2, scale=0.01, progress=None)
+    enum = SupportEnumerator(LeastSquares(120.0, 1.1).bind(X, y), 2, scale=0.01, progress=None)
     assert enum.top_supports(3).supports.shape == (3, 2)

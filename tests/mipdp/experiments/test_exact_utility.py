@@ -27,11 +27,15 @@ def _brute_em_truth(X, y, truth, eps, s, b=0.5, ridge=120.0, radius=1.1):
     return float(np.exp(logp[np.all(sup == np.sort(truth), axis=1)][0]))
 
 
+@pytest.mark.parametrize("score", ["seed", "default"])
 @pytest.mark.parametrize("ball", [0, 1, 3])
-def test_em_reference_brackets_brute_force(ball):
+def test_em_reference_brackets_brute_force(ball, score):
+    from mipdp.losses import default_score
     X, y, truth = make_bss_regression(n=300, p=12, s=3, random_state=3)
-    exact = _brute_em_truth(X, y, truth, 1.0, 3)
-    ref = em_truth_probability(X, y, truth, 1.0, ball=ball)
+    ridge, radius = (120.0, 1.1) if score == "seed" else default_score("least_squares", 3, .5, .5)
+    exact = _brute_em_truth(X, y, truth, 1.0, 3, ridge=ridge, radius=radius)
+    kw = dict(ridge=ridge, radius=radius) if score == "seed" else {}   # default: the rule
+    ref = em_truth_probability(X, y, truth, 1.0, ball=ball, **kw)
     assert ref["lo"] <= exact * (1 + 1e-9) and exact <= ref["hi"] * (1 + 1e-9)
     if ball == 3:                           # every support evaluated: exact
         assert ref["lo"] == pytest.approx(exact, rel=1e-9)

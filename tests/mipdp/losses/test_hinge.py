@@ -174,7 +174,7 @@ def test_private_bss_hinge_end_to_end_both_samplers(instance):
         res = private_bss(X, y, 2, 1.0, loss="hinge", bounds=(B, None), method=method,
                           ridge=2.0, random_state=0, **kw)
         assert res.supports.shape == (1, 2)
-        assert res.sensitivity == pytest.approx(Hinge(2.0).sensitivity(60, 2, B, None))
+        assert res.sensitivity == pytest.approx(Hinge(2.0).resolve(2, B, None).sensitivity(60, 2, B, None))
     assert get_loss("svm").name == "hinge"
 
 

@@ -101,7 +101,7 @@ def test_private_bss_huber_and_errors(instance):
     X, y = instance(5, n=60, p=9)
     res = private_bss(X, y, 2, 1.0, loss="huber", bounds=(B, B), ridge=2.0, random_state=0)
     assert res.supports.shape == (1, 2)
-    assert res.sensitivity == pytest.approx(Huber(2.0).sensitivity(60, 2, B, B))
+    assert res.sensitivity == pytest.approx(Huber(2.0).resolve(2, B, B).sensitivity(60, 2, B, B))
     res = private_bss(X, y, 2, 1.0, loss=Huber(2.0, 1.1, huber_delta=0.1), bounds=(B, B),
                       random_state=0)
     assert res.info["loss"] == "huber"
