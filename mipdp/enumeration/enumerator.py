@@ -195,6 +195,8 @@ class SupportEnumerator:
         self.explicit_max = int(explicit_max)
         self.progress = progress if isinstance(progress, Progress) else Progress(progress)
         self.cuts = CutStore(self.p, s)
+        #: extra cuts of the objective at a support, until their master rows are made
+        self._extra_cuts: dict[tuple, list] = {}
         self._table: tuple[np.ndarray, np.ndarray] | None = None
         self.tol = tol
         self.n_warm_cuts = 0 if n_warm_cuts is None else n_warm_cuts
@@ -264,11 +266,24 @@ class SupportEnumerator:
         out = self.objective.value_and_cut(S)
         v, lower, g = out if len(out) == 3 else (out[0], out[0], out[1])
         S = np.asarray(S, dtype=np.intp)
-        self.found[tuple(int(i) for i in S)] = v
+        key = tuple(int(i) for i in S)
+        self.found[key] = v
         self.cuts.add(S, lower, g)
+        extra = self.objective.extra_cuts(S)
+        for lo_k, g_k in extra:
+            self.cuts.add(S, lo_k, g_k)
+        self._extra_cuts[key] = extra
         if add_to_master and self.master is not None and not self.master.has_cut(S):
-            self.master.backend.add_rows([self.master.cut_row(S, lower, g)])
+            self.master.backend.add_rows(self._master_rows(S, lower, g))
         return v, lower, g
+
+    def _master_rows(self, S: np.ndarray, lower: float, g: np.ndarray) -> list:
+        """The master rows of the cut at ``S`` and of the extra cuts the objective gave
+        there (:meth:`~mipdp.losses.base.SupportObjective.extra_cuts`)."""
+        rows = [self.master.cut_row(S, lower, g)]
+        for lo_k, g_k in self._extra_cuts.pop(tuple(int(i) for i in S), ()):
+            rows.append(self.master.cut_row(S, lo_k, g_k))
+        return rows
 
     def _cut_or_recall(self, S: np.ndarray, ph: _Phase) -> tuple[tuple, float, list]:
         """``(key, value, rows)`` of a point the master offered: evaluated and cut (one row)
@@ -278,7 +293,7 @@ class SupportEnumerator:
             return key, self.found[key], []
         v, lower, g = self._evaluate_cut(S)
         ph.evaluations += 1
-        return key, v, [self.master.cut_row(S, lower, g)]
+        return key, v, self._master_rows(S, lower, g)
 
     def _record_swaps(self, center: np.ndarray, swaps: np.ndarray) -> None:
         a_idx, j_idx = np.nonzero(np.isfinite(swaps))
@@ -343,12 +358,12 @@ class SupportEnumerator:
                                     backend=self._backend_spec,
                                     backend_options=self._backend_options)
         self.stats.backend = self.master.backend.name
-        rows = [self.master.cut_row(center, *self._evaluate_cut(center)[1:])]
+        rows = self._master_rows(center, *self._evaluate_cut(center)[1:])
         if self.n_warm_cuts > 0:
             flat = np.argsort(swaps, axis=None)[:self.n_warm_cuts]
             for a, j in zip(*np.unravel_index(flat, swaps.shape)):
                 S = np.sort(np.r_[np.delete(center, a), j])
-                rows.append(self.master.cut_row(S, *self._evaluate_cut(S)[1:]))
+                rows.extend(self._master_rows(S, *self._evaluate_cut(S)[1:]))
         self.master.backend.add_rows(rows)
         self._phase("warm_cuts").time += time.perf_counter() - t0
 
@@ -368,9 +383,9 @@ class SupportEnumerator:
             ph.evaluations += 1
             if v < best[0]:
                 best[0], best[1] = v, S
-            row = self.master.cut_row(S, lower, g)
+            rows = self._master_rows(S, lower, g)
             self._fix_dominated(ph, region=False)
-            return [row]
+            return rows
 
         self._fix_dominated(ph, region=False)
         self.progress.start("optimum", supports=self.n_supports)
@@ -714,7 +729,7 @@ class SupportEnumerator:
                 if self.master.has_cut(S):
                     continue
                 v, lower, g = self._evaluate_cut(S)
-                rows.append(self.master.cut_row(S, lower, g))
+                rows.extend(self._master_rows(S, lower, g))
         if rows:
             self.master.backend.add_rows(rows)
         self._sync_stats()

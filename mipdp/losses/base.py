@@ -162,6 +162,15 @@ class SupportObjective(ABC):
         in every later master problem.  ``value`` is what the enumeration records.
         """
 
+    def extra_cuts(self, support: np.ndarray) -> list[tuple[float, np.ndarray]]:
+        """Further cuts ``(lower, g)`` at the support last passed to :meth:`value_and_cut`.
+
+        Each must satisfy the same contract as the cut of :meth:`value_and_cut`
+        (``lower <= L(support)`` certified; ``η >= lower + gᵀ(z - 1_S)`` a global lower
+        bound).  Default: none.
+        """
+        return []
+
     def one_swap_values(self, support: np.ndarray) -> np.ndarray:
         """Objective of every one-swap neighbour of ``support``.
 

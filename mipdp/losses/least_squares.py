@@ -13,6 +13,8 @@ floating-point rounding: no iterative optimiser is involved.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .base import Loss, SupportObjective
@@ -204,9 +206,42 @@ class LeastSquaresObjective(SupportObjective):
         corr = self.X.T @ rho
         wS = corr[S]
         ball = (lam_pp - lam) * self.radius ** 2 if np.isfinite(self.radius) else 0.0
-        lower = (rho @ self.y - 0.5 * (rho @ rho) - 0.5 * ball - 0.5 * (wS @ wS) / lam_pp) / n
-        g = -(corr * corr) / (2.0 * n * lam_pp)
+        base = rho @ self.y - 0.5 * (rho @ rho)
+        lower = (base - 0.5 * ball - 0.5 * (wS @ wS) / lam_pp) / n
+        c2 = corr * corr
+        g = -c2 / (2.0 * n * lam_pp)
+        self._extra = (tuple(S.tolist()), base, c2, float(wS @ wS), lam_pp)
         return float(val[0]), min(float(lower), float(val[0])), g
+
+    def extra_cuts(self, support: np.ndarray) -> list[tuple[float, np.ndarray]]:
+        """Tangents of the same dual at larger ball multipliers ``ν_k > ν``.
+
+        For the residual ``a`` of :meth:`value_and_cut` every ``ν >= 0`` gives a valid
+        linear cut ``ψ_ν`` (weak duality); the best ``ν`` for a support ``T`` is
+        ``λ + ν = √W_T / r`` with ``W_T = Σ_{i∈T} w_i²``, so ``ν`` of ``S`` leaves the
+        bound weak on supports with much larger ``W_T`` (the ones region bounds are made
+        of), by a factor up to ``(λ + ν_T)/(λ + ν)`` — large when the ridge is small.
+        Two more tangents: at ``W`` the largest possible ``W_T`` (the ``s`` largest
+        ``w_i²``) and at the geometric mean of it and ``max(W_S, (λr)²)``.
+        """
+        ext = getattr(self, "_extra", None)
+        S = tuple(int(i) for i in np.asarray(support))
+        if ext is None or ext[0] != S or not np.isfinite(self.radius):
+            return []
+        _, base, c2, wsw, lam_pp = ext
+        n, lam, r = self.n, self.lam, self.radius
+        s = len(S)
+        w_max = float(np.sum(np.partition(c2, -s)[-s:])) if c2.size > s else float(c2.sum())
+        w_lo = max(wsw, (lam_pp * r) ** 2)
+        if not w_max > 1.5 * w_lo:
+            return []
+        out = []
+        for W in (math.sqrt(w_lo * w_max), w_max):
+            lam_k = math.sqrt(W) / r                  # λ + ν_k, ν_k > ν
+            nu_k = lam_k - lam
+            lower_k = (base - 0.5 * nu_k * r * r - 0.5 * wsw / lam_k) / n
+            out.append((float(lower_k), -c2 / (2.0 * n * lam_k)))
+        return out
 
     def one_swap_values(self, support: np.ndarray) -> np.ndarray:
         """All one-swap objectives from ``s`` batched ``(p - s)``-wide Gram updates.

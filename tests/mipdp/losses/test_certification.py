@@ -164,6 +164,9 @@ class _LooseLeastSquares:
         v, lower, g = self._obj.value_and_cut(S)
         return v, lower - self.slack, g
 
+    def extra_cuts(self, S):
+        return [(lo - self.slack, g) for lo, g in self._obj.extra_cuts(S)]
+
 
 def test_enumerator_cuts_with_lower_and_records_value(instance, monkeypatch):
     from mipdp.enumeration import master as master_mod
@@ -187,9 +190,13 @@ def test_enumerator_cuts_with_lower_and_records_value(instance, monkeypatch):
     ref = np.sort(np.fromiter(table.values(), float))[:5]
     np.testing.assert_allclose(top.values, ref, rtol=1e-10)
     assert constants
-    for S, c in constants:
-        assert abs(c - (table[S] - slack)) <= 1e-13
+    best = {}
+    for S, c in constants:       # the main cut's constant; extra cuts' are below it
+        assert c <= table[S] - slack + 1e-13
+        best[S] = max(best.get(S, -np.inf), c)
         assert enum.found[S] == pytest.approx(table[S], rel=1e-12)
+    for S, c in best.items():
+        assert abs(c - (table[S] - slack)) <= 1e-13
 
 
 def test_bounded_least_squares_multipliers_certify_tied_structures():

@@ -46,6 +46,48 @@ def test_cuts_are_global_lower_bounds(instance, radius):
             assert v + g @ (z - z0) <= vT + 1e-12
 
 
+@pytest.mark.parametrize("ridge,radius", [(0.01, 0.1), (1.0, 0.3), (1.0, 2.0), (5.0, 0.45),
+                                          (120.0, 1.1)])
+@pytest.mark.parametrize("seed", range(3))
+def test_chord_and_extra_cuts_are_global_lower_bounds(instance, ridge, radius, seed):
+    """Every cut (main and extra tangents) underestimates L at every support, and the main
+    cut is never weaker than the perspective tangent it replaced."""
+    p, s = 9, 3
+    X, y = instance(seed, n=60, p=p)
+    obj = LeastSquares(ridge, radius).bind(X, y)
+    sup = all_supports(p, s)
+    vals = obj.values(sup)
+    Z = np.zeros((len(sup), p))
+    np.put_along_axis(Z, sup, 1.0, axis=1)
+    n_extra = 0
+    for S in sup[::5]:
+        v, lower, g = obj.value_and_cut(S)
+        assert lower <= v
+        cuts = [(lower, g)] + obj.extra_cuts(S)
+        n_extra += len(cuts) - 1
+        z0 = np.zeros(p)
+        z0[S] = 1
+        for lo, gk in cuts:
+            assert lo <= v + 1e-15
+            assert np.all(lo + (Z - z0) @ gk <= vals + 1e-12 * np.maximum(1, np.abs(vals)))
+        # the tangent of the perspective dual at 1_S (slope -w_i²/(2nλ) off S)
+        off = np.setdiff1d(np.arange(p), S)
+        lam_pp = -(((X.T @ (y - X[:, S] @ obj_beta(obj, S))) ** 2)[off]) / (2 * 60 * g[off])
+        assert np.all(lam_pp >= ridge * (1 - 1e-9))   # |g_i| <= w_i²/(2nλ): at least as strong
+    if radius <= 0.45 and ridge <= 5.0:
+        assert n_extra > 0
+
+
+def obj_beta(obj, S):
+    """Coefficients of the ridge-and-ball problem on ``S`` (for the slope check)."""
+    from mipdp.losses.least_squares import ridge_ball_values
+    XS = obj.X[:, S]
+    A = XS.T @ XS + obj.lam * np.eye(len(S))
+    _, beta, _ = ridge_ball_values(A[None], obj.Xty[S][None], obj.yty, obj.n, obj.radius,
+                                   return_coef=True)
+    return beta[0]
+
+
 def test_cut_is_the_gradient_of_the_perspective_relaxation(instance):
     """Finite differences of c(z) at 1_S match g on coordinates inside S."""
     X, y = instance(3, n=40, p=6)
