@@ -25,7 +25,7 @@ import numpy as np
 
 from mipdp.experiments.runner import load_table, summarize
 
-ORDER = ["exponential", "top_r", "mistakes", "mcmc", "samp_agg", "dp_sis", "kendall",
+ORDER = ["exponential", "exponential_default", "top_r", "mistakes", "mcmc", "samp_agg", "dp_sis", "kendall",
          "marginal", "abess"]
 
 

@@ -35,7 +35,7 @@ import math
 __all__ = ["DEFAULT_RIDGE", "SEED_RIDGE", "SEED_RADIUS", "default_score"]
 
 #: ``λ`` of the default score (chosen by ``experiments/score_rule_sweep.py``)
-DEFAULT_RIDGE = 1.0
+DEFAULT_RIDGE = 5.0
 #: the seed's score (Prastakos et al.): kept for reproducing the seed, set explicitly
 SEED_RIDGE, SEED_RADIUS = 120.0, 1.1
 
