@@ -291,6 +291,7 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
         new_cut = False
         if todo and gain * t_val > t_cut:
             i0 = todo.pop(0)  # the lowest bound: the point a MIP master would return
+            n_store = store.arrays[0].size     # the cuts it adds (main and extra) follow
             t0 = time.perf_counter()
             vals[i0] = enum._evaluate_cut(rows[i0], add_to_master=True)[0]
             t_cut = 0.5 * t_cut + 0.5 * (time.perf_counter() - t0)
@@ -315,7 +316,8 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
         n_before = iK.size
         if new_cut and iK.size:
             a, G = store.arrays
-            np.maximum(lb, table.cut_bound(a[-1], G[-1], iK, iA), out=lb)
+            for t in range(n_store, a.size):   # the new cut and the objective's extra cuts
+                np.maximum(lb, table.cut_bound(a[t], G[t], iK, iA), out=lb)
         keep = lb <= thr() + margin()
         iK, iA, lb = iK[keep], iA[keep], lb[keep]
         excluded += n_before - iK.size

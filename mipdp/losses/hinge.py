@@ -76,6 +76,7 @@ from ..exceptions import CertificationError
 from ._hinge_active_set import hinge_dual, polish_batch, polish_exact, polish_structure
 from ._newton import SmoothedHinge, ball_newton, gather, margins
 from ._batched import BatchedCertifiedSolves
+from ._tangents import ball_tangent_cuts
 from .base import Loss, SupportObjective
 
 __all__ = ["Hinge", "HingeObjective"]
@@ -317,5 +318,15 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
         w = self._ZT @ a
         D, lam_p = hinge_dual(np.array([a.sum()]), w[S][None], self.lam, self.radius, self.n)
         lower = min(float(D[0]), float(P[0]))
+        self._extra = (tuple(S.tolist()), float(a.sum()), w * w, float(lam_p[0]))
         return float(P[0]), lower, -(w * w) / (4.0 * self.n * float(lam_p[0]))
+
+    def extra_cuts(self, support: np.ndarray) -> list[tuple[float, np.ndarray]]:
+        """Tangents of the same dual at larger ``λ'`` (:mod:`._tangents`, ``α = 1, β = 4``)."""
+        ext = getattr(self, "_extra", None)
+        if ext is None or ext[0] != tuple(int(i) for i in np.asarray(support)):
+            return []
+        _, base, c2, lam_p = ext
+        return ball_tangent_cuts(base, c2, support, self.lam, lam_p, self.radius, self.n,
+                                 1.0, 4.0)
 

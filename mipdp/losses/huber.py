@@ -54,6 +54,7 @@ from .._validation import check_positive
 from ..exceptions import CertificationError
 from ._newton import HuberPiece, ball_newton, margins
 from ._batched import BatchedCertifiedSolves
+from ._tangents import ball_tangent_cuts
 from .base import Loss, SupportObjective, _fmt
 from .least_squares import ridge_ball_values
 
@@ -194,7 +195,18 @@ class HuberObjective(BatchedCertifiedSolves, SupportObjective):
         a = A[0]
         w = self._XT @ a
         D, lam_pp = _huber_dual(a[None], w[S][None], self.y, self.lam, self.radius, self.n)
+        self._extra = (tuple(S.tolist()), float(a @ self.y - 0.5 * (a @ a)), w * w,
+                       float(lam_pp[0]))
         return float(P[0]), min(float(D[0]), float(P[0])), -(w * w) / (2.0 * self.n * float(lam_pp[0]))
+
+    def extra_cuts(self, support: np.ndarray) -> list[tuple[float, np.ndarray]]:
+        """Tangents of the same dual at larger ``λ''`` (:mod:`._tangents`, ``α = 1/2, β = 2``)."""
+        ext = getattr(self, "_extra", None)
+        if ext is None or ext[0] != tuple(int(i) for i in np.asarray(support)):
+            return []
+        _, base, c2, lam_pp = ext
+        return ball_tangent_cuts(base, c2, support, self.lam, lam_pp, self.radius, self.n,
+                                 0.5, 2.0)
 
 
 def _into_ball(beta: np.ndarray, radius: float) -> np.ndarray:

@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from ._tangents import ball_tangent_cuts
 from .base import Loss, SupportObjective
 
 __all__ = ["LeastSquares", "ridge_ball_values"]
@@ -214,34 +215,13 @@ class LeastSquaresObjective(SupportObjective):
         return float(val[0]), min(float(lower), float(val[0])), g
 
     def extra_cuts(self, support: np.ndarray) -> list[tuple[float, np.ndarray]]:
-        """Tangents of the same dual at larger ball multipliers ``ν_k > ν``.
-
-        For the residual ``a`` of :meth:`value_and_cut` every ``ν >= 0`` gives a valid
-        linear cut ``ψ_ν`` (weak duality); the best ``ν`` for a support ``T`` is
-        ``λ + ν = √W_T / r`` with ``W_T = Σ_{i∈T} w_i²``, so ``ν`` of ``S`` leaves the
-        bound weak on supports with much larger ``W_T`` (the ones region bounds are made
-        of), by a factor up to ``(λ + ν_T)/(λ + ν)`` — large when the ridge is small.
-        Two more tangents: at ``W`` the largest possible ``W_T`` (the ``s`` largest
-        ``w_i²``) and at the geometric mean of it and ``max(W_S, (λr)²)``.
-        """
+        """Tangents of the same dual at larger ball multipliers (:mod:`._tangents`)."""
         ext = getattr(self, "_extra", None)
-        S = tuple(int(i) for i in np.asarray(support))
-        if ext is None or ext[0] != S or not np.isfinite(self.radius):
+        if ext is None or ext[0] != tuple(int(i) for i in np.asarray(support)):
             return []
-        _, base, c2, wsw, lam_pp = ext
-        n, lam, r = self.n, self.lam, self.radius
-        s = len(S)
-        w_max = float(np.sum(np.partition(c2, -s)[-s:])) if c2.size > s else float(c2.sum())
-        w_lo = max(wsw, (lam_pp * r) ** 2)
-        if not w_max > 1.5 * w_lo:
-            return []
-        out = []
-        for W in (math.sqrt(w_lo * w_max), w_max):
-            lam_k = math.sqrt(W) / r                  # λ + ν_k, ν_k > ν
-            nu_k = lam_k - lam
-            lower_k = (base - 0.5 * nu_k * r * r - 0.5 * wsw / lam_k) / n
-            out.append((float(lower_k), -c2 / (2.0 * n * lam_k)))
-        return out
+        _, base, c2, _, lam_pp = ext
+        return ball_tangent_cuts(base, c2, support, self.lam, lam_pp, self.radius, self.n,
+                                 0.5, 2.0)
 
     def one_swap_values(self, support: np.ndarray) -> np.ndarray:
         """All one-swap objectives from ``s`` batched ``(p - s)``-wide Gram updates.
