@@ -404,7 +404,11 @@ def _ptr_pass_prob(gap: float, sens: float, eps_test: float, delta: float) -> fl
 def _ptr_log_probs(X, y, s, eps, eps_test, delta, **kw):
     lm, res = _bss_log_probs(X, y, s, eps, method="mistakes", **kw)
     lt, _ = _bss_log_probs(X, y, s, eps, method="top_r", **kw)
-    a = _ptr_pass_prob(res.info["gap_not_private"], res.sensitivity, eps_test, delta)
+    # the samplers' scale: Δ = B/n (replace-one; res.sensitivity) or B/(2n) (add/remove, where
+    # the record's sensitivity is B)
+    scale = (res.sensitivity / (2.0 * X.shape[0]) if kw.get("neighbours") == "add_remove"
+             else res.sensitivity)
+    a = _ptr_pass_prob(res.info["gap_not_private"], scale, eps_test, delta)
     with np.errstate(divide="ignore"):
         return np.logaddexp(math.log(a) + lm if a > 0 else -np.inf,
                             math.log1p(-a) + lt if a < 1 else -np.inf)
@@ -413,30 +417,37 @@ def _ptr_log_probs(X, y, s, eps, eps_test, delta, **kw):
 def audit_ptr_mistakes(eps: float = 1.0, eps_test: float = 0.5, delta: float = 1e-3,
                        s: int = 2, p: int = 6, seeds: Iterable[int] = (0, 1),
                        n_random: int = 2, n_corner: int = 3, path: str = "mip",
-                       backend: str = "highs") -> list[dict]:
+                       backend: str = "highs", neighbours: str = "replace_one") -> list[dict]:
     """Exact audit of ``private_bss(method="mistakes", delta=δ, eps_test=ε₀)``.
 
     The release is a mixture: with the exact PTR pass probability ``a`` the mistakes
     sampler, otherwise top-R. Its law is computed exactly on every dataset — stable,
     unstable (near-tie instances, optimum-flipping neighbours) alike — and the exact
     ``δ`` at ``ε + ε₀`` is compared with the claimed ``δ``.  ``path``, ``backend``: as in
-    :func:`audit_top_r`.
+    :func:`audit_top_r`.  ``neighbours="add_remove"``: the add/remove release on
+    :func:`add_remove_neighbours` pairs.
     """
     total = eps + eps_test
     worst, worst_delta, n_inst, n_pairs = 0.0, 0.0, 0, 0
     used: set = set()
     kw = {"path": path, "backend": backend, "used": used}
+    if neighbours != "replace_one":
+        kw["neighbours"] = neighbours
     for kind, seed, n in [("strong", sd, 200) for sd in seeds] + [("near_tie", sd, 40) for sd in seeds]:
         X, y = _instance(kind, seed, n, p)
         n_inst += 1
         base = _ptr_log_probs(X, y, s, eps, eps_test, delta, **kw)
         rng = np.random.default_rng(3000 + seed)
-        for _, Xn, yn in replace_one_neighbours(X, y, rng, n_random, n_corner, flip=_flip_score(s)):
+        pairs = (replace_one_neighbours(X, y, rng, n_random, n_corner, flip=_flip_score(s))
+                 if neighbours == "replace_one" else
+                 add_remove_neighbours(X, y, rng, n_random, n_corner, flip=_flip_score(s)))
+        for _, Xn, yn in pairs:
             lp = _ptr_log_probs(Xn, yn, s, eps, eps_test, delta, **kw)
             worst = max(worst, max_abs_log_ratio(base, lp))
             worst_delta = max(worst_delta, hockey_stick(base, lp, total))
             n_pairs += 1
-    return [_row("mistakes + PTR guard", "replace-one", "exact", n_inst, n_pairs, worst, total,
+    nb_label = "replace-one" if neighbours == "replace_one" else "add/remove-one"
+    return [_row("mistakes + PTR guard", nb_label, "exact", n_inst, n_pairs, worst, total,
                  delta, worst_delta, backend=used)]
 
 
@@ -766,6 +777,9 @@ def run_audit(quick: bool = False, as_frame: bool = False, backend: str = "highs
                            neighbours="add_remove")
     rows += audit_ptr_mistakes(seeds=seeds[:2], n_random=1 if quick else 2,
                                n_corner=1 if quick else 3, path="mip", backend=backend)
+    rows += audit_ptr_mistakes(seeds=seeds[:2], n_random=1 if quick else 2,
+                               n_corner=1 if quick else 2, path="mip", backend=backend,
+                               neighbours="add_remove")
     rows += audit_private_coefficients()
     rows += audit_topk(eps_values=(1.0,) if quick else (0.5, 1.0, 4.0))
     rows += audit_dp_sis(seeds=seeds)

@@ -44,7 +44,7 @@ NEIGHBOURS = ("replace_one", "add_remove")
 #: ``neighbours="add_remove"``.  ``0.5`` is the monotone factor: the method's score in sum
 #: form ``F = n·L`` moves by an amount in ``[0, B]`` (all in the same direction) when a
 #: row is added, so the exponent ``ε F / B = ε L / (2 · B/(2n))`` is ε-DP (docs/privacy.md,
-#: "Add/remove neighbours").  A method absent from this table refuses ``"add_remove"``
+#: "MIP methods under add/remove neighbours").  A method absent from this table refuses ``"add_remove"``
 #: before the data is read; a method whose score is not proven monotone would use ``1.0``
 #: (the add/remove sensitivity ``B`` of a non-monotone sum-form score is the same bound).
 ADD_REMOVE_SCALE = {"exponential": 0.5, "top_r": 0.5, "mistakes": 0.5}
@@ -415,7 +415,6 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     report_gap : bool, default False
         For ``method="mistakes"``: put ``L(S_(2)) - L(S_(1))`` and whether the
         stability condition held in ``result.info``.  **That figure is not private.**
-
     neighbours : {"replace_one", "add_remove"}, default "replace_one"
         Neighbour notion of the guarantee.  ``"replace_one"``: the datasets have the same
         (public) ``n`` and differ in one row; the score's sensitivity is ``Δ = B/n``.
@@ -424,7 +423,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         moves every ``F(S)`` up by an amount in ``[0, B]``), and the exponential
         mechanism, top-R and mistakes samplers use weights ``exp(-ε F / B)``, i.e. the
         scale ``B/(2n)`` in place of ``B/n``: the same utility at half the ε
-        (docs/privacy.md, "Add/remove neighbours", proves it per method).  Not available
+        (docs/privacy.md, "MIP methods under add/remove neighbours", proves it per method).  Not available
         with ``prescreen`` (the pre-screeners run under replace-one) nor for a method
         outside :data:`ADD_REMOVE_SCALE`: both raise
         :class:`~mipdp.exceptions.InvalidParameterError` before the data is read.  The
@@ -493,7 +492,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     # the samplers' scale: B/n (replace-one) or B/(2n) (add/remove, monotone score).  Under
     # add/remove n enters only here, through F = n·L: every quantity below that carries the
     # scale (levels, PTR threshold, exponents) is a data-free multiple of it, so the release
-    # depends on the data only through F/B (docs/privacy.md, "Add/remove neighbours").
+    # depends on the data only through F/B (docs/privacy.md, "MIP methods under add/remove
+    # neighbours").
     delta_L = scale_factor * loss_obj.sensitivity(n, s, b_x, b_y)
     record_sens = (loss_obj.sample_bound(s, b_x, b_y) if neighbours == "add_remove"
                    else delta_L)

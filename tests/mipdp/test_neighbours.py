@@ -16,7 +16,8 @@ import pytest
 
 import solvers
 from mipdp import BudgetAccountant, InvalidParameterError, private_bss
-from mipdp.audit import add_remove_neighbours, audit_exponential, audit_mistakes, audit_top_r
+from mipdp.audit import (add_remove_neighbours, audit_exponential, audit_mistakes,
+                         audit_ptr_mistakes, audit_top_r)
 from mipdp.brute_force import all_supports, exponential_mechanism_log_probs, least_squares_value
 from mipdp.exceptions import BudgetError, ConditionalPrivacyWarning
 from mipdp.guarantee import Guarantee, Neighbour
@@ -257,3 +258,9 @@ def test_audit_rows_add_remove():
     for r in rows:
         assert r["neighbour"] == "add/remove-one" and r["within_claim"] and r["pairs"] > 0
         assert r["backend"] == "highs"
+
+
+def test_audit_ptr_mistakes_add_remove():
+    """The PTR-guarded mistakes release under add/remove: exact δ at ε + ε₀ within δ."""
+    row = audit_ptr_mistakes(seeds=(0,), n_random=1, n_corner=1, neighbours="add_remove")[0]
+    assert row["neighbour"] == "add/remove-one" and row["within_claim"] and row["pairs"] > 0
