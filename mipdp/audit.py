@@ -40,6 +40,7 @@ from .mechanisms.topk import (canonical_lipschitz_topk_distribution,
                               gumbel_peeling_topk_distribution)
 
 __all__ = ["COLUMNS", "PATHS", "max_abs_log_ratio", "hockey_stick", "replace_one_neighbours",
+           "add_remove_neighbours", "audit_exponential",
            "audit_top_r", "audit_mistakes", "audit_ptr_mistakes", "audit_topk", "audit_dp_sis",
            "audit_dp_kendall", "audit_private_coefficients", "op_k1_log_law", "op_k1_worst",
            "clopper_pearson_epsilon", "audit_empirical", "run_audit", "to_markdown"]
@@ -163,6 +164,35 @@ def replace_one_neighbours(X: np.ndarray, y: np.ndarray, rng: np.random.Generato
         yield label, best[1], best[2]
 
 
+def add_remove_neighbours(X: np.ndarray, y: np.ndarray, rng: np.random.Generator,
+                          n_remove: int = 3, n_add: int = 3,
+                          flip: Callable[[np.ndarray, np.ndarray], float] | None = None,
+                          n_flip_candidates: int = 24
+                          ) -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
+    """Neighbouring datasets under add/remove: ``(label, X', y')`` with one row more or less.
+
+    ``remove``: a random row deleted.  ``add``: a corner row of the clipping box appended
+    (possibly far outside the bounds, so that clipping matters).  ``flip`` (if given): the
+    removal (over every row) and the addition (over ``n_flip_candidates`` corner rows)
+    maximising ``flip(X', y')``, the most adversarial neighbours for the optimum.
+    """
+    n, p = X.shape
+    for _ in range(n_remove):
+        i = int(rng.integers(n))
+        yield "remove", np.delete(X, i, axis=0), np.delete(y, i)
+    for row in _corner_rows(p, rng, n_add):
+        yield "add", np.vstack([X, row[:p]]), np.r_[y, row[p]]
+    if flip is None:
+        return
+    cands = [("remove", np.delete(X, i, axis=0), np.delete(y, i)) for i in range(n)]
+    cands += [("add", np.vstack([X, row[:p]]), np.r_[y, row[p]])
+              for row in _corner_rows(p, rng, n_flip_candidates)]
+    for kind in ("remove", "add"):
+        best = max((c for c in cands if c[0] == kind),
+                   key=lambda c: flip(np.clip(c[1], -B, B), np.clip(c[2], -B, B)))
+        yield f"flip ({kind})", best[1], best[2]
+
+
 def _ls_table(X: np.ndarray, y: np.ndarray, s: int, ridge: float, radius: float) -> np.ndarray:
     """Brute-force objective of every support (lexicographic order), independent code path."""
     return np.array([least_squares_value(X, y, S, ridge, radius)
@@ -234,11 +264,17 @@ def _em_worst(X: np.ndarray, y: np.ndarray, s: int, eps: float, sens: float):
 
 
 def _audit_bss_exact(name: str, method: str, Rs, eps: float, s: int, p: int, n: int, seeds,
-                     kinds, n_random: int, n_corner: int, path: str, backend: str) -> dict:
-    """Worst exact log-ratio of ``private_bss(method=...)`` over neighbouring datasets."""
+                     kinds, n_random: int, n_corner: int, path: str, backend: str,
+                     neighbours: str = "replace_one") -> dict:
+    """Worst exact log-ratio of ``private_bss(method=...)`` over neighbouring datasets.
+
+    ``neighbours="add_remove"`` runs ``private_bss(..., neighbours="add_remove")`` and
+    compares it on :func:`add_remove_neighbours` pairs (a row removed or added).
+    """
     N = math.comb(p, s)
     worst, n_inst, n_pairs = 0.0, 0, 0
     used: set = set()
+    kw = {} if neighbours == "replace_one" else {"neighbours": neighbours}
     for kind, seed in itertools.product(kinds, seeds):
         X, y = _instance(kind, seed, n, p)
         n_inst += 1
@@ -247,27 +283,32 @@ def _audit_bss_exact(name: str, method: str, Rs, eps: float, s: int, p: int, n: 
         for R in Rs:
             base[R], res = _bss_log_probs(X, y, s, eps, method=method,
                                           R=N if R == "all" else R, path=path,
-                                          backend=backend, used=used)
-        adversary = _em_worst(X, y, s, eps, res.sensitivity)
-        for label, Xn, yn in replace_one_neighbours(X, y, rng, n_random, n_corner,
-                                                    flip=_flip_score(s), worst=adversary):
+                                          backend=backend, used=used, **kw)
+        if neighbours == "replace_one":
+            adversary = _em_worst(X, y, s, eps, res.sensitivity)
+            pairs = replace_one_neighbours(X, y, rng, n_random, n_corner,
+                                           flip=_flip_score(s), worst=adversary)
+        else:
+            pairs = add_remove_neighbours(X, y, rng, n_random, n_corner, flip=_flip_score(s))
+        for label, Xn, yn in pairs:
             for R in Rs:
                 lp = _bss_log_probs(Xn, yn, s, eps, method=method, R=N if R == "all" else R,
-                                    path=path, backend=backend, used=used)[0]
+                                    path=path, backend=backend, used=used, **kw)[0]
                 w = max_abs_log_ratio(base[R], lp)
                 if w > eps + TOL:
                     logger.warning("%s audit: R=%s %s neighbour of %s/%d: log-ratio %g > %g",
                                    method, R, label, kind, seed, w, eps)
                 worst = max(worst, w)
                 n_pairs += 1
-    return _row(name, "replace-one", "exact", n_inst, n_pairs, worst, eps, backend=used)
+    nb_label = "replace-one" if neighbours == "replace_one" else "add/remove-one"
+    return _row(name, nb_label, "exact", n_inst, n_pairs, worst, eps, backend=used)
 
 
 def audit_top_r(eps: float = 1.0, s: int = 2, p: int = 6, n: int = 40,
                 Rs: Iterable[int | None] = (None, 1, 4, "all"), seeds: Iterable[int] = (0, 1),
                 kinds: Iterable[str] = ("random", "ties", "near_tie"),
                 n_random: int = 3, n_corner: int = 4, path: str = "mip",
-                backend: str = "highs") -> list[dict]:
+                backend: str = "highs", neighbours: str = "replace_one") -> list[dict]:
     """Exact audit of ``private_bss(method="top_r")`` (enumeration + sampler) for several ``R``.
 
     For every instance, neighbour and ``R`` (``None``: the default ``1 + s(p - s)``;
@@ -275,16 +316,19 @@ def audit_top_r(eps: float = 1.0, s: int = 2, p: int = 6, n: int = 40,
     on both datasets is compared over all ``C(p, s)`` supports.  ``path="mip"`` runs the
     enumeration by outer approximation on ``backend`` (forced: these instances are small
     enough for the exhaustive path); ``path="exhaustive"`` runs the closed-form path.
+    ``neighbours="add_remove"``: the add/remove release on :func:`add_remove_neighbours`
+    pairs (``n_random`` removals, ``n_corner`` additions, the most optimum-flipping of each).
     """
     return [_audit_bss_exact("top_r (private_bss)", "top_r", tuple(Rs), eps, s, p, n,
-                             tuple(seeds), tuple(kinds), n_random, n_corner, path, backend)]
+                             tuple(seeds), tuple(kinds), n_random, n_corner, path, backend,
+                             neighbours)]
 
 
 def audit_exponential(eps: float = 1.0, s: int = 2, p: int = 6, n: int = 40,
                       seeds: Iterable[int] = (0, 1),
                       kinds: Iterable[str] = ("random", "ties", "near_tie"),
                       n_random: int = 3, n_corner: int = 4, path: str = "mip",
-                      backend: str = "highs") -> list[dict]:
+                      backend: str = "highs", neighbours: str = "replace_one") -> list[dict]:
     """Exact audit of ``private_bss(method="exponential")`` (the default).
 
     The release's exact law on both datasets (``result.log_probability``: the exponential
@@ -292,48 +336,61 @@ def audit_exponential(eps: float = 1.0, s: int = 2, p: int = 6, n: int = 40,
     supports, through the MIP path (the envelope is built by outer approximation on
     ``backend``); that the sampler draws from that law is checked by the chi-square tests
     of ``tests/mipdp/mechanisms/test_em_rejection.py`` and by :func:`audit_empirical`.
+    ``neighbours="add_remove"``: as in :func:`audit_top_r`.
     """
     return [_audit_bss_exact("exponential (private_bss)", "exponential", (None,), eps, s, p, n,
-                             tuple(seeds), tuple(kinds), n_random, n_corner, path, backend)]
+                             tuple(seeds), tuple(kinds), n_random, n_corner, path, backend,
+                             neighbours)]
 
 
-def _stable(X, y, s, sens) -> bool:
+def _stable(X, y, s, sens, neighbours: str = "replace_one") -> bool:
+    """Seed 002's stability condition, non-privately: ``L(S_(2)) - L(S_(1)) > 2Δ``
+    (replace-one, ``sens = Δ``) or ``n (L(S_(2)) - L(S_(1))) > B`` (add/remove, ``sens = B``)."""
     v = np.sort(_ls_table(X, y, s, **_LS))
+    if neighbours == "add_remove":
+        return bool(X.shape[0] * (v[1] - v[0]) > sens)
     return bool(v[1] - v[0] > 2.0 * sens)
 
 
 def audit_mistakes(eps: float = 1.0, s: int = 2, p: int = 6, n: int = 200,
                    seeds: Iterable[int] = (0, 1, 2), n_random: int = 3,
-                   n_corner: int = 4, path: str = "mip", backend: str = "highs") -> list[dict]:
+                   n_corner: int = 4, path: str = "mip", backend: str = "highs",
+                   neighbours: str = "replace_one") -> list[dict]:
     """Exact audit of the (unguarded) mistakes sampler where its condition holds.
 
     Only pairs on which the stability condition ``L(S_(2)) - L(S_(1)) > 2Δ`` holds on
     **both** datasets (checked non-privately by brute force) are counted: that is the
     claim of seed 002, Theorem 2. Skipped pairs are logged.  ``path``, ``backend``: as in
-    :func:`audit_top_r`.
+    :func:`audit_top_r`.  ``neighbours="add_remove"``: the add/remove release on
+    :func:`add_remove_neighbours` pairs, with the condition ``n (L(S_(2)) - L(S_(1))) > B``.
     """
     worst, n_inst, n_pairs, skipped = 0.0, 0, 0, 0
     used: set = set()
+    kw = {} if neighbours == "replace_one" else {"neighbours": neighbours}
     for seed in seeds:
         X, y = _instance("strong", seed, n, p)
         base, res = _bss_log_probs(X, y, s, eps, method="mistakes", path=path, backend=backend,
-                                   used=used)
+                                   used=used, **kw)
         sens = res.sensitivity
-        if not _stable(X, y, s, sens):
+        if not _stable(X, y, s, sens, neighbours):
             logger.info("mistakes audit: instance %d unstable, skipped", seed)
             continue
         n_inst += 1
         rng = np.random.default_rng(2000 + seed)
-        for _, Xn, yn in replace_one_neighbours(X, y, rng, n_random, n_corner, flip=_flip_score(s)):
-            if not _stable(np.clip(Xn, -B, B), np.clip(yn, -B, B), s, sens):
+        pairs = (replace_one_neighbours(X, y, rng, n_random, n_corner, flip=_flip_score(s))
+                 if neighbours == "replace_one" else
+                 add_remove_neighbours(X, y, rng, n_random, n_corner, flip=_flip_score(s)))
+        for _, Xn, yn in pairs:
+            if not _stable(np.clip(Xn, -B, B), np.clip(yn, -B, B), s, sens, neighbours):
                 skipped += 1
                 continue
             lp = _bss_log_probs(Xn, yn, s, eps, method="mistakes", path=path, backend=backend,
-                                used=used)[0]
+                                used=used, **kw)[0]
             worst = max(worst, max_abs_log_ratio(base, lp))
             n_pairs += 1
     logger.info("mistakes audit: %d pairs skipped (condition fails on a neighbour)", skipped)
-    return [_row("mistakes (stable pairs)", "replace-one", "exact", n_inst, n_pairs, worst, eps,
+    nb_label = "replace-one" if neighbours == "replace_one" else "add/remove-one"
+    return [_row("mistakes (stable pairs)", nb_label, "exact", n_inst, n_pairs, worst, eps,
                  backend=used)]
 
 
@@ -347,7 +404,11 @@ def _ptr_pass_prob(gap: float, sens: float, eps_test: float, delta: float) -> fl
 def _ptr_log_probs(X, y, s, eps, eps_test, delta, **kw):
     lm, res = _bss_log_probs(X, y, s, eps, method="mistakes", **kw)
     lt, _ = _bss_log_probs(X, y, s, eps, method="top_r", **kw)
-    a = _ptr_pass_prob(res.info["gap_not_private"], res.sensitivity, eps_test, delta)
+    # the samplers' scale: Δ = B/n (replace-one; res.sensitivity) or B/(2n) (add/remove, where
+    # the record's sensitivity is B)
+    scale = (res.sensitivity / (2.0 * X.shape[0]) if kw.get("neighbours") == "add_remove"
+             else res.sensitivity)
+    a = _ptr_pass_prob(res.info["gap_not_private"], scale, eps_test, delta)
     with np.errstate(divide="ignore"):
         return np.logaddexp(math.log(a) + lm if a > 0 else -np.inf,
                             math.log1p(-a) + lt if a < 1 else -np.inf)
@@ -356,30 +417,37 @@ def _ptr_log_probs(X, y, s, eps, eps_test, delta, **kw):
 def audit_ptr_mistakes(eps: float = 1.0, eps_test: float = 0.5, delta: float = 1e-3,
                        s: int = 2, p: int = 6, seeds: Iterable[int] = (0, 1),
                        n_random: int = 2, n_corner: int = 3, path: str = "mip",
-                       backend: str = "highs") -> list[dict]:
+                       backend: str = "highs", neighbours: str = "replace_one") -> list[dict]:
     """Exact audit of ``private_bss(method="mistakes", delta=δ, eps_test=ε₀)``.
 
     The release is a mixture: with the exact PTR pass probability ``a`` the mistakes
     sampler, otherwise top-R. Its law is computed exactly on every dataset — stable,
     unstable (near-tie instances, optimum-flipping neighbours) alike — and the exact
     ``δ`` at ``ε + ε₀`` is compared with the claimed ``δ``.  ``path``, ``backend``: as in
-    :func:`audit_top_r`.
+    :func:`audit_top_r`.  ``neighbours="add_remove"``: the add/remove release on
+    :func:`add_remove_neighbours` pairs.
     """
     total = eps + eps_test
     worst, worst_delta, n_inst, n_pairs = 0.0, 0.0, 0, 0
     used: set = set()
     kw = {"path": path, "backend": backend, "used": used}
+    if neighbours != "replace_one":
+        kw["neighbours"] = neighbours
     for kind, seed, n in [("strong", sd, 200) for sd in seeds] + [("near_tie", sd, 40) for sd in seeds]:
         X, y = _instance(kind, seed, n, p)
         n_inst += 1
         base = _ptr_log_probs(X, y, s, eps, eps_test, delta, **kw)
         rng = np.random.default_rng(3000 + seed)
-        for _, Xn, yn in replace_one_neighbours(X, y, rng, n_random, n_corner, flip=_flip_score(s)):
+        pairs = (replace_one_neighbours(X, y, rng, n_random, n_corner, flip=_flip_score(s))
+                 if neighbours == "replace_one" else
+                 add_remove_neighbours(X, y, rng, n_random, n_corner, flip=_flip_score(s)))
+        for _, Xn, yn in pairs:
             lp = _ptr_log_probs(Xn, yn, s, eps, eps_test, delta, **kw)
             worst = max(worst, max_abs_log_ratio(base, lp))
             worst_delta = max(worst_delta, hockey_stick(base, lp, total))
             n_pairs += 1
-    return [_row("mistakes + PTR guard", "replace-one", "exact", n_inst, n_pairs, worst, total,
+    nb_label = "replace-one" if neighbours == "replace_one" else "add/remove-one"
+    return [_row("mistakes + PTR guard", nb_label, "exact", n_inst, n_pairs, worst, total,
                  delta, worst_delta, backend=used)]
 
 
@@ -696,10 +764,22 @@ def run_audit(quick: bool = False, as_frame: bool = False, backend: str = "highs
                               kinds=("ties", "near_tie") if quick else ("random", "ties", "near_tie"),
                               n_random=1 if quick else 3, n_corner=2 if quick else 4, path="mip",
                               backend=backend)
+    for method_audit in (audit_exponential, audit_top_r):   # add/remove, MIP path
+        rows += method_audit(seeds=seeds[:2], kinds=("ties", "near_tie") if quick
+                             else ("random", "ties", "near_tie"),
+                             n_random=1 if quick else 3, n_corner=1 if quick else 3,
+                             path="mip", backend=backend, neighbours="add_remove",
+                             **({"Rs": (None, 1, "all")} if method_audit is audit_top_r else {}))
     rows += audit_mistakes(seeds=(0,) if quick else (0, 1, 2), n_random=1 if quick else 3,
                            n_corner=2 if quick else 4, path="mip", backend=backend)
+    rows += audit_mistakes(seeds=(0,) if quick else (0, 1, 2), n_random=1 if quick else 3,
+                           n_corner=2 if quick else 3, path="mip", backend=backend,
+                           neighbours="add_remove")
     rows += audit_ptr_mistakes(seeds=seeds[:2], n_random=1 if quick else 2,
                                n_corner=1 if quick else 3, path="mip", backend=backend)
+    rows += audit_ptr_mistakes(seeds=seeds[:2], n_random=1 if quick else 2,
+                               n_corner=1 if quick else 2, path="mip", backend=backend,
+                               neighbours="add_remove")
     rows += audit_private_coefficients()
     rows += audit_topk(eps_values=(1.0,) if quick else (0.5, 1.0, 4.0))
     rows += audit_dp_sis(seeds=seeds)

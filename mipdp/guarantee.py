@@ -34,7 +34,8 @@ for many small-ε parts; for a few parts basic composition is smaller and is kep
 
 Guarantees under different neighbour notions are never composed (``ValueError``): a
 replace-one guarantee says nothing about adding a row, and an add/remove-one guarantee
-is one of ``2ε`` for replacing one.
+is one of ``2ε`` for replacing one — a conversion made only explicitly, with
+:meth:`Guarantee.as_replace_one`.
 """
 
 from __future__ import annotations
@@ -192,6 +193,39 @@ class Guarantee:
         if self.condition is not None:
             condition = f"{self.condition}; and {condition}"
         return replace(self, proven=False, condition=condition)
+
+    def as_replace_one(self) -> "Guarantee":
+        """This guarantee restated under replace-one neighbours (explicit conversion).
+
+        Replacing a row is removing it and then adding the new one: two add/remove steps.
+        By group privacy an ``(ε, δ)``-DP guarantee under add/remove neighbours is
+        ``(2ε, (1 + e^ε) δ)``-DP under replace-one (``2ε``-DP for pure DP; docs/privacy.md,
+        "Converting between notions").  A replace-one guarantee is returned unchanged; the
+        converse conversion does not exist (a replace-one guarantee says nothing about a
+        change of ``n``).  Composed guarantees are converted part by part and recomposed.
+        """
+        if self.neighbour is Neighbour.REPLACE_ONE:
+            return self
+        if self.parts:
+            out = compose([p.as_replace_one() for p in self.parts])
+            return replace(out, notes=_join(out.notes, "converted from add/remove-one"))
+
+        def conv(eps, delta):
+            if eps is None:
+                return None, delta
+            if delta is None or math.isnan(delta):
+                return 2.0 * eps, delta
+            d = 0.0 if delta == 0 else min(1.0, (1.0 + math.exp(eps)) * delta)
+            return 2.0 * eps, d
+
+        eps, delta = conv(self.epsilon, self.delta)
+        nom_e, nom_d = conv(self.nominal_epsilon, self.nominal_delta)
+        how = ("converted from add/remove-one by group privacy (replace = remove + add): "
+               f"{self._params(self.epsilon, self.delta)} add/remove-one => "
+               f"{self._params(eps, delta)} replace-one")
+        return replace(self, epsilon=eps, delta=delta, neighbour=Neighbour.REPLACE_ONE,
+                       nominal_epsilon=nom_e, nominal_delta=nom_d,
+                       notes=_join(self.notes, how))
 
     # -- what a program checks -----------------------------------------------------------
     @property

@@ -6,7 +6,7 @@ import logging
 import math
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -32,9 +32,47 @@ from .result import SelectionResult
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["private_bss", "planned_epsilon", "planned_guarantee", "PrivateBSSResult", "METHODS"]
+__all__ = ["private_bss", "planned_epsilon", "planned_guarantee", "PrivateBSSResult", "METHODS",
+           "NEIGHBOURS", "ADD_REMOVE_SCALE", "neighbour_scale_factor"]
 
 METHODS = ("exponential", "top_r", "mistakes")
+
+#: Neighbour notions of :func:`private_bss` (its ``neighbours=`` argument).
+NEIGHBOURS = ("replace_one", "add_remove")
+
+#: Per method, the factor applied to the replace-one noise scale ``Δ = B/n`` under
+#: ``neighbours="add_remove"``.  ``0.5`` is the monotone factor: the method's score in sum
+#: form ``F = n·L`` moves by an amount in ``[0, B]`` (all in the same direction) when a
+#: row is added, so the exponent ``ε F / B = ε L / (2 · B/(2n))`` is ε-DP (docs/privacy.md,
+#: "MIP methods under add/remove neighbours").  A method absent from this table refuses ``"add_remove"``
+#: before the data is read; a method whose score is not proven monotone would use ``1.0``
+#: (the add/remove sensitivity ``B`` of a non-monotone sum-form score is the same bound).
+ADD_REMOVE_SCALE = {"exponential": 0.5, "top_r": 0.5, "mistakes": 0.5}
+
+
+def neighbour_scale_factor(method: str, neighbours: str = "replace_one") -> float:
+    """Factor of the noise scale ``Δ = B/n`` of ``method`` under ``neighbours``.
+
+    ``1.0`` under replace-one; :data:`ADD_REMOVE_SCALE` ``[method]`` under add/remove.
+    Raises :class:`~mipdp.exceptions.InvalidParameterError` (before any data is read) for
+    a notion the method does not support.
+    """
+    from ._param_validation import InvalidParameterError
+    if neighbours == "replace_one":
+        return 1.0
+    if neighbours != "add_remove":
+        raise InvalidParameterError(f"The 'neighbours' parameter must be a str among "
+                                    f"{set(NEIGHBOURS)}. Got {neighbours!r} instead.")
+    if method not in ADD_REMOVE_SCALE:
+        raise InvalidParameterError(
+            f"neighbours: method={method!r} is not available under add/remove neighbours "
+            f"(supported: {sorted(ADD_REMOVE_SCALE)}); pass neighbours='replace_one' or "
+            "another method")
+    return float(ADD_REMOVE_SCALE[method])
+
+
+def _neighbour_record(neighbours: str) -> Neighbour:
+    return Neighbour.ADD_REMOVE if neighbours == "add_remove" else Neighbour.REPLACE_ONE
 
 #: ``c`` of the mistakes sampler's data-independent class levels ``θ_k = (2Δ/ε)(log m_k + c)``
 MISTAKES_LEVEL_C = 10.0
@@ -194,15 +232,28 @@ def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None,
                       delta: float | None = None, eps_test: float | None = None, bounds=None,
                       loss: str | Loss = "least_squares", sensitivity: float | None = None,
                       R: int | None = None, ptr_passed: bool | None = None,
-                      prescreen_guarantee: Guarantee | None = None) -> Guarantee:
+                      prescreen_guarantee: Guarantee | None = None,
+                      neighbours: str = "replace_one") -> Guarantee:
     """The :class:`~mipdp.guarantee.Guarantee` of a :func:`private_bss` call.
 
     Computed from the arguments alone (so an accountant can check it before the data is
     read); :func:`private_bss` calls it again after the release with the details it then
     knows (``sensitivity``, ``R``, whether the PTR test passed, the pre-screen's record).
     Its ``epsilon`` is :func:`planned_epsilon`.
+
+    Under ``neighbours="add_remove"`` the record's ``neighbour`` is
+    :attr:`~mipdp.guarantee.Neighbour.ADD_REMOVE` and its ``sensitivity`` is ``B``, the
+    add/remove sensitivity of the monotone sum-form score ``F = n·L`` (``n`` is not public
+    then, so ``B/n`` is not reported); pass ``sensitivity=B``.
     """
-    nb = Neighbour.REPLACE_ONE
+    nb = _neighbour_record(neighbours)
+    if nb is Neighbour.ADD_REMOVE:
+        mono = ("monotone sum-form score F(S) = n L(S): weights exp(-eps F(S) / B)"
+                if sensitivity is None else
+                f"monotone sum-form score F(S) = n L(S): weights exp(-eps F(S) / B), "
+                f"B = {sensitivity:.6g}")
+    else:
+        mono = ""
     eps_select = (1.0 - prescreen_fraction(prescreen)) * float(eps)
     if method == "exponential":
         per_draw = Guarantee.pure(eps_select, nb, "exponential mechanism over all C(p, s) "
@@ -219,9 +270,14 @@ def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None,
         per_draw = Guarantee.pure(eps_select, nb, "mistakes sampler (exponential mechanism "
                                   "over mistake classes around the optimum)",
                                   sensitivity=sensitivity)
-        two_delta = "2Δ" if sensitivity is None else f"2Δ = {2 * sensitivity:.6g}"
+        if nb is Neighbour.ADD_REMOVE:
+            b_txt = "B" if sensitivity is None else f"B = {sensitivity:.6g}"
+            cond = f"n (L(S_(2)) - L(S_(1))) > {b_txt}"
+        else:
+            two_delta = "2Δ" if sensitivity is None else f"2Δ = {2 * sensitivity:.6g}"
+            cond = f"L(S_(2)) - L(S_(1)) > {two_delta}"
         stage = per_draw.repeat(n_draws).conditional(
-            f"the optimum is stable on this data: L(S_(2)) - L(S_(1)) > {two_delta} (not "
+            f"the optimum is stable on this data: {cond} (not "
             "tested privately; pass delta= for a propose-test-release guard)")
     else:
         eps_t = _eps_test(eps_select, eps_test)
@@ -233,6 +289,8 @@ def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None,
                                         sensitivity=sensitivity,
                                         notes="δ covers the test passing on unstable data")
         stage = test + sampler
+    if mono:
+        stage = replace(stage, notes=f"{stage.notes}; {mono}" if stage.notes else mono)
     if prescreen is not None:
         if prescreen_guarantee is None:
             name = prescreen[0] if isinstance(prescreen, (tuple, list)) and prescreen else "?"
@@ -258,7 +316,7 @@ PRIVATE_BSS_CONSTRAINTS = {
     "prescreen": [None, tuple, list], "time_limit": [None] + POSITIVE_REAL,
     "random_state": ["random_state"], "report_gap": ["boolean"],
     "max_epsilon": [None] + EPSILON, "enumeration_options": [None, dict],
-    "accountant": ["accountant"],
+    "accountant": ["accountant"], "neighbours": [StrOptions(set(NEIGHBOURS))],
 }
 
 
@@ -270,7 +328,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
                 backend="highs", backend_options: dict | None = None, n_draws: int = 1,
                 prescreen=None, time_limit: float | None = None, random_state=None,
                 report_gap: bool = False, max_epsilon: float | None = None,
-                enumeration_options: dict | None = None, accountant=None) -> PrivateBSSResult:
+                enumeration_options: dict | None = None, accountant=None,
+                neighbours: str = "replace_one") -> PrivateBSSResult:
     """Release a size-``s`` support of a sparse linear model with differential privacy.
 
     By default the release is a draw of the exponential mechanism over all ``C(p, s)``
@@ -356,6 +415,20 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     report_gap : bool, default False
         For ``method="mistakes"``: put ``L(S_(2)) - L(S_(1))`` and whether the
         stability condition held in ``result.info``.  **That figure is not private.**
+    neighbours : {"replace_one", "add_remove"}, default "replace_one"
+        Neighbour notion of the guarantee.  ``"replace_one"``: the datasets have the same
+        (public) ``n`` and differ in one row; the score's sensitivity is ``Δ = B/n``.
+        ``"add_remove"``: one dataset is the other with one row added (``n`` is not
+        public).  The sum-form score ``F(S) = n·L(S)`` is then *monotone* (adding a row
+        moves every ``F(S)`` up by an amount in ``[0, B]``), and the exponential
+        mechanism, top-R and mistakes samplers use weights ``exp(-ε F / B)``, i.e. the
+        scale ``B/(2n)`` in place of ``B/n``: the same utility at half the ε
+        (docs/privacy.md, "MIP methods under add/remove neighbours", proves it per method).  Not available
+        with ``prescreen`` (the pre-screeners run under replace-one) nor for a method
+        outside :data:`ADD_REMOVE_SCALE`: both raise
+        :class:`~mipdp.exceptions.InvalidParameterError` before the data is read.  The
+        guarantee's ``sensitivity`` is then ``B`` (data-free); an add/remove guarantee
+        converts to replace-one with ``guarantee.as_replace_one()`` (twice the ε).
 
     Returns
     -------
@@ -364,14 +437,22 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
 
     Notes
     -----
-    Neighbouring datasets differ in one row (replace-one, ``n`` fixed).  The support
-    objective has sensitivity ``Δ = B / n`` with ``B`` the loss's per-sample bound
-    (least squares: ``(b_y + b_x r √s)² / 2``).
+    By default neighbouring datasets differ in one row (replace-one, ``n`` fixed).  The
+    support objective has sensitivity ``Δ = B / n`` with ``B`` the loss's per-sample bound
+    (least squares: ``(b_y + b_x r √s)² / 2``).  Under ``neighbours="add_remove"`` the
+    samplers use the scale ``B/(2n)`` (see ``neighbours``).
     """
     t_start = time.perf_counter()
     # -- parameters and budget, before the data is read -------------------------------------
     eps = float(eps)
     delta, eps_test = _check_method_args(method, R, delta, eps_test, n_draws)
+    scale_factor = neighbour_scale_factor(method, neighbours)
+    if neighbours == "add_remove" and prescreen is not None:
+        from ._param_validation import InvalidParameterError
+        raise InvalidParameterError(
+            "neighbours: prescreen= is not available under add/remove neighbours (the "
+            "pre-screeners run under replace-one, and guarantees under different notions do "
+            "not compose); drop prescreen= or pass neighbours='replace_one'")
     check_backend(backend, backend_options)
     loss_obj = get_loss(loss, ridge=ridge, radius=radius)
     score_rule = "given" if loss_obj.resolved else "default"
@@ -384,7 +465,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
                           f"(pre-screen + {n_draws} draw(s) + PTR test) > max_epsilon = "
                           f"{max_epsilon:g}; nothing was computed")
     plan = dict(n_draws=n_draws, prescreen=prescreen, method=method, delta=delta,
-                eps_test=eps_test, bounds=bounds, loss=loss_obj)
+                eps_test=eps_test, bounds=bounds, loss=loss_obj, neighbours=neighbours)
     acc = check_release(accountant, planned_guarantee(eps, **plan, R=R))
     X, y = check_X_y(X, y)
     n, p = X.shape
@@ -408,7 +489,14 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         timings["prescreen"] = screen_info["time"]
 
     Xc, yc = clip_data(X, y, b_x, b_y if loss_obj.needs_y_bound else None)
-    delta_L = loss_obj.sensitivity(n, s, b_x, b_y)
+    # the samplers' scale: B/n (replace-one) or B/(2n) (add/remove, monotone score).  Under
+    # add/remove n enters only here, through F = n·L: every quantity below that carries the
+    # scale (levels, PTR threshold, exponents) is a data-free multiple of it, so the release
+    # depends on the data only through F/B (docs/privacy.md, "MIP methods under add/remove
+    # neighbours").
+    delta_L = scale_factor * loss_obj.sensitivity(n, s, b_x, b_y)
+    record_sens = (loss_obj.sample_bound(s, b_x, b_y) if neighbours == "add_remove"
+                   else delta_L)
     objective = loss_obj.bind(Xc, yc)
     enum = SupportEnumerator(objective, s, scale=delta_L, backend=backend,
                              backend_options=backend_options, time_limit=time_limit,
@@ -481,7 +569,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         candidates = columns[candidates]
         info["prescreen"] = screen_info
     guarantee = planned_guarantee(
-        eps, **plan, sensitivity=delta_L, R=mech.R if isinstance(mech, TopRMechanism) else R,
+        eps, **plan, sensitivity=record_sens, R=mech.R if isinstance(mech, TopRMechanism) else R,
         ptr_passed=passed, prescreen_guarantee=None if screen_info is None
         else screen_info["guarantee"])
     timings["total"] = time.perf_counter() - t_start

@@ -42,6 +42,7 @@ BAD = {
     "random_state": ["seed", -1, 1.5],
     "rng": ["seed", -1],
     "neighbour": ["bounded", "unbounded", 3],
+    "neighbours": ["add/remove", "unbounded", 3, None],
     "n_iter": [0, 1.5, -3],
     "bounds": [(-1.0, 1.0), (0.0, 1.0), "big", (1.0, 2.0, 3.0)],
     "k": [0, 1.5],
