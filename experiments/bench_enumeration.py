@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-import solvers
+from mipdp import solvers
 from mipdp import ConditionalPrivacyWarning, private_bss
 from mipdp._validation import clip_data
 from mipdp.datasets import make_bss_regression

@@ -31,5 +31,5 @@ __all__ = ["private_bss", "PrivateBSSResult", "PrivateBestSubsetSelector", "Sele
 
 def available_backends() -> list[str]:
     """Names of the MIP backends whose solver package is installed."""
-    from solvers import available_backends as _ab
+    from mipdp.solvers import available_backends as _ab
     return _ab()

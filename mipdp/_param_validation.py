@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from solvers.base import InvalidParameterError
+from .exceptions import InvalidParameterError
 
 __all__ = ["InvalidParameterError", "Interval", "StrOptions", "Options", "validate_params",
            "validate_parameter_constraints", "make_constraint"]

@@ -89,7 +89,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _backends(args: argparse.Namespace) -> int:
-    from solvers import BACKENDS, available_backends
+    from mipdp.solvers import BACKENDS, available_backends
     have = available_backends()
     for name, (_, _, pkg, extra) in BACKENDS.items():
         if name in have:

@@ -1,11 +1,69 @@
-"""Exceptions and warnings raised by mipdp."""
+"""Exceptions and warnings raised by mipdp.
 
-from solvers.base import (BackendUnavailableError, InvalidParameterError, SizeLimitError,
-                          SolverError, SolverTimeLimitError)
+The bottom layer of the package: it imports nothing from :mod:`mipdp` or
+:mod:`mipdp.solvers`, and both import their errors from here (the backends too).
+"""
+
+from __future__ import annotations
 
 __all__ = ["PrivacyLeakWarning", "CertificationError", "TimeLimitError", "SolverError",
            "BackendUnavailableError", "SizeLimitError", "SolverTimeLimitError",
            "BudgetError", "ConditionalPrivacyWarning", "InvalidParameterError"]
+
+
+class SolverError(RuntimeError):
+    """A backend failed: it could not start, hit a limit, or returned no usable answer."""
+
+
+class BackendUnavailableError(SolverError, ImportError):
+    """The Python package behind a backend is not installed (or has no licence)."""
+
+
+class SizeLimitError(SolverError):
+    """The model exceeds what the installed solver licence allows."""
+
+
+class SolverTimeLimitError(SolverError):
+    """The solver hit its time limit before certifying optimality or infeasibility.
+
+    Attributes
+    ----------
+    backend : str
+        Name of the backend that stopped.
+    limit : float or None
+        The time limit of the interrupted :meth:`MIPBackend.solve` call, in seconds.  When
+        the caller passes the time left of a larger budget (as the enumeration does) this
+        is that remainder, not the user's budget: callers that own the budget should
+        report it (and the phase) themselves.
+    elapsed : float or None
+        Seconds spent in the interrupted call.
+    incumbent, bound : float or None
+        Best objective found and dual bound when the solver stopped (``None`` if unknown).
+    phase : str or None
+        Set by callers that know which phase of their algorithm was running.
+    """
+
+    def __init__(self, message: str, *, backend: str | None = None, limit: float | None = None,
+                 elapsed: float | None = None, incumbent: float | None = None,
+                 bound: float | None = None, phase: str | None = None) -> None:
+        super().__init__(message)
+        self.backend = backend
+        self.limit = limit
+        self.elapsed = elapsed
+        self.incumbent = incumbent
+        self.bound = bound
+        self.phase = phase
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter of a public function has a wrong type or value.
+
+    Raised by every public function of mipdp and by the backend adapters, always with a
+    message naming the parameter.  It derives from both :class:`ValueError` and
+    :class:`TypeError` (as scikit-learn's ``InvalidParameterError`` does) so callers can
+    catch either.
+    """
+
 
 
 class PrivacyLeakWarning(UserWarning):

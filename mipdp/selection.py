@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from solvers import check_backend
+from mipdp.solvers import check_backend
 
 from numbers import Real
 

@@ -1,6 +1,6 @@
 """MIP backend adapters for mipdp.
 
-Each backend is a small adapter (see :class:`solvers.base.MIPBackend`) around one
+Each backend is a small adapter (see :class:`mipdp.solvers.base.MIPBackend`) around one
 solver; the solver's package is imported only when the backend is created, so
 ``import mipdp`` works with HiGHS alone.
 
@@ -26,9 +26,9 @@ __all__ = ["MIPBackend", "SolveResult", "SolverError", "BackendUnavailableError"
 
 #: name -> (module holding the adapter, adapter class, Python package it needs, pip extra)
 BACKENDS: dict[str, tuple[str, str, str, str]] = {
-    "highs": ("solvers.highs", "HighsBackend", "highspy", "highspy"),
-    "gurobi": ("solvers.gurobi", "GurobiBackend", "gurobipy", "mipdp[gurobi]"),
-    "pyomo": ("solvers.pyomo", "PyomoBackend", "pyomo", "mipdp[pyomo]"),
+    "highs": ("mipdp.solvers.highs", "HighsBackend", "highspy", "highspy"),
+    "gurobi": ("mipdp.solvers.gurobi", "GurobiBackend", "gurobipy", "mipdp[gurobi]"),
+    "pyomo": ("mipdp.solvers.pyomo", "PyomoBackend", "pyomo", "mipdp[pyomo]"),
 }
 
 

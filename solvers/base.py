@@ -31,58 +31,10 @@ Row = tuple  # (idx: np.ndarray[int], coef: np.ndarray[float], lb: float, ub: fl
 LazyOracle = Callable[[np.ndarray], Sequence[Row]]
 
 
-class SolverError(RuntimeError):
-    """A backend failed: it could not start, hit a limit, or returned no usable answer."""
-
-
-class BackendUnavailableError(SolverError, ImportError):
-    """The Python package behind a backend is not installed (or has no licence)."""
-
-
-class SizeLimitError(SolverError):
-    """The model exceeds what the installed solver licence allows."""
-
-
-class SolverTimeLimitError(SolverError):
-    """The solver hit its time limit before certifying optimality or infeasibility.
-
-    Attributes
-    ----------
-    backend : str
-        Name of the backend that stopped.
-    limit : float or None
-        The time limit of the interrupted :meth:`MIPBackend.solve` call, in seconds.  When
-        the caller passes the time left of a larger budget (as the enumeration does) this
-        is that remainder, not the user's budget: callers that own the budget should
-        report it (and the phase) themselves.
-    elapsed : float or None
-        Seconds spent in the interrupted call.
-    incumbent, bound : float or None
-        Best objective found and dual bound when the solver stopped (``None`` if unknown).
-    phase : str or None
-        Set by callers that know which phase of their algorithm was running.
-    """
-
-    def __init__(self, message: str, *, backend: str | None = None, limit: float | None = None,
-                 elapsed: float | None = None, incumbent: float | None = None,
-                 bound: float | None = None, phase: str | None = None) -> None:
-        super().__init__(message)
-        self.backend = backend
-        self.limit = limit
-        self.elapsed = elapsed
-        self.incumbent = incumbent
-        self.bound = bound
-        self.phase = phase
-
-
-class InvalidParameterError(ValueError, TypeError):
-    """A parameter of a public function has a wrong type or value.
-
-    Raised by every public function of mipdp and by the backend adapters, always with a
-    message naming the parameter.  It derives from both :class:`ValueError` and
-    :class:`TypeError` (as scikit-learn's ``InvalidParameterError`` does) so callers can
-    catch either.
-    """
+# The errors live in the bottom layer :mod:`mipdp.exceptions` (imported by the package and
+# the backends alike, importing neither); re-exported here for the adapters.
+from mipdp.exceptions import (BackendUnavailableError, InvalidParameterError,  # noqa: E402
+                              SizeLimitError, SolverError, SolverTimeLimitError)
 
 
 @dataclass
@@ -304,7 +256,7 @@ def check_common_args(caller: str, **params) -> None:
     adapters; :class:`InvalidParameterError` naming the argument)."""
     from numbers import Integral, Real
 
-    from mipdp._param_validation import Interval, validate_parameter_constraints
+    from mipdp._param_validation import Interval, validate_parameter_constraints  # bottom layer
     table = {"time_limit": [None, Interval(Real, 0, None, closed="left")],
              "threads": [None, Interval(Integral, 1, None, closed="left")],
              "verbose": ["boolean"],

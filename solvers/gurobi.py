@@ -3,7 +3,7 @@
 :mod:`gurobipy` is imported only when a :class:`GurobiBackend` is created, so this
 module imports without it.  The pip wheel of gurobipy ships a size-limited licence
 (2000 variables and 2000 linear constraints); models beyond that raise
-:class:`~solvers.base.SizeLimitError` as early as possible.
+:class:`~mipdp.solvers.base.SizeLimitError` as early as possible.
 
 Row representation
 ------------------

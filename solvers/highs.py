@@ -22,7 +22,7 @@ scheme could return a point violating an oracle row; the re-solve loop is exact.
 
 Default options
 ---------------
-:data:`DEFAULT_OPTIONS` (from :mod:`solvers.highs_options`) switches presolve off — for
+:data:`DEFAULT_OPTIONS` (from :mod:`mipdp.solvers.highs_options`) switches presolve off — for
 correctness: HiGHS 1.15.1's presolve wrongly reports some outer-approximation masters
 infeasible, and an infeasibility claim is a privacy certificate here — and the primal
 heuristics off for speed.  Pass ``options={...}`` to change any HiGHS option.

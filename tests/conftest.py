@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-import solvers
+from mipdp import solvers
 
 
 def make_instance(seed: int, n: int = 60, p: int = 9, kind: str = "well", b: float = 0.5):

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from solvers.base import MIPBackend, SolverTimeLimitError
+from mipdp.solvers.base import MIPBackend, SolverTimeLimitError
 
 from ..exceptions import CertificationError, TimeLimitError
 from ..losses.base import SupportObjective

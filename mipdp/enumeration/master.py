@@ -15,8 +15,8 @@ import logging
 
 import numpy as np
 
-from solvers import get_backend
-from solvers.base import MIPBackend, SolveResult, SolverError
+from mipdp.solvers import get_backend
+from mipdp.solvers.base import MIPBackend, SolveResult, SolverError
 
 logger = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 import pytest
 
-import solvers
+from mipdp import solvers
 from mipdp import BudgetAccountant, InvalidParameterError, private_bss
 from mipdp.audit import (add_remove_neighbours, audit_exponential, audit_mistakes,
                          audit_ptr_mistakes, audit_top_r)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mipdp import ConditionalPrivacyWarning, comparators, private_bss
-from solvers import available_backends
+from mipdp.solvers import available_backends
 
 B = 0.5
 

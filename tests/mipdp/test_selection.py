@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 import pytest
 
-import solvers
+from mipdp import solvers
 from mipdp import (BackendUnavailableError, ConditionalPrivacyWarning, PrivacyLeakWarning, PrivateBestSubsetSelector,
                    private_bss)
 from mipdp.datasets import make_bss_regression

@@ -5,7 +5,7 @@ import importlib.util
 import numpy as np
 import pytest
 
-from solvers import InvalidParameterError, SolverTimeLimitError, available_backends, get_backend
+from mipdp.solvers import InvalidParameterError, SolverTimeLimitError, available_backends, get_backend
 
 BACKENDS = [b for b in ("highs", "gurobi", "pyomo") if b in available_backends()]
 
@@ -57,12 +57,12 @@ def test_highs_options_refuse_gap_and_time():
 
 
 def test_status_tables_are_declared():
-    from solvers import highs, pyomo
+    from mipdp.solvers import highs, pyomo
     assert set(highs.STATUS_TABLE.values()) <= {"optimal", "infeasible", "decide", "empty",
                                                  "time_limit"}
     assert pyomo.STATUS_TABLE["maxTimeLimit"] == "time_limit"
     if importlib.util.find_spec("gurobipy") is not None:
-        from solvers import gurobi
+        from mipdp.solvers import gurobi
         assert gurobi.STATUS_TABLE["INF_OR_UNBD"] == "retry"
 
 

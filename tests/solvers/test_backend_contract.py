@@ -1,4 +1,4 @@
-"""The contract every MIP backend in :mod:`solvers` must honour.
+"""The contract every MIP backend in :mod:`mipdp.solvers` must honour.
 
 Parametrised over all known backends; those whose package is not installed are
 skipped.  Integer columns come back integral only up to the solver's integrality
@@ -14,8 +14,8 @@ import time
 import numpy as np
 import pytest
 
-import solvers
-from solvers import (BACKENDS, BackendUnavailableError, SolverTimeLimitError,
+from mipdp import solvers
+from mipdp.solvers import (BACKENDS, BackendUnavailableError, SolverTimeLimitError,
                      available_backends, get_backend)
 
 INF = np.inf

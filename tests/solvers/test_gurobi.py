@@ -14,7 +14,7 @@ import sys
 import numpy as np
 import pytest
 
-from solvers import BackendUnavailableError, SizeLimitError, get_backend
+from mipdp.solvers import BackendUnavailableError, SizeLimitError, get_backend
 
 INF = np.inf
 needs_gurobi = pytest.mark.skipif(importlib.util.find_spec("gurobipy") is None,
@@ -23,8 +23,8 @@ needs_gurobi = pytest.mark.skipif(importlib.util.find_spec("gurobipy") is None,
 
 def test_module_imports_without_gurobipy(monkeypatch):
     monkeypatch.setitem(sys.modules, "gurobipy", None)      # `import gurobipy` now fails
-    monkeypatch.delitem(sys.modules, "solvers.gurobi", raising=False)
-    mod = importlib.import_module("solvers.gurobi")
+    monkeypatch.delitem(sys.modules, "mipdp.solvers.gurobi", raising=False)
+    mod = importlib.import_module("mipdp.solvers.gurobi")
     assert mod.GurobiBackend.name == "gurobi"
     assert mod.GurobiBackend.native_lazy is True and mod.GurobiBackend.size_limit == 2000
     with pytest.raises(BackendUnavailableError, match="gurobipy"):
@@ -132,7 +132,7 @@ def test_verbose_routes_log_through_logging(caplog):
     z = b.add_variables(3, 0, 1, integer=True)
     b.add_rows([(z, np.ones(3), 1, 1)])
     b.set_objective(z, [1.0, 2.0, 3.0])
-    with caplog.at_level(logging.INFO, logger="solvers.gurobi"):
+    with caplog.at_level(logging.INFO, logger="mipdp.solvers.gurobi"):
         b.solve()
     assert any("Gurobi" in r.getMessage() for r in caplog.records)
 

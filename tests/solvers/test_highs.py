@@ -9,8 +9,8 @@ import highspy
 import numpy as np
 import pytest
 
-from solvers import SolverError, SolverTimeLimitError, get_backend
-from solvers.highs import DEFAULT_OPTIONS, HighsBackend
+from mipdp.solvers import SolverError, SolverTimeLimitError, get_backend
+from mipdp.solvers.highs import DEFAULT_OPTIONS, HighsBackend
 
 INF = np.inf
 
@@ -165,7 +165,7 @@ def test_verbose_routes_log_through_logging(caplog):
     z = b.add_variables(3, 0, 1, integer=True)
     b.add_rows([(z, np.ones(3), 1, 1)])
     b.set_objective(z, [1.0, 2.0, 3.0])
-    with caplog.at_level(logging.INFO, logger="solvers.highs"):
+    with caplog.at_level(logging.INFO, logger="mipdp.solvers.highs"):
         b.solve()
     assert any("HiGHS" in r.getMessage() for r in caplog.records)
 
@@ -241,6 +241,6 @@ def test_creating_a_backend_prints_nothing():
     import subprocess
     import sys
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    out = subprocess.run([sys.executable, "-c", "import solvers; solvers.get_backend('highs')"],
+    out = subprocess.run([sys.executable, "-c", "from mipdp import solvers; solvers.get_backend('highs')"],
                          capture_output=True, text=True, cwd=root, check=True)
     assert out.stdout == ""

@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("pyomo")
 
-from solvers import BackendUnavailableError, get_backend  # noqa: E402
-from solvers.pyomo import PyomoBackend  # noqa: E402
+from mipdp.solvers import BackendUnavailableError, get_backend  # noqa: E402
+from mipdp.solvers.pyomo import PyomoBackend  # noqa: E402
 
 INF = np.inf
 HIGHS_SOLVERS = ["appsi_highs", "highs"]
@@ -116,14 +116,14 @@ def test_verbose_routes_log_through_logging(caplog):
     z = b.add_variables(3, 0, 1, integer=True)
     b.add_rows([(z, np.ones(3), 1, 1)])
     b.set_objective(z, [1.0, 2.0, 3.0])
-    with caplog.at_level(logging.INFO, logger="solvers.pyomo"):
+    with caplog.at_level(logging.INFO, logger="mipdp.solvers.pyomo"):
         b.solve()
-    assert any(r.name == "solvers.pyomo" for r in caplog.records)
+    assert any(r.name == "mipdp.solvers.pyomo" for r in caplog.records)
 
 
 @pytest.mark.parametrize("key", ["mip_rel_gap", "time_limit", "MIPGap"])
 def test_gap_and_time_options_are_refused(key):
     """A looser gap set through options would void the enumeration's certificates."""
-    from solvers import InvalidParameterError
+    from mipdp.solvers import InvalidParameterError
     with pytest.raises(InvalidParameterError, match=f"must not set '{key}'"):
         get_backend("pyomo", options={key: 0.5})

@@ -5,12 +5,12 @@ import warnings
 import numpy as np
 import pytest
 
-import solvers
+from mipdp import solvers
 from mipdp import CertificationError, ConditionalPrivacyWarning, TimeLimitError, private_bss
 from mipdp.datasets import make_bss_regression
 from mipdp.exceptions import BackendUnavailableError, SizeLimitError, SolverError
-from solvers.base import SolveResult, SolverTimeLimitError
-from solvers.highs import HighsBackend
+from mipdp.solvers.base import SolveResult, SolverTimeLimitError
+from mipdp.solvers.highs import HighsBackend
 
 B = 0.5
 
@@ -102,7 +102,7 @@ def test_tiny_time_limit_raises_certification_error():
 
 def test_missing_package_is_backend_unavailable(monkeypatch):
     monkeypatch.setitem(solvers.BACKENDS, "gurobi",
-                        ("solvers.gurobi", "GurobiBackend", "no_such_solver_pkg_xyz", "mipdp[gurobi]"))
+                        ("mipdp.solvers.gurobi", "GurobiBackend", "no_such_solver_pkg_xyz", "mipdp[gurobi]"))
     with pytest.raises(BackendUnavailableError, match="not installed"):
         run("gurobi")
     assert issubclass(BackendUnavailableError, ImportError)

@@ -1,0 +1,79 @@
+"""Packaging: the backends install as ``mipdp.solvers``, and the error layer has no cycle."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _pyproject() -> dict:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python < 3.11
+        import tomli as tomllib
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def test_backends_installed_as_mipdp_solvers_not_top_level():
+    st = _pyproject()["tool"]["setuptools"]
+    assert st["package-dir"] == {"mipdp.solvers": "solvers"}
+    assert "solvers" not in st["packages"]
+    assert all(name == "mipdp" or name.startswith("mipdp.") for name in st["packages"])
+
+
+def test_explicit_package_list_matches_the_folders():
+    st = _pyproject()["tool"]["setuptools"]
+    on_disk = {".".join(p.parent.relative_to(ROOT).parts)
+               for p in (ROOT / "mipdp").rglob("__init__.py")}
+    on_disk.add("mipdp.solvers")
+    assert set(st["packages"]) == on_disk
+
+
+def _module_level_imports(path: Path) -> list[str]:
+    names = []
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.ImportFrom):
+            names.append("." * node.level + (node.module or ""))
+        elif isinstance(node, ast.Import):
+            names.extend(a.name for a in node.names)
+    return names
+
+
+def test_error_layer_imports_neither_package_nor_backends():
+    assert not [m for m in _module_level_imports(ROOT / "mipdp" / "exceptions.py")
+                if m.startswith((".", "mipdp", "solvers"))]
+    assert [m for m in _module_level_imports(ROOT / "mipdp" / "_param_validation.py")
+            if m.startswith((".", "mipdp", "solvers"))] == [".exceptions"]
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "solvers").glob("*.py")), ids=lambda p: p.name)
+def test_backends_import_only_the_bottom_layer_of_mipdp(path):
+    allowed = {"mipdp.exceptions", "mipdp._param_validation"}
+    for m in _module_level_imports(path):
+        assert not m.startswith("solvers"), f"{path.name} imports the top-level name {m!r}"
+        if m.startswith("mipdp"):
+            assert m in allowed or m.startswith("mipdp.solvers"), f"{path.name} imports {m!r}"
+
+
+def test_errors_are_one_class_each():
+    import mipdp.exceptions as exc
+    import mipdp.solvers as sv
+    for name in ("SolverError", "BackendUnavailableError", "SizeLimitError",
+                 "SolverTimeLimitError", "InvalidParameterError"):
+        assert getattr(sv, name) is getattr(exc, name)
+
+
+@pytest.mark.parametrize("first", ["mipdp.solvers.base", "mipdp.exceptions",
+                                   "mipdp._param_validation", "mipdp.solvers"])
+def test_any_module_imports_first_in_a_fresh_interpreter(first):
+    code = f"import {first}, mipdp; print(mipdp.solvers.get_backend.__module__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "mipdp.solvers"
