@@ -68,12 +68,9 @@ def test_dense_rows_added_cheaply():
     p = 10_000
     b = get_backend("highs")
     eta, z, w, cuts = master(b, p, 5, 300)
-    t0 = time.perf_counter()
-    rows = b.add_rows(cuts)
-    elapsed = time.perf_counter() - t0
+    rows = b.add_rows(cuts)   # the time it takes is a benchmark (bench_enumeration.py), not a test
     assert rows[0] == 1 and rows[-1] == 300 and b.n_rows == 301
     assert b._h.getNumNz() == p + 300 * (p + 1)
-    assert elapsed < 3.0, f"adding 300 dense rows took {elapsed:.2f} s"
 
 
 def test_typical_master_solves_fast_with_default_options():
