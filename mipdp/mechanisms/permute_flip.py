@@ -130,14 +130,17 @@ def pf_log_probability_bounds(q_s: float, q_others: np.ndarray, counts: np.ndarr
     return lo_log, hi_log
 
 
-def permute_and_flip_log_law(scores: np.ndarray, grid: int = 800) -> np.ndarray:
+def permute_and_flip_log_law(scores: np.ndarray, grid: int | None = None) -> np.ndarray:
     """Log-probabilities of ``argmax_i scores[i] + E_i`` (``E`` i.i.d. Exp(1)), every ``i``.
 
     The midpoint (in probability) of the bounds of :func:`pf_log_probability_bounds`;
-    their relative gap is below ``1e-6`` at the default grid for lists of a few thousand
-    scores.  Permute-and-flip's law for the quality scores ``scores``.
+    their relative gap is below ``1e-6`` at the default grid (4000 points for lists of up
+    to 1000 distinct scores, fewer above).  Permute-and-flip's law for the quality scores
+    ``scores``.
     """
     q = np.asarray(scores, dtype=float).ravel()
+    if grid is None:
+        grid = int(min(4000, max(800, 4_000_000 // max(1, np.unique(q).size))))
     out = np.empty(q.size)
     # scores equal to another's share one term with a count (faster for ties)
     vals, inv, cnt = np.unique(q, return_inverse=True, return_counts=True)
@@ -442,9 +445,10 @@ class PermuteAndFlipSampler:
             if n_un > 0:
                 caps.append(self._u(R))
                 counts.append(float(n_un))
+        grid = int(min(4000, max(800, 4_000_000 // max(1, known.size + len(caps)))))
         lo, _ = pf_log_probability_bounds(q_s, np.r_[known, caps],
-                                          np.r_[np.ones(known.size), counts])
-        _, hi = pf_log_probability_bounds(q_s, known)
+                                          np.r_[np.ones(known.size), counts], grid)
+        _, hi = pf_log_probability_bounds(q_s, known, grid=grid)
         return lo, hi
 
     def probability_bounds(self, support) -> tuple[float, float]:
