@@ -47,6 +47,8 @@ from ..exceptions import CertificationError, TimeLimitError
 from .regions import Region, region_members
 
 logger = logging.getLogger(__name__)
+#: periodic progress lines of long sampling runs (the command line shows them)
+progress_logger = logging.getLogger(__name__ + ".progress")
 
 __all__ = ["PermuteAndFlipSampler", "permute_and_flip_log_law", "pf_log_probability_bounds",
            "truncated_exp_max"]
@@ -286,8 +288,14 @@ class PermuteAndFlipSampler:
 
         for R in self.regions:
             push(_State(R, set(), R.size, truncated_exp_max(rng, R.size)))
+        last = time.perf_counter()
         while heap and -heap[0][0] > best:
             self._check_deadline()
+            if time.perf_counter() - last >= 5.0:  # a long search is never silent
+                last = time.perf_counter()
+                progress_logger.info("permute-and-flip: draw %d, %d evaluations, %d open "
+                                     "regions (not private)", self.n_draws + 1,
+                                     self.n_evaluations, len(heap))
             _, sid = heapq.heappop(heap)
             st = states[sid]
             self.n_pops += 1
