@@ -216,10 +216,17 @@ def test_probability_needs_every_score_above_exact_max(instance):
 # -- private_bss ------------------------------------------------------------------------
 @pytest.mark.parametrize("neighbours", ["replace_one", "add_remove"])
 def test_private_bss_permute_and_flip(instance, neighbours):
+    """The release's law is the brute-force permute-and-flip law at the notion's scale:
+    ``B/n`` (replace-one) or the monotone ``B/(2n)`` (add/remove)."""
     X, y = make_data(instance, 0, 8, "well")
     res = private_bss(X, y, 2, 1.0, bounds=(B, B), method="permute_and_flip", n_draws=3,
-                      random_state=0, neighbours=neighbours,
+                      random_state=0, neighbours=neighbours, ridge=5.0, radius=1.1,
                       enumeration_options={"exhaustive_max": 0, "explicit_max": 0})
+    loss = LeastSquares(5.0, 1.1)
+    scale = loss.sensitivity(X.shape[0], 2, B, B) * (0.5 if neighbours == "add_remove" else 1)
+    sup, _, logp = law(loss.bind(X, y), 8, 2, 1.0, scale)
+    got = np.array([res.log_probability(S) for S in sup])
+    np.testing.assert_allclose(got, logp, atol=1e-5)
     assert res.supports.shape == (3, 2)
     assert res.is_private and res.epsilon == pytest.approx(3.0)
     assert res.guarantee.neighbour.value.replace("-", "_") in (neighbours, neighbours + "s") \
