@@ -306,7 +306,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="MIP solver: highs (default), gurobi or pyomo ('mipdp backends' "
                            "lists the installed ones)")
     demo.add_argument("--methods", nargs="+", default=["exponential", "top_r", "mistakes"],
-                      choices=["exponential", "top_r", "mistakes"],
+                      choices=["exponential", "top_r", "mistakes", "permute_and_flip"],
                       help="samplers to run (default: exponential top_r mistakes)")
     demo.add_argument("--draws", type=int, default=1,
                       help="independent releases per method (default 1)")

@@ -15,6 +15,8 @@ privacy cost, and the guarantee in words.  ``eps`` is the budget of *one* draw.
   its guarantee is *conditional* on the stability of the optimum (seed 002, Theorem 2);
   the adapter records that in ``guarantee``.  ``time_limit`` (seconds) bounds these
   three: a cell that hits it releases nothing and is recorded as not finished.
+* ``permute_and_flip``: :func:`mipdp.selection.private_bss` with
+  ``method="permute_and_flip"`` (permute-and-flip over all supports, sampled exactly).
 * ``exponential_default``: ``exponential`` with the default score derived from the bounds
   (:func:`mipdp.losses.default_score`) whatever the study's ``ridge``/``radius``, so that
   a study that reproduces the seed's score (λ = 120, r = 1.1) reports the default beside it.
@@ -175,6 +177,7 @@ METHODS: dict[str, Callable[..., MethodOutput]] = {
     "exponential_default": _bss("exponential", default_score=True),
     "top_r": _bss("top_r"),
     "mistakes": _bss("mistakes"),
+    "permute_and_flip": _bss("permute_and_flip"),
     "samp_agg": _comparator("two_stage", needs_bounds=False),
     "mcmc": _comparator("mcmc", needs_bounds=True),
     "dp_sis": _comparator("dp_sis", needs_bounds=True),
@@ -184,7 +187,7 @@ METHODS: dict[str, Callable[..., MethodOutput]] = {
 }
 
 #: the MIP methods of :func:`mipdp.selection.private_bss` (exact probabilities of the truth)
-BSS_METHODS = ("exponential", "exponential_default", "top_r", "mistakes")
+BSS_METHODS = ("exponential", "exponential_default", "top_r", "mistakes", "permute_and_flip")
 #: non-private baselines
 BASELINES = ("abess", "marginal")
 

@@ -30,7 +30,7 @@ _FIGS = {
 }
 _STYLE = {"top_r": ("C0", "o"), "mistakes": ("C1", "s"), "samp_agg": ("C2", "^"),
           "mcmc": ("C3", "v"), "dp_sis": ("C4", "D"), "kendall": ("C5", "P"),
-          "exponential": ("C6", "*"), "exponential_default": ("C9", "P"), "marginal": ("0.5", "x"), "abess": ("0.3", "+")}
+          "exponential": ("C6", "*"), "exponential_default": ("C9", "P"), "permute_and_flip": ("C7", "X"), "marginal": ("0.5", "x"), "abess": ("0.3", "+")}
 #: non-private baselines are drawn dotted
 _DOTTED = ("marginal", "abess")
 

@@ -1,0 +1,503 @@
+"""Permute-and-flip over all supports, sampled exactly by best-first search over regions.
+
+Target law over the ``N = C(p, s)`` supports of size ``s``: the release is
+
+    argmax_S  q(S) + E_S,      q(S) = -ε L(S) / (2Δ),   E_S i.i.d. Exp(1),
+
+report-noisy-max with exponential noise, which has the law of permute-and-flip
+(McKenna & Sheldon 2020; Ding et al. 2021).  **ε-DP under replace-one neighbours for every
+dataset** (``Δ`` the sensitivity of ``L``); with a monotone score and the add/remove scale
+(``Δ = B/(2n)``) ε-DP under add/remove neighbours (docs/privacy.md).
+
+Exact sampling (docs/algorithms.md, "Permute-and-flip over all supports")
+-------------------------------------------------------------------------
+The supports are partitioned into *singletons* (``L`` known) and *regions* ``A_j`` with a
+certified lower bound ``ℓ_j <= min_{A_j} L``, so every member of ``A_j`` has
+``q <= u_j = -ε ℓ_j / (2Δ)``.  The noises are generated lazily, in decreasing order within
+each region: the state of a region is ``m`` unrevealed members one of which (uniform) has
+noise ``x`` and the other ``m - 1`` have i.i.d. Exp(1) noises conditioned below ``x``.  The
+largest of ``m`` i.i.d. Exp(1) conditioned below ``t`` has CDF
+``((1 - e^{-y}) / (1 - e^{-t}))^m`` on ``[0, t]`` and is drawn by inversion.
+
+Best-first search: every region is keyed by ``u_j + x_j``, an upper bound on the noisy
+score of each of its unrevealed members.  The top region is popped; if its key is at most
+the best noisy score found, every unrevealed support is beaten and the best found is the
+exact arg-max.  Otherwise its top member (uniform among the unrevealed ones) is evaluated
+(``q + x``), and the next noise is drawn below ``x``.  A region popped often may be *split*
+(refined) into children with tighter bounds: the member carrying ``x`` is in child ``A``
+with probability ``m_A / m`` (it is uniform); that child keeps ``x``, the other's members
+are i.i.d. Exp(1) below ``x`` and draw their own maximum.  Every step keeps the joint law
+of the unrevealed noises given everything revealed exactly as i.i.d. Exp(1) conditioned
+on what was revealed, so the output is the arg-max of i.i.d. noisy scores: the law is
+permute-and-flip's **exactly**, whatever the envelope, its refinements and the batch
+sizes (which only change the running time).  No truncation, no cap on the search.
+"""
+
+from __future__ import annotations
+
+import heapq
+import logging
+import math
+import time
+from typing import Callable
+
+import numpy as np
+
+from ..exceptions import CertificationError, TimeLimitError
+from .regions import Region, region_members
+
+logger = logging.getLogger(__name__)
+#: periodic progress lines of long sampling runs (the command line shows them)
+progress_logger = logging.getLogger(__name__ + ".progress")
+
+__all__ = ["PermuteAndFlipSampler", "permute_and_flip_log_law", "pf_log_probability_bounds",
+           "truncated_exp_max"]
+
+#: an evaluated value this far (relative) below its region's bound is an invalid envelope
+_VIOLATION_RTOL = 1e-10
+_MAX_SEEN = 2_000_000
+
+
+def truncated_exp_max(rng: np.random.Generator, m: int, t: float = math.inf) -> float:
+    """Maximum of ``m`` i.i.d. Exp(1) variables conditioned to lie below ``t`` (inversion).
+
+    ``P(max <= y) = ((1 - e^{-y}) / (1 - e^{-t}))^m`` on ``[0, t]``: with ``U`` uniform,
+    ``y = -log(1 - (1 - e^{-t}) U^{1/m})``, computed in log space (exact for any ``m``).
+    """
+    log_ft = 0.0 if math.isinf(t) else math.log1p(-math.exp(-t)) if t > 0 else -math.inf
+    u = rng.random()
+    if u <= 0.0 or log_ft == -math.inf:
+        return 0.0
+    a = log_ft + math.log(u) / float(m)
+    return -math.log(-math.expm1(a))
+
+
+# -- exact law of report-noisy-max with exponential noise -----------------------------------
+def _phi(x: np.ndarray) -> np.ndarray:
+    """``(1 - e^{-x}) / x`` for ``x >= 0`` (1 at 0, 0 at +inf)."""
+    x = np.asarray(x, dtype=float)
+    out = np.ones_like(x)
+    big = x > 1e-12
+    with np.errstate(over="ignore", invalid="ignore"):
+        out[big] = -np.expm1(-x[big]) / x[big]
+    out[np.isinf(x)] = 0.0
+    return out
+
+
+def pf_log_probability_bounds(q_s: float, q_others: np.ndarray, counts: np.ndarray | None = None,
+                              grid: int = 800) -> tuple[float, float]:
+    """Bounds ``(lo, hi)`` on ``log P(argmax_T q_T + E_T = S)`` (``E`` i.i.d. Exp(1)).
+
+    ``q_others`` are the scores of the other candidates, ``counts`` their multiplicities.
+    With ``v = e^{-E_S}``, ``P = ∫_0^{v_0} Π_T (1 - a_T v)^{c_T} dv``, ``a_T = e^{q_T - q_S}``,
+    ``v_0 = min(1, 1/max a_T)``.  The integrand is log-concave and decreasing, so on each
+    interval of a grid the chord of its logarithm bounds it below and the tangent at the
+    left end bounds it above: both bounds are closed forms and hold up to rounding.  The
+    gap shrinks as ``grid**-2``.
+    """
+    q = np.asarray(q_others, dtype=float).ravel()
+    c = np.ones_like(q) if counts is None else np.asarray(counts, dtype=float).ravel()
+    keep = (c > 0) & (q > -np.inf)
+    q, c = q[keep], c[keep]
+    if q.size == 0:
+        return 0.0, 0.0
+    top = max(float(q_s), float(q.max()))
+    log_v0 = float(q_s) - top                       # v0 = min(1, 1/max a)
+    b = np.exp(q - top)                             # a_T v0 <= 1
+    bsum = float(np.dot(c, b))
+    w1 = min(1.0, 60.0 / bsum)
+    w = np.linspace(0.0, w1, grid + 1)
+    if w1 < 1.0:
+        w = np.r_[w, np.geomspace(w1, 1.0, grid // 2 + 1)[1:]]
+    logf = np.zeros(w.size)
+    dlog = np.zeros(w.size)
+    step = max(1, 2_000_000 // w.size)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in range(0, b.size, step):
+            bb, cc = b[i:i + step], c[i:i + step]
+            bw = np.minimum(np.outer(w, bb), 1.0)
+            logf += np.log1p(-bw) @ cc
+            dlog -= np.where(bw < 1.0, bb / (1.0 - bw), np.inf) @ cc
+    h = np.diff(w)
+    l0, l1 = logf[:-1], logf[1:]
+    with np.errstate(invalid="ignore"):
+        chord = np.where(np.isneginf(l1), np.inf, l0 - l1)
+    chord = np.where(np.isneginf(l0), np.inf, chord)
+    lo_terms = h * np.exp(l0) * _phi(np.maximum(chord, 0.0))
+    tang = -dlog[:-1] * h
+    hi_terms = h * np.exp(l0) * _phi(np.maximum(np.nan_to_num(tang, posinf=np.inf), 0.0))
+    lo, hi = float(lo_terms.sum()), float(hi_terms.sum())
+    lo_log = math.log(lo) + log_v0 if lo > 0 else -math.inf
+    hi_log = math.log(hi) + log_v0 if hi > 0 else -math.inf
+    return lo_log, hi_log
+
+
+def permute_and_flip_log_law(scores: np.ndarray, grid: int | None = None) -> np.ndarray:
+    """Log-probabilities of ``argmax_i scores[i] + E_i`` (``E`` i.i.d. Exp(1)), every ``i``.
+
+    The midpoint (in probability) of the bounds of :func:`pf_log_probability_bounds`;
+    their relative gap is below ``1e-6`` at the default grid (4000 points for lists of up
+    to 1000 distinct scores, fewer above).  Permute-and-flip's law for the quality scores
+    ``scores``.
+    """
+    q = np.asarray(scores, dtype=float).ravel()
+    if grid is None:
+        grid = int(min(4000, max(800, 4_000_000 // max(1, np.unique(q).size))))
+    out = np.empty(q.size)
+    # scores equal to another's share one term with a count (faster for ties)
+    vals, inv, cnt = np.unique(q, return_inverse=True, return_counts=True)
+    cache = {}
+    for i in range(q.size):
+        k = int(inv[i])
+        if k not in cache:
+            c = cnt.astype(float).copy()
+            c[k] -= 1.0
+            lo, hi = pf_log_probability_bounds(vals[k], vals, c, grid)
+            cache[k] = np.logaddexp(lo, hi) - math.log(2.0) if hi > -np.inf else -np.inf
+        out[i] = cache[k]
+    return out
+
+
+class _State:
+    """Search state of one region during one draw (see the module notes)."""
+
+    __slots__ = ("region", "visited", "m", "x", "evals", "batch", "best")
+
+    def __init__(self, region: Region, visited: set, m: int, x: float, best=None) -> None:
+        self.region, self.visited, self.m, self.x = region, visited, m, x
+        self.evals, self.batch, self.best = 0, 4, best
+
+
+class PermuteAndFlipSampler:
+    """Exact sampler of permute-and-flip over all ``C(p, s)`` supports.
+
+    The release is ``argmax_S -ε L(S) / (2Δ) + E_S`` with ``E_S`` i.i.d. Exp(1)
+    (report-noisy-max with exponential noise, which has permute-and-flip's law).
+
+    Parameters
+    ----------
+    values : callable
+        ``values(supports) -> L`` for a batch of supports (shape ``(m, s)``, sorted rows).
+    singletons : ndarray, shape (m, s)
+        Supports whose objective is known (sorted rows, distinct).
+    singleton_values : ndarray, shape (m,)
+        Their objectives ``L``.
+    regions : list of Region
+        The other supports, partitioned; each with a certified ``bound``.
+    p : int
+        Number of features.
+    epsilon : float
+        ``ε`` of one draw.
+    sensitivity : float
+        ``Δ``: the scale of the score (``B/n`` under replace-one neighbours; ``B/(2n)``,
+        the monotone scale, under add/remove).
+    refine : callable, optional
+        ``refine(region, best_member) -> list of Region`` (a partition of ``region`` with
+        certified bounds, each at least ``region.bound``).  ``None``: no refinement.
+    deadline : float, optional
+        ``time.perf_counter()`` value after which sampling raises
+        :class:`~mipdp.exceptions.TimeLimitError` (nothing is returned).
+    refine_after : int
+        A popped region is split when it has had at least this many members evaluated in
+        the current draw and about as many more would still beat the best found.
+
+    Notes
+    -----
+    **Privacy.** Neighbours: replace one row (``n`` fixed), score ``L`` with sensitivity
+    ``Δ``: every draw has exactly permute-and-flip's law with ``ε``: **ε-DP (pure) per draw,
+    for every dataset**; ``k`` draws are ``kε``-DP.  Under add/remove neighbours, with the
+    monotone sum-form score ``F = n L`` (adding a row moves every ``F`` up by at most ``B``)
+    and ``sensitivity = B/(2n)``, the exponent is ``ε F / B`` and a draw is ε-DP under
+    add/remove neighbours (docs/privacy.md).  The envelope must be valid (every bound a
+    true lower bound): it is checked on every evaluated member (an evaluated value below
+    its region's bound raises :class:`~mipdp.exceptions.CertificationError`).  The envelope
+    and the search only change the running time, never the law.
+    """
+
+    def __init__(self, values: Callable[[np.ndarray], np.ndarray], singletons: np.ndarray,
+                 singleton_values: np.ndarray, regions: list[Region], p: int, epsilon: float,
+                 sensitivity: float, *, refine: Callable | None = None,
+                 deadline: float | None = None, refine_after: int = 64) -> None:
+        self._values = values
+        self.singletons = np.atleast_2d(np.asarray(singletons, dtype=np.intp))
+        self.singleton_values = np.asarray(singleton_values, dtype=float).ravel()
+        if self.singletons.shape[0] != self.singleton_values.size:
+            raise ValueError("singleton_values: one value per singleton support expected")
+        self.p = int(p)
+        self.s = self.singletons.shape[1]
+        self.epsilon = float(epsilon)
+        self.sensitivity = float(sensitivity)
+        self.coef = self.epsilon / (2.0 * self.sensitivity)
+        self.ref = float(np.min(self.singleton_values))
+        self._refine = refine
+        self._deadline = deadline
+        self.refine_after = int(refine_after)
+        self.n_supports = math.comb(self.p, self.s)
+        self._single_index = {tuple(r): i for i, r in enumerate(self.singletons.tolist())}
+        self._single_q = -self.coef * (self.singleton_values - self.ref)
+        self.regions: list[Region] = [R for R in regions if R.size > 0]
+        for R in self.regions:
+            if not R.bound > -math.inf:
+                raise ValueError("regions: every region needs a finite certified bound")
+        covered = self.singletons.shape[0] + sum(R.size for R in self.regions)
+        if covered != self.n_supports:
+            raise ValueError(f"regions: the envelope covers {covered} supports, expected "
+                             f"C({self.p}, {self.s}) = {self.n_supports}")
+        self._seen: dict[tuple, float] = {}
+        #: statistics (**not private**: they depend on the data)
+        self.n_draws = 0
+        self.n_evaluations = 0
+        self.n_pops = 0
+        self.n_refinements = 0
+        self.time_refining = 0.0
+        self.draw_times: list[float] = []
+
+    # -- sampling ------------------------------------------------------------------------
+    def sample(self, rng: np.random.Generator, size: int = 1) -> np.ndarray:
+        """``size`` independent draws of permute-and-flip, shape ``(size, s)``."""
+        out = np.empty((size, self.s), dtype=np.intp)
+        for i in range(size):
+            t0 = time.perf_counter()
+            out[i] = self._draw(rng)
+            self.draw_times.append(time.perf_counter() - t0)
+        logger.info("permute-and-flip: %d draws, %d evaluations, %d pops, %d regions "
+                    "(%d refinements); not private", size, self.n_evaluations, self.n_pops,
+                    len(self.regions), self.n_refinements)
+        return out
+
+    def _check_deadline(self) -> None:
+        if self._deadline is not None and time.perf_counter() > self._deadline:
+            raise TimeLimitError("time_limit reached while sampling permute-and-flip; nothing "
+                                 f"was released ({self.n_evaluations} evaluations)")
+
+    def _u(self, R: Region) -> float:
+        """Upper bound on the score of every member of ``R``."""
+        return -self.coef * (R.bound - self.ref)
+
+    def _draw(self, rng: np.random.Generator) -> np.ndarray:
+        self._check_deadline()
+        noisy = self._single_q + rng.exponential(size=self._single_q.size)
+        i = int(np.argmax(noisy))
+        best, best_S = float(noisy[i]), self.singletons[i].copy()
+        states: list[_State] = []
+        heap: list[tuple[float, int]] = []
+
+        def push(st: _State) -> None:
+            states.append(st)
+            heapq.heappush(heap, (-(self._u(st.region) + st.x), len(states) - 1))
+
+        for R in self.regions:
+            push(_State(R, set(), R.size, truncated_exp_max(rng, R.size)))
+        last = time.perf_counter()
+        while heap and -heap[0][0] > best:
+            self._check_deadline()
+            if time.perf_counter() - last >= 5.0:  # a long search is never silent
+                last = time.perf_counter()
+                progress_logger.info("permute-and-flip: draw %d, %d evaluations, %d open "
+                                     "regions (not private)", self.n_draws + 1,
+                                     self.n_evaluations, len(heap))
+            _, sid = heapq.heappop(heap)
+            st = states[sid]
+            self.n_pops += 1
+            if self._want_split(st, best):
+                for child in self._split(st, rng):
+                    push(child)
+                continue
+            u = self._u(st.region)
+            thr = max(best, -heap[0][0] if heap else -math.inf)
+            xs = [st.x]
+            nxt = None
+            while st.m - len(xs) > 0:
+                y = truncated_exp_max(rng, st.m - len(xs), xs[-1])
+                if len(xs) < st.batch and u + y > thr:
+                    xs.append(y)
+                else:
+                    nxt = y
+                    break
+            members = self._uniform_unvisited(st, len(xs), rng)
+            L = self._evaluate(members, st.region)
+            sc = -self.coef * (L - self.ref) + np.asarray(xs)
+            j = int(np.argmax(sc))
+            if sc[j] > best:
+                best, best_S = float(sc[j]), members[j].copy()
+            k = int(np.argmin(L))
+            if st.best is None or L[k] < st.best[0]:
+                st.best = (float(L[k]), members[k].copy())
+            st.visited.update(map(tuple, members.tolist()))
+            st.m -= len(xs)
+            st.evals += len(xs)
+            st.batch = min(2 * st.batch, 1024)
+            if st.m > 0:
+                st.x = nxt
+                states[sid] = st
+                heapq.heappush(heap, (-(u + st.x), sid))
+        self.n_draws += 1
+        return best_S
+
+    def _want_split(self, st: _State, best: float) -> bool:
+        """Split when many more members of the region would still beat the best found."""
+        if self._refine is None or st.region.size <= 1 or st.evals < self.refine_after:
+            return False
+        tau = best - self._u(st.region)          # members above: noise > tau
+        expected = st.m * (math.exp(-tau) if tau > 0 else 1.0)
+        return expected > self.refine_after
+
+    def _split(self, st: _State, rng: np.random.Generator) -> list[_State]:
+        """Refine ``st.region`` and give the children their exact conditional noise laws."""
+        R = st.region
+        t0 = time.perf_counter()
+        children = [c for c in self._refine(R, None if st.best is None else st.best[1])
+                    if c.size > 0]
+        self.time_refining += time.perf_counter() - t0
+        if sum(c.size for c in children) != R.size:
+            raise ValueError("refine: the children must partition the region")
+        for c in children:
+            c.bound = max(c.bound, R.bound)    # a child inherits its parent's valid bound
+        # the envelope keeps the refinement for later draws
+        idx = next(i for i, Q in enumerate(self.regions) if Q is R) if any(
+            Q is R for Q in self.regions) else None
+        if idx is not None:
+            self.regions[idx:idx + 1] = children
+        self.n_refinements += 1
+        vis = np.array(list(st.visited), dtype=np.intp).reshape(-1, self.s)
+        parts = []
+        for c in children:
+            mine = c.contains(vis) if vis.size else np.zeros(0, dtype=bool)
+            v = {tuple(r) for r in vis[mine].tolist()}
+            parts.append((c, v, c.size - len(v)))
+        ms = np.array([m for _, _, m in parts], dtype=float)
+        # the member carrying x is uniform among the unrevealed ones
+        holder = int(np.searchsorted(np.cumsum(ms), rng.random() * ms.sum(), side="right"))
+        holder = min(holder, len(parts) - 1)
+        out = []
+        for i, (c, v, m) in enumerate(parts):
+            if m == 0:
+                continue
+            x = st.x if i == holder else truncated_exp_max(rng, m, st.x)
+            best = st.best if st.best is not None and c.contains(st.best[1][None])[0] else None
+            out.append(_State(c, v, m, x, best))
+        return out
+
+    def _uniform_unvisited(self, st: _State, k: int, rng: np.random.Generator) -> np.ndarray:
+        """A uniformly random ordered ``k``-tuple of distinct unrevealed members."""
+        R = st.region
+        if st.m <= R.size // 2 and R.size <= 4_000_000:  # mostly revealed: enumerate
+            rows = np.vstack(list(region_members(R)))
+            if st.visited:
+                keep = np.array([tuple(r) not in st.visited for r in rows.tolist()])
+                rows = rows[keep]
+            return rows[rng.choice(rows.shape[0], size=k, replace=False)]
+        got: list[np.ndarray] = []
+        taken: set = set()
+        while len(got) < k:
+            for r in R.sample(rng, max(8, 2 * (k - len(got)))):
+                key = tuple(r.tolist())
+                if key in st.visited or key in taken:
+                    continue
+                taken.add(key)
+                got.append(r)
+                if len(got) == k:
+                    break
+        return np.array(got, dtype=np.intp).reshape(k, self.s)
+
+    def _evaluate(self, members: np.ndarray, R: Region) -> np.ndarray:
+        L = np.asarray(self._values(members), dtype=float)
+        low = L < R.bound - _VIOLATION_RTOL * np.maximum(1.0, np.abs(L))
+        if np.any(low):
+            i = int(np.flatnonzero(low)[0])
+            raise CertificationError(
+                f"invalid envelope: support {members[i].tolist()} has L = {L[i]!r} below its "
+                f"region's certified bound {R.bound!r}; nothing was released (please report "
+                "this bug)")
+        self.n_evaluations += L.size
+        if len(self._seen) < _MAX_SEEN:
+            for key, v in zip(map(tuple, members.tolist()), L):
+                self._seen.setdefault(key, float(v))
+        return L
+
+    # -- probabilities --------------------------------------------------------------------
+    def _L(self, key: tuple) -> float:
+        i = self._single_index.get(key)
+        if i is not None:
+            return float(self.singleton_values[i])
+        v = self._seen.get(key)
+        if v is None:
+            v = float(np.asarray(self._values(np.array([key], dtype=np.intp)))[0])
+            self._seen[key] = v
+        return v
+
+    def log_probability_bounds(self, support) -> tuple[float, float]:
+        """Certified bounds ``(lo, hi)`` on ``log P(one draw = support)``.
+
+        The probability decreases in every other support's score.  Lower bound: every
+        unevaluated member of a region at its region's score cap ``-ε ℓ_j / (2Δ)``; upper
+        bound: the unevaluated members left out (score ``-∞``).  Each is a one-dimensional
+        integral bounded by :func:`pf_log_probability_bounds`.  Equal up to the quadrature's
+        gap when every support has been evaluated.
+        """
+        key = tuple(sorted(int(i) for i in support))
+        if len(key) != self.s or len(set(key)) != self.s or not all(0 <= i < self.p for i in key):
+            return -math.inf, -math.inf
+        q_s = -self.coef * (self._L(key) - self.ref)
+        seen = {k: v for k, v in self._seen.items() if k != key and k not in self._single_index}
+        seen_keys = np.array(list(seen), dtype=np.intp).reshape(-1, self.s)
+        seen_q = -self.coef * (np.fromiter(seen.values(), float, len(seen)) - self.ref)
+        single_q = self._single_q[[i for i, r in enumerate(self.singletons.tolist())
+                                   if tuple(r) != key]] if key in self._single_index \
+            else self._single_q
+        known = np.r_[single_q, seen_q]
+        caps, counts = [], []
+        for R in self.regions:
+            n_seen = int(R.contains(seen_keys).sum()) if seen_q.size else 0
+            n_un = R.size - n_seen - int(bool(R.contains(np.array([key]))[0]))
+            if n_un > 0:
+                caps.append(self._u(R))
+                counts.append(float(n_un))
+        grid = int(min(4000, max(800, 4_000_000 // max(1, known.size + len(caps)))))
+        lo, _ = pf_log_probability_bounds(q_s, np.r_[known, caps],
+                                          np.r_[np.ones(known.size), counts], grid)
+        _, hi = pf_log_probability_bounds(q_s, known, grid=grid)
+        return lo, hi
+
+    def probability_bounds(self, support) -> tuple[float, float]:
+        """Certified bounds ``(lo, hi)`` on the probability that one draw is ``support``."""
+        lo, hi = self.log_probability_bounds(support)
+        return math.exp(lo), math.exp(hi)
+
+    #: largest ``C(p, s)`` for which :meth:`log_probability` evaluates every support
+    exact_max = 20_000
+
+    def log_probability(self, support) -> float:
+        """``log P(one draw = support)`` (to the quadrature's relative accuracy, ~1e-6).
+
+        Needs every support's score: known when every support is a singleton, and
+        computed on first use when there are at most :attr:`exact_max` supports.
+        Otherwise raises ``ValueError``: permute-and-flip's probability of a support
+        depends on every other support's score individually (not through a normaliser),
+        so only :meth:`log_probability_bounds` is available.
+        """
+        key = tuple(sorted(int(i) for i in support))
+        if len(key) != self.s or len(set(key)) != self.s or not all(0 <= i < self.p for i in key):
+            return -math.inf
+        if self.regions:
+            if self.n_supports > self.exact_max:
+                raise ValueError(
+                    f"permute-and-flip's probability of a support over C({self.p}, {self.s}) "
+                    f"= {self.n_supports} supports depends on every support's score, and "
+                    "only the evaluated ones are known; use probability_bounds(S)")
+            for R in self.regions:
+                for rows in region_members(R):
+                    vals = np.asarray(self._values(rows), dtype=float)
+                    for k, v in zip(map(tuple, rows.tolist()), vals):
+                        self._seen.setdefault(k, float(v))
+        lo, hi = self.log_probability_bounds(key)
+        return float(np.logaddexp(lo, hi) - math.log(2.0)) if hi > -math.inf else -math.inf
+
+    # -- statistics ----------------------------------------------------------------------
+    def stats(self) -> dict:
+        """Sampling statistics.  **Not private**: they depend on the data."""
+        return {"n_draws": self.n_draws, "n_evaluations": self.n_evaluations,
+                "n_pops": self.n_pops, "n_refinements": self.n_refinements,
+                "time_refining": self.time_refining, "draw_times": list(self.draw_times),
+                "singletons": int(self.singletons.shape[0]),
+                "regions": [dict(R.describe(), bound=R.bound) for R in self.regions]}

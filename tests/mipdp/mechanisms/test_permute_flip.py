@@ -1,0 +1,253 @@
+"""Permute-and-flip over all supports: the exact law, the exact sampler, its privacy."""
+
+import math
+
+import solvers
+
+import numpy as np
+import pytest
+from scipy.stats import chisquare, kstest
+
+from mipdp import private_bss
+from mipdp.brute_force import all_supports
+from mipdp.enumeration import SupportEnumerator
+from mipdp.enumeration.envelope import build_envelope
+from mipdp.exceptions import CertificationError, InvalidParameterError
+from mipdp.losses import LeastSquares
+from mipdp.mechanisms import PermuteAndFlipSampler, permute_and_flip_log_law
+from mipdp.mechanisms.permute_flip import pf_log_probability_bounds, truncated_exp_max
+
+B = 0.5
+
+
+# -- the law of report-noisy-max with exponential noise -----------------------------------
+def test_truncated_maximum_has_its_law():
+    rng = np.random.default_rng(0)
+    m, t = 7, 1.5
+    x = np.array([truncated_exp_max(rng, m, t) for _ in range(4000)])
+    cdf = lambda y: (-np.expm1(-np.clip(y, 0, t)) / -math.expm1(-t)) ** m
+    assert np.all((x >= 0) & (x <= t))
+    assert kstest(x, cdf).pvalue > 1e-3
+    y = np.array([truncated_exp_max(rng, 10**15) for _ in range(2000)])  # no overflow
+    assert kstest(y - math.log(1e15), "gumbel_r").pvalue > 1e-3
+
+
+def test_explicit_law_two_candidates_closed_form():
+    for d in (0.0, 0.3, 2.0, 30.0):
+        lp = permute_and_flip_log_law(np.array([0.0, -d]))
+        assert math.exp(lp[0]) == pytest.approx(1 - math.exp(-d) / 2, rel=1e-6)
+        assert np.exp(lp).sum() == pytest.approx(1.0, abs=1e-6)
+
+
+def test_explicit_law_matches_report_noisy_max_simulation():
+    """10^6 draws of report-noisy-max with Exp(1) noise on an explicit score list."""
+    rng = np.random.default_rng(1)
+    q = np.r_[0.0, -0.2, -0.2, -1.0, -rng.exponential(2.0, size=8)]
+    lp = permute_and_flip_log_law(q)
+    assert np.exp(lp).sum() == pytest.approx(1.0, abs=1e-6)
+    counts = np.zeros(q.size)
+    for _ in range(4):
+        counts += np.bincount(np.argmax(q + rng.exponential(size=(250_000, q.size)), axis=1),
+                              minlength=q.size)
+    assert chisquare(counts, np.exp(lp) * counts.sum() / np.exp(lp).sum()).pvalue > 1e-3
+    lo, hi = pf_log_probability_bounds(q[3], np.delete(q, 3))
+    assert lo <= lp[3] <= hi and hi - lo < 1e-5
+
+
+def test_explicit_law_is_dp_for_both_neighbour_notions():
+    """The worst cases of the proofs (docs/privacy.md): replace-one moves every score by at
+    most ε/2 (either way); add/remove (monotone) moves every score down by [0, ε]."""
+    rng = np.random.default_rng(2)
+    eps = 1.0
+    worst = {"replace_one": 0.0, "add_remove": 0.0}
+    for trial in range(12):
+        q = -rng.exponential(1.5, size=6)
+        base = permute_and_flip_log_law(q)
+        for i in range(q.size):  # push candidate i down and the others up, and back
+            for sign in (1, -1):
+                shift = np.full(q.size, sign * eps / 2)
+                shift[i] = -sign * eps / 2
+                lp = permute_and_flip_log_law(q + shift)
+                worst["replace_one"] = max(worst["replace_one"], np.max(np.abs(lp - base)))
+                mono = np.zeros(q.size) if sign > 0 else np.full(q.size, -eps)
+                mono[i] = -eps if sign > 0 else 0.0
+                lp = permute_and_flip_log_law(q + mono)
+                worst["add_remove"] = max(worst["add_remove"], np.max(np.abs(lp - base)))
+    for v in worst.values():
+        assert v <= eps + 1e-6
+        assert v > 0.6 * eps  # the audit has power
+
+
+def test_never_worse_than_the_exponential_mechanism():
+    """Permute-and-flip's expected score is at least the EM's (McKenna & Sheldon 2020)."""
+    rng = np.random.default_rng(3)
+    for _ in range(10):
+        q = -rng.exponential(2.0, size=15)
+        pf = np.exp(permute_and_flip_log_law(q))
+        em = np.exp(q - np.logaddexp.reduce(q))
+        assert pf @ q >= em @ q - 1e-9
+        assert pf[np.argmax(q)] >= em[np.argmax(q)] - 1e-9
+
+
+# -- the exact sampler over all supports ------------------------------------------------
+def make_data(instance, seed, p, kind, n=60):
+    return instance(seed, n=n, p=p, kind=kind)
+
+
+_LAWS = {}
+
+
+def law(obj, p, s, eps, scale):
+    """Brute force: every support's objective, and permute-and-flip's law (cached)."""
+    sup = all_supports(p, s)
+    vals = obj.values(sup)
+    key = (p, s, eps, scale, vals.tobytes())
+    if key not in _LAWS:
+        _LAWS[key] = permute_and_flip_log_law(-eps * (vals - vals.min()) / (2 * scale),
+                                              grid=1500)
+    return sup, vals, _LAWS[key]
+
+
+def sampled_pvalue(draws, sup, logp):
+    index = {tuple(r): i for i, r in enumerate(sup.tolist())}
+    counts = np.bincount([index[tuple(r)] for r in draws.tolist()], minlength=len(sup))
+    exp = np.exp(logp) * counts.sum()
+    big = exp >= 5
+    obs = np.r_[counts[big], counts[~big].sum()] if (~big).any() else counts
+    ex = np.r_[exp[big], exp[~big].sum()] if (~big).any() else exp
+    return chisquare(obs, ex * obs.sum() / ex.sum()).pvalue
+
+
+def sampler_for(obj, p, s, eps, scale, backend, envelope, vals=None):
+    enum = SupportEnumerator(obj, s, scale=scale, backend=backend, exhaustive_max=0,
+                             explicit_max=0)
+    env = build_envelope(enum, eps, scale, full_class_max=0)
+    assert env.regions  # the test exercises the search over regions
+    refine = None
+    if envelope in ("loose", "refined"):
+        for R in env.regions:
+            R.bound = float(vals.min())  # valid, loose
+    if envelope == "refined":
+        refine = env.refine
+    return PermuteAndFlipSampler(obj.values, env.singletons, env.values, env.regions, p, eps,
+                                 scale, refine=refine, refine_after=4)
+
+
+LAW_PARAMS = [pytest.param(b, e, id=f"{b}-{e}",
+                           marks=[pytest.mark.slow] if b != "highs" and e != "tight" else [])
+              for b in solvers.available_backends() for e in ("tight", "loose", "refined")]
+
+
+@pytest.mark.parametrize("backend,envelope", LAW_PARAMS)
+def test_sampled_law_is_permute_and_flip(instance, backend, envelope):
+    """Chi-square of the draws against the brute-force permute-and-flip law, every backend,
+    with the certified envelope, a deliberately loose one, and a loose one refined while
+    sampling (the loose and refined envelopes of the other backends are marked slow: the
+    backend only builds the singletons and the bounds that those envelopes replace)."""
+    p, s, eps = 9, 3, 2.0
+    X, y = make_data(instance, 1, p, "ill")
+    loss = LeastSquares(5.0, 1.1)
+    obj = loss.bind(X, y)
+    scale = loss.sensitivity(X.shape[0], s, B, B)
+    sup, vals, logp = law(obj, p, s, eps, scale)
+    sampler = sampler_for(obj, p, s, eps, scale, backend, envelope, vals)
+    draws = sampler.sample(np.random.default_rng(7), 2000)
+    assert sampled_pvalue(draws, sup, logp) > 1e-3
+    if envelope == "refined":
+        assert sampler.n_refinements > 0
+    # certified bounds contain the law; exact value at this size
+    for i in np.argsort(logp)[-2:]:
+        lo, hi = sampler.log_probability_bounds(sup[i])
+        assert lo <= logp[i] + 1e-6 and hi >= logp[i] - 1e-6
+        assert sampler.log_probability(sup[i]) == pytest.approx(logp[i], abs=1e-5)
+
+
+def test_sampled_law_other_instance(instance):
+    """A second instance (ties) with the tight envelope at a sharper ε."""
+    p, s, eps = 10, 2, 6.0
+    X, y = make_data(instance, 2, p, "ties")
+    loss = LeastSquares(5.0, 1.1)
+    obj = loss.bind(X, y)
+    scale = loss.sensitivity(X.shape[0], s, B, B)
+    sup, vals, logp = law(obj, p, s, eps, scale)
+    sampler = sampler_for(obj, p, s, eps, scale, "highs", "tight", vals)
+    assert sampled_pvalue(sampler.sample(np.random.default_rng(3), 2000), sup, logp) > 1e-3
+
+
+def test_invalid_envelope_is_detected(instance):
+    X, y = make_data(instance, 0, 9, "well")
+    loss = LeastSquares(5.0, 1.1)
+    obj = loss.bind(X, y)
+    scale = loss.sensitivity(X.shape[0], 2, B, B)
+    enum = SupportEnumerator(obj, 2, scale=scale, exhaustive_max=0, explicit_max=0)
+    env = build_envelope(enum, 1.0, scale, full_class_max=0)
+    sup = all_supports(9, 2)
+    vals = obj.values(sup)
+    for R in env.regions:
+        R.bound = float(np.median(vals[R.contains(sup)]))  # not a lower bound
+    sampler = PermuteAndFlipSampler(obj.values, env.singletons, env.values, env.regions, 9,
+                                    1.0, scale)
+    with pytest.raises(CertificationError, match="invalid envelope"):
+        sampler.sample(np.random.default_rng(0), 500)
+
+
+def test_envelope_must_cover_every_support():
+    with pytest.raises(ValueError, match="covers"):
+        PermuteAndFlipSampler(lambda S: np.zeros(len(S)), np.array([[0, 1]]), np.zeros(1), [],
+                              5, 1.0, 1.0)
+
+
+def test_probability_needs_every_score_above_exact_max(instance):
+    X, y = make_data(instance, 0, 12, "well")
+    loss = LeastSquares(5.0, 1.1)
+    obj = loss.bind(X, y)
+    scale = loss.sensitivity(X.shape[0], 3, B, B)
+    enum = SupportEnumerator(obj, 3, scale=scale, exhaustive_max=0, explicit_max=0)
+    env = build_envelope(enum, 1.0, scale, full_class_max=0)
+    sampler = PermuteAndFlipSampler(obj.values, env.singletons, env.values, env.regions, 12,
+                                    1.0, scale)
+    sampler.exact_max = 10
+    with pytest.raises(ValueError, match="probability_bounds"):
+        sampler.log_probability(env.singletons[0])
+    lo, hi = sampler.probability_bounds(env.singletons[0])
+    assert 0 < lo <= hi <= 1
+
+
+# -- private_bss ------------------------------------------------------------------------
+@pytest.mark.parametrize("neighbours", ["replace_one", "add_remove"])
+def test_private_bss_permute_and_flip(instance, neighbours):
+    """The release's law is the brute-force permute-and-flip law at the notion's scale:
+    ``B/n`` (replace-one) or the monotone ``B/(2n)`` (add/remove)."""
+    X, y = make_data(instance, 0, 8, "well")
+    res = private_bss(X, y, 2, 1.0, bounds=(B, B), method="permute_and_flip", n_draws=3,
+                      random_state=0, neighbours=neighbours, ridge=5.0, radius=1.1,
+                      enumeration_options={"exhaustive_max": 0, "explicit_max": 0})
+    loss = LeastSquares(5.0, 1.1)
+    scale = loss.sensitivity(X.shape[0], 2, B, B) * (0.5 if neighbours == "add_remove" else 1)
+    sup, _, logp = law(loss.bind(X, y), 8, 2, 1.0, scale)
+    got = np.array([res.log_probability(S) for S in sup])
+    np.testing.assert_allclose(got, logp, atol=1e-5)
+    assert res.supports.shape == (3, 2)
+    assert res.is_private and res.epsilon == pytest.approx(3.0)
+    assert res.guarantee.neighbour.value.replace("-", "_") in (neighbours, neighbours + "s") \
+        or neighbours.split("_")[0] in str(res.guarantee.neighbour).lower()
+    assert "permute-and-flip" in str(res.guarantee)
+    probs = np.exp([res.log_probability(S) for S in all_supports(8, 2)])
+    assert probs.sum() == pytest.approx(1.0, abs=1e-5)
+    assert "sampler" in res.stats
+
+
+def test_exact_neighbour_audit_both_notions():
+    from mipdp import audit
+    for nb in ("replace_one", "add_remove"):
+        rows = audit.audit_permute_and_flip(seeds=(0,), kinds=("near_tie",), n_random=1,
+                                            n_corner=1, neighbours=nb)
+        assert all(r["within_claim"] and r["pairs"] > 0 for r in rows), rows
+
+
+def test_bad_input_raises_before_reading_data():
+    with pytest.raises(InvalidParameterError, match="method"):
+        private_bss(None, None, 2, 1.0, bounds=(B, B), method="permute_flip")
+    with pytest.raises(InvalidParameterError, match="neighbours"):
+        private_bss(None, None, 2, 1.0, bounds=(B, B), method="permute_and_flip",
+                    neighbours="add-remove")
