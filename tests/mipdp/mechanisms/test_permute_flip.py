@@ -2,7 +2,7 @@
 
 import math
 
-import solvers
+from mipdp import solvers
 
 import numpy as np
 import pytest
