@@ -8,7 +8,8 @@
 (3,)
 """
 
-from .exceptions import (BackendUnavailableError, BudgetError, CertificationError, TimeLimitError,
+from .exceptions import (AccountantNotVisibleError, BackendUnavailableError, BudgetError,
+                         CertificationError, ClippingWarning, TimeLimitError,
                          ConditionalPrivacyWarning, InvalidParameterError, PrivacyLeakWarning,
                          SizeLimitError, SolverError)
 from . import comparators
@@ -26,6 +27,7 @@ __all__ = ["private_bss", "PrivateBSSResult", "PrivateBestSubsetSelector", "Sele
            "ConditionalPrivacyWarning", "CertificationError", "TimeLimitError", "BudgetError",
            "SolverError",
            "BackendUnavailableError", "SizeLimitError", "InvalidParameterError",
+           "ClippingWarning", "AccountantNotVisibleError",
            "available_backends", "comparators", "private_coefficients", "PrivateCoefficients"]
 
 

@@ -18,7 +18,7 @@ from ._param_validation import (EPSILON, POSITIVE_INT, POSITIVE_REAL, PROBABILIT
                                  Interval, StrOptions, check_less_than, validate_params)
 from ._validation import (bounds_not_private_reason, check_bounds, check_epsilon,
                           check_positive, check_random_state, check_X_y, clip_data,
-                          data_derived_bounds)
+                          clipping_diagnostic, data_derived_bounds)
 from .accounting import check_release, record_release
 from .enumeration import SupportEnumerator, default_R
 from .enumeration.envelope import build_envelope
@@ -489,6 +489,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         timings["prescreen"] = screen_info["time"]
 
     Xc, yc = clip_data(X, y, b_x, b_y if loss_obj.needs_y_bound else None)
+    clipped = clipping_diagnostic(X, y, b_x, b_y if loss_obj.needs_y_bound else None,
+                                  stacklevel=4)   # not private (a diagnostic, see info)
     # the samplers' scale: B/n (replace-one) or B/(2n) (add/remove, monotone score).  Under
     # add/remove n enters only here, through F = n·L: every quantity below that carries the
     # scale (levels, PTR threshold, exponents) is a data-free multiple of it, so the release
@@ -509,7 +511,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     bounds_key = "bounds_not_private" if data_derived_bounds(
         bounds, need_y=loss_obj.needs_y_bound) else "bounds"
     info: dict = {"loss": loss_obj.name, bounds_key: (b_x, b_y), "ridge": loss_obj.ridge,
-                  "radius": loss_obj.radius, "score_rule": score_rule}
+                  "radius": loss_obj.radius, "score_rule": score_rule,
+                  "clipped_fraction_not_private": clipped}
     ran = method
     passed = None
     if method == "exponential":
