@@ -19,6 +19,7 @@ from .guarantee import Guarantee, Neighbour
 from .result import SelectionResult
 from .selection import PrivateBSSResult, private_bss
 from .selector import PrivateBestSubsetSelector
+from ._logging import set_verbosity
 
 __version__ = "0.1.0"
 
@@ -28,7 +29,7 @@ __all__ = ["private_bss", "PrivateBSSResult", "PrivateBestSubsetSelector", "Sele
            "SolverError",
            "BackendUnavailableError", "SizeLimitError", "InvalidParameterError",
            "ClippingWarning", "AccountantNotVisibleError",
-           "available_backends", "comparators", "private_coefficients", "PrivateCoefficients"]
+           "available_backends", "set_verbosity", "comparators", "private_coefficients", "PrivateCoefficients"]
 
 
 def available_backends() -> list[str]:

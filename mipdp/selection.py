@@ -12,13 +12,14 @@ import numpy as np
 
 from solvers import check_backend
 
-from numbers import Real
+from numbers import Integral, Real
 
 from ._param_validation import (EPSILON, POSITIVE_INT, POSITIVE_REAL, PROBABILITY_OPEN,
                                  Interval, StrOptions, check_less_than, validate_params)
 from ._validation import (bounds_not_private_reason, check_bounds, check_epsilon,
                           check_positive, check_random_state, check_X_y, clip_data,
                           clipping_diagnostic, data_derived_bounds)
+from ._logging import with_verbose
 from .accounting import check_release, record_release
 from .enumeration import SupportEnumerator, default_R
 from .enumeration.envelope import build_envelope
@@ -317,9 +318,11 @@ PRIVATE_BSS_CONSTRAINTS = {
     "random_state": ["random_state"], "report_gap": ["boolean"],
     "max_epsilon": [None] + EPSILON, "enumeration_options": [None, dict],
     "accountant": ["accountant"], "neighbours": [StrOptions(set(NEIGHBOURS))],
+    "verbose": ["boolean", Interval(Integral, 0, None, closed="left")],
 }
 
 
+@with_verbose
 @validate_params(PRIVATE_BSS_CONSTRAINTS)
 def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = None,
                 radius: float | None = None, loss: str | Loss = "least_squares",
@@ -329,7 +332,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
                 prescreen=None, time_limit: float | None = None, random_state=None,
                 report_gap: bool = False, max_epsilon: float | None = None,
                 enumeration_options: dict | None = None, accountant=None,
-                neighbours: str = "replace_one") -> PrivateBSSResult:
+                neighbours: str = "replace_one", verbose: int = 0) -> PrivateBSSResult:
     """Release a size-``s`` support of a sparse linear model with differential privacy.
 
     By default the release is a draw of the exponential mechanism over all ``C(p, s)``
@@ -429,6 +432,11 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         :class:`~mipdp.exceptions.InvalidParameterError` before the data is read.  The
         guarantee's ``sensitivity`` is then ``B`` (data-free); an add/remove guarantee
         converts to replace-one with ``guarantee.as_replace_one()`` (twice the ε).
+    verbose : int or bool, default 0
+        ``1``: log the call's phases on stderr (start, a line every few seconds while a
+        phase runs long, the end), ``2``: every step; ``0``: only what the ``logging``
+        configuration shows.  :func:`mipdp.set_verbosity` does the same for every call.
+        The lines' figures (timings, counts, objective values) are **not private**.
 
     Returns
     -------
@@ -490,7 +498,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
 
     Xc, yc = clip_data(X, y, b_x, b_y if loss_obj.needs_y_bound else None)
     clipped = clipping_diagnostic(X, y, b_x, b_y if loss_obj.needs_y_bound else None,
-                                  stacklevel=4)   # not private (a diagnostic, see info)
+                                  stacklevel=5)   # not private (a diagnostic, see info)
     # the samplers' scale: B/n (replace-one) or B/(2n) (add/remove, monotone score).  Under
     # add/remove n enters only here, through F = n·L: every quantity below that carries the
     # scale (levels, PTR threshold, exponents) is a data-free multiple of it, so the release
@@ -559,8 +567,10 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
                 candidates, cand_values = top.supports, top.values
     timings.update({k: v.time for k, v in enum.stats.phases.items()})
     t_draw = time.perf_counter()
+    enum.progress.start("sampling", draws=n_draws)     # the progress bar shows this phase
     draws = mech.sample(rng_draw, size=n_draws)
     timings["sampling"] = time.perf_counter() - t_draw
+    enum.progress.done("sampling", draws=n_draws)
     logger.info("private_bss: %s (%s) enumeration %.2f s, sampling %.2f s (timings are not "
                 "private)", method, ran, sum(v.time for v in enum.stats.phases.values()),
                 timings["sampling"])
