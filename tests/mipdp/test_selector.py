@@ -114,6 +114,12 @@ def test_pickle_drops_the_not_private_state_unless_asked(data):
     assert kept.result_not_private_.mechanism is not None
     # the live object keeps it
     assert sel.result_not_private_.mechanism is not None
+    # inside a Pipeline too
+    from sklearn.linear_model import LinearRegression
+    from sklearn.pipeline import make_pipeline
+    pipe = make_pipeline(clone(sel), LinearRegression()).fit(X, y)
+    back = pickle.loads(pickle.dumps(pipe))
+    assert not hasattr(back[0], "result_not_private_") and back.predict(X[:2]).shape == (2,)
 
 
 def test_s_is_checked_against_the_data_naming_the_selector(data):
