@@ -8,7 +8,8 @@
 (3,)
 """
 
-from .exceptions import (BackendUnavailableError, BudgetError, CertificationError, TimeLimitError,
+from .exceptions import (AccountantNotVisibleError, BackendUnavailableError, BudgetError,
+                         CertificationError, ClippingWarning, TimeLimitError,
                          ConditionalPrivacyWarning, InvalidParameterError, PrivacyLeakWarning,
                          SizeLimitError, SolverError)
 from . import comparators
@@ -18,6 +19,7 @@ from .guarantee import Guarantee, Neighbour
 from .result import SelectionResult
 from .selection import PrivateBSSResult, private_bss
 from .selector import PrivateBestSubsetSelector
+from ._logging import set_verbosity
 
 __version__ = "0.1.0"
 
@@ -26,7 +28,8 @@ __all__ = ["private_bss", "PrivateBSSResult", "PrivateBestSubsetSelector", "Sele
            "ConditionalPrivacyWarning", "CertificationError", "TimeLimitError", "BudgetError",
            "SolverError",
            "BackendUnavailableError", "SizeLimitError", "InvalidParameterError",
-           "available_backends", "comparators", "private_coefficients", "PrivateCoefficients"]
+           "ClippingWarning", "AccountantNotVisibleError",
+           "available_backends", "set_verbosity", "comparators", "private_coefficients", "PrivateCoefficients"]
 
 
 def available_backends() -> list[str]:

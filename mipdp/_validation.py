@@ -7,10 +7,12 @@ import warnings
 
 import numpy as np
 
-from .exceptions import PrivacyLeakWarning
+from sklearn.exceptions import DataConversionWarning
+
+from .exceptions import ClippingWarning, PrivacyLeakWarning
 
 __all__ = ["check_X_y", "check_sparsity", "check_epsilon", "check_positive",
-           "check_bounds", "clip_data", "check_random_state", "check_labels_pm1",
+           "check_bounds", "clip_data", "clipping_diagnostic", "check_random_state", "check_labels_pm1",
            "data_derived_bounds", "bounds_not_private_reason"]
 
 
@@ -34,6 +36,10 @@ def _as_float_matrix(X, name: str) -> np.ndarray:
 def check_X_y(X, y, *, min_samples: int = 2) -> tuple[np.ndarray, np.ndarray]:
     """Validate and copy ``X`` (n, p) and ``y`` (n,) as float64 arrays.
 
+    ``y`` of shape ``(n, 1)`` is raveled with scikit-learn's
+    :class:`~sklearn.exceptions.DataConversionWarning` (its ``column_or_1d`` rule); any
+    other 2-D ``y`` (including ``(1, n)``) is rejected.
+
     Raises
     ------
     TypeError
@@ -45,7 +51,11 @@ def check_X_y(X, y, *, min_samples: int = 2) -> tuple[np.ndarray, np.ndarray]:
     y = _as_float_matrix(y, "y")
     if X.ndim != 2:
         raise ValueError(f"X: expected a 2-D array of shape (n_samples, n_features), got shape {X.shape}")
-    if y.ndim == 2 and 1 in y.shape:
+    if y.ndim == 2 and y.shape[1] == 1:
+        # scikit-learn's column_or_1d rule: a column vector is raveled, with a warning
+        warnings.warn("y: a column vector (shape (n, 1)) was passed where a 1-D array was "
+                      "expected; it was raveled to shape (n,). Pass y.ravel() to silence "
+                      "this warning.", DataConversionWarning, stacklevel=3)
         y = y.ravel()
     if y.ndim != 1:
         raise ValueError(f"y: expected a 1-D array of shape (n_samples,), got shape {y.shape}")
@@ -158,6 +168,50 @@ def clip_data(X: np.ndarray, y: np.ndarray | None, b_x: float, b_y: float | None
     Xc = np.clip(X, -b_x, b_x)
     yc = None if y is None else (y.copy() if b_y is None else np.clip(y, -b_y, b_y))
     return Xc, yc
+
+
+#: a column of ``X`` (or ``y``) with more than this fraction of its entries clipped
+#: triggers a :class:`~mipdp.exceptions.ClippingWarning`
+CLIPPING_WARN_FRACTION = 0.5
+
+
+def clipping_diagnostic(X: np.ndarray, y: np.ndarray | None, b_x: float, b_y: float | None,
+                        *, caller: str = "private_bss", stacklevel: int = 3) -> dict:
+    """How much of ``X`` and ``y`` the bounds clip, with a warning when it is most of it.
+
+    Returns ``{"X": fraction of the entries of X with |x_ij| > b_x, "X_max_column": the
+    largest such fraction over the columns, "X_columns_mostly_clipped": how many columns
+    have more than half their entries clipped, "y": fraction of |y_i| > b_y (None when y is
+    not clipped, e.g. hinge labels)}``.  Issues a :class:`~mipdp.exceptions.ClippingWarning`
+    when a column of ``X`` or ``y`` has more than :data:`CLIPPING_WARN_FRACTION` of its
+    entries clipped.
+
+    **Not private**: every figure, and whether the warning is issued, depend on the data
+    without noise.  They are a diagnostic for the analyst (who holds the data), reported
+    under a ``_not_private`` key; they never raise and never change the release.
+    """
+    n = max(X.shape[0], 1)
+    per_col = np.count_nonzero(np.abs(X) > b_x, axis=0) / n
+    frac_y = None if (y is None or b_y is None) else float(np.count_nonzero(np.abs(y) > b_y)) / n
+    report = {"X": float(per_col.mean()) if per_col.size else 0.0,
+              "X_max_column": float(per_col.max()) if per_col.size else 0.0,
+              "X_columns_mostly_clipped": int(np.count_nonzero(per_col > CLIPPING_WARN_FRACTION)),
+              "y": frac_y}
+    parts = []
+    if report["X_columns_mostly_clipped"]:
+        parts.append(f"{report['X_columns_mostly_clipped']} of {per_col.size} column(s) of X "
+                     f"have more than half their entries clipped to |x| <= b_x = {b_x:g} "
+                     f"({report['X']:.0%} of all entries of X)")
+    if frac_y is not None and frac_y > CLIPPING_WARN_FRACTION:
+        parts.append(f"{frac_y:.0%} of y is clipped to |y| <= b_y = {b_y:g}")
+    if parts:
+        warnings.warn(
+            f"{caller}: " + "; ".join(parts) + ". The release is still private, but bounds "
+            "far below the data's scale discard its signal (e.g. a y clipped everywhere is "
+            "ignored). Scale the data with public constants or pass bounds that fit its "
+            "range. This warning and result.info['clipped_fraction_not_private'] depend on "
+            "the data and are not private.", ClippingWarning, stacklevel=stacklevel)
+    return report
 
 
 def check_labels_pm1(y: np.ndarray, name: str = "y") -> np.ndarray:

@@ -40,16 +40,55 @@ from typing import Callable
 from .exceptions import BudgetError
 from .guarantee import Guarantee, Neighbour, compose
 
-__all__ = ["BudgetAccountant", "account", "check_release", "record_release", "NOT_RECORDED"]
+__all__ = ["BudgetAccountant", "account", "check_release", "record_release", "NOT_RECORDED",
+           "accountant_active_in_process"]
 
 _REL_TOL = 1e-12
 _local = threading.local()
+#: per thread id, how many default accountants that thread has active (process-wide, so a
+#: call in another thread can tell that an accountant it cannot see is active)
+_active_lock = threading.Lock()
+_active: dict[int, int] = {}
 
 
 def _default_stack() -> list:
     if not hasattr(_local, "stack"):
         _local.stack = []
     return _local.stack
+
+
+def _note_active(change: int) -> None:
+    tid = threading.get_ident()
+    with _active_lock:
+        count = _active.get(tid, 0) + change
+        if count > 0:
+            _active[tid] = count
+        else:
+            _active.pop(tid, None)
+
+
+def accountant_active_in_process() -> bool:
+    """Whether any thread of this process has a default accountant active.
+
+    The default accountant (``with BudgetAccountant(...):``) is per thread; this lets a
+    release in another thread, or an estimator about to be sent to another process,
+    notice that an accountant exists that would not see its spend.
+    """
+    with _active_lock:
+        return bool(_active)
+
+
+def _check_visible() -> None:
+    """Refuse a release that would silently escape an active default accountant."""
+    if _default_stack() or not accountant_active_in_process():
+        return
+    from .exceptions import AccountantNotVisibleError
+    raise AccountantNotVisibleError(
+        "accountant: a default accountant (with BudgetAccountant(...):) is active in another "
+        "thread of this process, but not in the thread making this release, so its spend "
+        "would not be recorded. Make the release in the thread that entered the 'with' "
+        "block (e.g. model selection with n_jobs=1), or pass accountant= explicitly. "
+        "Nothing was computed.")
 
 
 class BudgetAccountant:
@@ -121,8 +160,16 @@ class BudgetAccountant:
         """Whether the accountant has a finite budget."""
         return math.isfinite(self.epsilon)
 
-    def total(self) -> Guarantee | None:
-        """The guarantee of everything spent so far (``None`` before the first release)."""
+    def total(self) -> Guarantee:
+        """The guarantee of everything spent so far.
+
+        Before the first release it is a zero guarantee: ``0-DP (pure)`` with
+        ``epsilon == 0.0`` and ``delta == 0.0`` (under the accountant's ``neighbour``,
+        replace-one if none was given), so ``acc.total().epsilon`` is always a number.
+        """
+        if not self.spent:
+            return Guarantee.pure(0.0, self.neighbour or Neighbour.REPLACE_ONE,
+                                  "nothing spent yet (0 releases)")
         return self._composed(self.spent)
 
     def __len__(self) -> int:
@@ -162,7 +209,7 @@ class BudgetAccountant:
         total = self._composed(self.spent + [g])
         if self.finite and (total.epsilon_or_nominal > self.epsilon * (1 + _REL_TOL)
                             or _delta_of(total) > self.delta * (1 + _REL_TOL) + 1e-300):
-            spent = self.total()
+            spent = self._composed(self.spent)
             spent_txt = ("nothing yet" if spent is None else
                          f"epsilon = {spent.epsilon_or_nominal:g}, delta = {_delta_of(spent):g}")
             raise BudgetError(
@@ -192,7 +239,7 @@ class BudgetAccountant:
             from ._param_validation import InvalidParameterError
             raise InvalidParameterError(f"The 'k' parameter of remaining must be an int in the "
                                         f"range [1, inf). Got {k!r} instead.")
-        total = self.total()
+        total = self._composed(self.spent)
         eps_spent = 0.0 if total is None else total.epsilon_or_nominal
         delta_spent = 0.0 if total is None else _delta_of(total)
         if total is not None and total.status == "not private":
@@ -217,13 +264,17 @@ class BudgetAccountant:
     def set_default(self) -> "BudgetAccountant":
         """Make this the accountant used by calls without ``accountant=`` (this thread)."""
         _default_stack().append(self)
+        _note_active(+1)
         return self
 
     @staticmethod
     def pop_default() -> "BudgetAccountant | None":
         """Remove and return the current default accountant (``None`` if there is none)."""
         stack = _default_stack()
-        return stack.pop() if stack else None
+        if not stack:
+            return None
+        _note_active(-1)
+        return stack.pop()
 
     @staticmethod
     def load_default(accountant: "BudgetAccountant | None" = None) -> "BudgetAccountant | None":
@@ -240,9 +291,10 @@ class BudgetAccountant:
         stack = _default_stack()
         if stack and stack[-1] is self:
             stack.pop()
+            _note_active(-1)
 
     def __repr__(self) -> str:
-        total = self.total()
+        total = self._composed(self.spent)
         spent = "nothing" if total is None else str(total.status) + (
             f" epsilon={total.epsilon_or_nominal:g}, delta={_delta_of(total):g}")
         return (f"BudgetAccountant(epsilon={self.epsilon:g}, delta={self.delta:g}, "
@@ -277,6 +329,8 @@ def account(accountant: BudgetAccountant | None, planned: Guarantee,
     a ``guarantee``.  The recorded guarantee is the result's, which must not claim less
     than ``planned`` (checked).
     """
+    if accountant is None:
+        _check_visible()
     acc = BudgetAccountant.load_default(accountant)
     if acc is not None:
         acc.check(planned)
@@ -294,8 +348,13 @@ def account(accountant: BudgetAccountant | None, planned: Guarantee,
 def check_release(accountant: BudgetAccountant | None, planned: Guarantee):
     """Step 1 of :func:`account`: the accountant to use (or ``None``), after checking ``planned``.
 
-    Call it before the data is read.
+    Call it before the data is read.  Raises
+    :class:`~mipdp.exceptions.AccountantNotVisibleError` when no accountant is given, this
+    thread has no default one, but another thread of the process has: the release would
+    escape it.
     """
+    if accountant is None:
+        _check_visible()
     acc = BudgetAccountant.load_default(accountant)
     if acc is not None:
         acc.check(planned)

@@ -17,8 +17,19 @@ __all__ = ["main"]
 PROGRESS_LOGGERS = ("mipdp.enumeration.progress", "mipdp.mechanisms.em_rejection.progress")
 
 
-def _progress_bar(desc: str):
+#: seconds between two redraws of a progress bar while nothing reports (so its clock moves
+#: during a long solve or the sampling phase)
+TICK_SECONDS = 0.5
+
+
+def _progress_bar(desc: str, position: int = 0):
     """``(callback, close)``: a tqdm bar fed by the enumeration's progress events.
+
+    The bar shows the current phase (``warm_start``, ``class_2``, ..., ``sampling``), its
+    latest counters and the elapsed time; a background ticker redraws it every
+    :data:`TICK_SECONDS` so it never looks frozen while one step runs long (a MIP solve,
+    the rejection sampler).  The number of steps of an enumeration is not known in
+    advance, so this bar has no total; :func:`_overall_bar` has one.
 
     tqdm is optional (the ``experiments`` extra has it); without it the callback is
     ``None`` and the periodic INFO lines of :data:`PROGRESS_LOGGERS` are the progress.
@@ -27,22 +38,76 @@ def _progress_bar(desc: str):
         from tqdm.auto import tqdm
     except ImportError:
         return None, lambda: None
+    import threading
     bar = tqdm(desc=desc, unit=" steps", leave=False, file=sys.stderr, dynamic_ncols=True,
-               disable=None)  # no bar when stderr is not a terminal (logs, pipes)
+               position=position, disable=None)  # no bar when stderr is not a terminal
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.wait(TICK_SECONDS):
+            with lock:
+                bar.refresh()
+
+    ticker = threading.Thread(target=tick, name="mipdp-progress", daemon=True)
+    if not bar.disable:
+        ticker.start()
 
     def callback(event: dict) -> None:
         fields = {k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in event.items()
                   if k not in ("phase", "event", "elapsed")}
-        bar.set_description(f"{desc} [{event['phase']}]", refresh=False)
-        bar.set_postfix(fields, refresh=False)
-        bar.update(1)
+        with lock:
+            bar.set_description(f"{desc} [{event['phase']}]", refresh=False)
+            bar.set_postfix(fields, refresh=False)
+            bar.update(1)
 
-    return callback, bar.close
+    def close() -> None:
+        stop.set()
+        if ticker.is_alive():
+            ticker.join()
+        bar.close()
+
+    return callback, close
+
+
+def _overall_bar(total: int, desc: str):
+    """A bar with a known total (one step per method run) and its ETA; ``None`` without
+    tqdm or when stderr is not a terminal."""
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, desc=desc, unit=" method", file=sys.stderr, dynamic_ncols=True,
+                position=0, leave=False, disable=None)
+
+
+#: plain-words meaning of the demo's diagnostic lines (printed once, at the end)
+DEMO_LEGEND = """\
+what the lines mean:
+  equals truth / truth in k of N draws: whether the released support is the true one.
+    Each draw is a separate private release; N draws together spend N times eps.
+  P(one draw = truth): the mechanism's exact probability of releasing the truth on this
+    data (or certified lower and upper bounds on it).  It is computed from the data, so
+    it is not private: a diagnostic for this demo, never something to publish.
+  time: seconds per phase of the search that certifies the mechanism's scores:
+    exhaustive: every support evaluated directly (small problems);
+    warm_start / warm_cuts: a first good support and the first linear bounds (cuts);
+    optimum: the best support; class_k: the supports that differ from the best one in
+    exactly k features (k "mistakes"); top_r: the R best supports; sampling: the draws.
+  cuts: linear lower bounds on the objective added to the mixed-integer program.
+  no-goods: constraints that exclude supports the search has already listed.
+  proposals / accepted: the exponential mechanism is sampled by rejection; a proposal
+    is a support drawn from an upper envelope of the weights, accepted with probability
+    (weight / envelope).  Few proposals per accepted draw = a tight envelope.
+  clipping: the demo clips X and y to |.| <= --bound (0.5) on purpose: seed 002's design
+    has standard-normal columns, so most entries are clipped.  Clipping is monotone, so
+    the true features still fit y best and are recovered; on your own data choose
+    bounds that fit its range (docs/guide.md, section 1)."""
 
 
 def _demo(args: argparse.Namespace) -> int:
     from .datasets import make_bss_classification, make_bss_regression
-    from .exceptions import ConditionalPrivacyWarning
+    from .exceptions import ClippingWarning, ConditionalPrivacyWarning
     from .selection import private_bss
 
     make = make_bss_classification if args.loss == "hinge" else make_bss_regression
@@ -52,11 +117,16 @@ def _demo(args: argparse.Namespace) -> int:
           f"loss={args.loss}, eps={args.eps}, bounds={bounds}, backend={args.backend}")
     print(f"true support: {truth.tolist()}")
     rows = []
-    for method in args.methods:
-        callback, close = _progress_bar(method)
+    clipped = None
+    overall = _overall_bar(len(args.methods), "demo")
+    for i, method in enumerate(args.methods):
+        if overall is not None:
+            overall.set_description(f"demo [{method}]")
+        callback, close = _progress_bar(method, position=1)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConditionalPrivacyWarning)
+                warnings.simplefilter("ignore", ClippingWarning)   # explained in the legend
                 res = private_bss(X, y, args.s, args.eps, bounds=bounds, loss=args.loss,
                                   ridge=args.ridge, radius=args.radius, method=method,
                                   backend=args.backend, n_draws=args.draws,
@@ -64,14 +134,18 @@ def _demo(args: argparse.Namespace) -> int:
                                   enumeration_options={"progress": callback})
         finally:
             close()
-        hits = np.mean([np.array_equal(S, truth) for S in res.supports])
+        if overall is not None:
+            overall.update(1)
+        clipped = res.info.get("clipped_fraction_not_private", clipped)
+        n_hits = int(sum(np.array_equal(S, truth) for S in res.supports))
         phases = ", ".join(f"{k} {v:.2f}s" for k, v in res.timings.items())
         lo, hi = res.probability_bounds(truth)
         p_truth = f"{lo:.3f}" if hi - lo <= 5e-4 else f"between {lo:.3f} and {hi:.3f} (certified)"
         rows.append((method, p_truth, res.timings["total"]))
         print(f"\n[{method}] released support: {res.support.tolist()}  "
               f"equals truth: {bool(np.array_equal(res.support, truth))}"
-              + (f"  (exact recovery in {hits:.0%} of {args.draws} draws)" if args.draws > 1 else ""))
+              + (f"  (truth in {n_hits} of {args.draws} draws, {n_hits / args.draws:.0%})"
+                 if args.draws > 1 else ""))
         print(f"  P(one draw = truth): {p_truth}  (not private: computed from the data)")
         print(f"  guarantee: {res.guarantee}")
         print(f"  time: {phases}")
@@ -81,10 +155,17 @@ def _demo(args: argparse.Namespace) -> int:
               f"{stats['n_nogoods']} no-goods"
               + (f", {stats['sampler']['n_proposals']} proposals for "
                  f"{stats['sampler']['n_accepted']} accepted" if "sampler" in stats else ""))
+    if overall is not None:
+        overall.close()
     if len(rows) > 1:
         print("\nprobability that one draw releases the true support:")
         for method, p_truth, t in rows:
             print(f"  {method:12s} {p_truth:40s} {t:6.2f} s")
+    if clipped is not None:
+        y_txt = "" if clipped["y"] is None else f" and {clipped['y']:.0%} of y"
+        print(f"\nclipped to the bound {args.bound:g}: {clipped['X']:.0%} of X{y_txt} "
+              "(not private; see 'clipping' below)")
+    print("\n" + DEMO_LEGEND)
     return 0
 
 
@@ -280,6 +361,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "studies), plot (their figures), audit (exact and empirical privacy "
                     "audit). 'mipdp SUBCOMMAND --help' lists the options of each.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress")
+    parser.add_argument("--version", action="version", version=f"mipdp {_version()}",
+                        help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
     demo = sub.add_parser("demo", help="run the samplers on seed 002's synthetic data",
                           description="Generate seed 002's synthetic design, release a "
@@ -308,8 +391,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--methods", nargs="+", default=["exponential", "top_r", "mistakes"],
                       choices=["exponential", "top_r", "mistakes", "permute_and_flip"],
                       help="samplers to run (default: exponential top_r mistakes)")
-    demo.add_argument("--draws", type=int, default=1,
-                      help="independent releases per method (default 1)")
+    demo.add_argument("--draws", type=int, default=20,
+                      help="independent releases per method, to show how often the truth "
+                           "is released (default 20; each draw is a separate release, so "
+                           "N draws spend N times --eps)")
     demo.add_argument("--seed", type=int, default=0,
                       help="seed of the data and of the sampler (default 0)")
     demo.set_defaults(func=_demo)
@@ -325,8 +410,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _version() -> str:
+    from . import __version__
+    return __version__
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``mipdp`` command."""
+    """Entry point of the ``mipdp`` command.
+
+    Ctrl-C prints one line (``mipdp: interrupted``) and returns 130 (128 + SIGINT), the
+    shell's convention, without a traceback.
+    """
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("\nmipdp: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 __all__ = ["PrivacyLeakWarning", "CertificationError", "TimeLimitError", "SolverError",
            "BackendUnavailableError", "SizeLimitError", "SolverTimeLimitError",
-           "BudgetError", "ConditionalPrivacyWarning", "InvalidParameterError"]
+           "BudgetError", "ConditionalPrivacyWarning", "InvalidParameterError",
+           "AccountantNotVisibleError", "ClippingWarning"]
 
 
 class SolverError(RuntimeError):
@@ -100,3 +101,25 @@ class BudgetError(ValueError):
 
 class ConditionalPrivacyWarning(UserWarning):
     """The release is differentially private only under a data-dependent condition."""
+
+
+class AccountantNotVisibleError(BudgetError):
+    """A release would spend budget that an active default accountant cannot see.
+
+    The default accountant of ``with BudgetAccountant(...):`` is per thread (and per
+    process).  A release made in another thread while one is active, or a
+    :class:`~mipdp.selector.PrivateBestSubsetSelector` sent to another process (e.g.
+    ``GridSearchCV(..., n_jobs=2)``) while one is active, raises this instead of releasing
+    uncounted: nothing was computed.  Run the fits in the accountant's thread (``n_jobs=1``)
+    or pass ``accountant=`` explicitly.
+    """
+
+
+class ClippingWarning(UserWarning):
+    """Most of a column of ``X``, or most of ``y``, lies outside the clipping bounds.
+
+    The release is still private (clipping is what makes it so), but a bound far below
+    the data's scale throws the signal away: e.g. every ``y`` clipped to ``b_y`` makes the
+    selection ignore ``y``.  **Not private**: whether it is issued depends on the data (it
+    is a message to the analyst, who holds the data; it is not part of the release).
+    """

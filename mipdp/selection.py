@@ -12,13 +12,14 @@ import numpy as np
 
 from mipdp.solvers import check_backend
 
-from numbers import Real
+from numbers import Integral, Real
 
 from ._param_validation import (EPSILON, POSITIVE_INT, POSITIVE_REAL, PROBABILITY_OPEN,
                                  Interval, StrOptions, check_less_than, validate_params)
 from ._validation import (bounds_not_private_reason, check_bounds, check_epsilon,
                           check_positive, check_random_state, check_X_y, clip_data,
-                          data_derived_bounds)
+                          clipping_diagnostic, data_derived_bounds)
+from ._logging import with_verbose
 from .accounting import check_release, record_release
 from .enumeration import SupportEnumerator, default_R
 from .enumeration.envelope import build_envelope
@@ -324,9 +325,11 @@ PRIVATE_BSS_CONSTRAINTS = {
     "random_state": ["random_state"], "report_gap": ["boolean"],
     "max_epsilon": [None] + EPSILON, "enumeration_options": [None, dict],
     "accountant": ["accountant"], "neighbours": [StrOptions(set(NEIGHBOURS))],
+    "verbose": ["boolean", Interval(Integral, 0, None, closed="left")],
 }
 
 
+@with_verbose
 @validate_params(PRIVATE_BSS_CONSTRAINTS)
 def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = None,
                 radius: float | None = None, loss: str | Loss = "least_squares",
@@ -336,7 +339,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
                 prescreen=None, time_limit: float | None = None, random_state=None,
                 report_gap: bool = False, max_epsilon: float | None = None,
                 enumeration_options: dict | None = None, accountant=None,
-                neighbours: str = "replace_one") -> PrivateBSSResult:
+                neighbours: str = "replace_one", verbose: int = 0) -> PrivateBSSResult:
     """Release a size-``s`` support of a sparse linear model with differential privacy.
 
     By default the release is a draw of the exponential mechanism over all ``C(p, s)``
@@ -442,6 +445,11 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         :class:`~mipdp.exceptions.InvalidParameterError` before the data is read.  The
         guarantee's ``sensitivity`` is then ``B`` (data-free); an add/remove guarantee
         converts to replace-one with ``guarantee.as_replace_one()`` (twice the ε).
+    verbose : int or bool, default 0
+        ``1``: log the call's phases on stderr (start, a line every few seconds while a
+        phase runs long, the end), ``2``: every step; ``0``: only what the ``logging``
+        configuration shows.  :func:`mipdp.set_verbosity` does the same for every call.
+        The lines' figures (timings, counts, objective values) are **not private**.
 
     Returns
     -------
@@ -502,6 +510,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         timings["prescreen"] = screen_info["time"]
 
     Xc, yc = clip_data(X, y, b_x, b_y if loss_obj.needs_y_bound else None)
+    clipped = clipping_diagnostic(X, y, b_x, b_y if loss_obj.needs_y_bound else None,
+                                  stacklevel=5)   # not private (a diagnostic, see info)
     # the samplers' scale: B/n (replace-one) or B/(2n) (add/remove, monotone score).  Under
     # add/remove n enters only here, through F = n·L: every quantity below that carries the
     # scale (levels, PTR threshold, exponents) is a data-free multiple of it, so the release
@@ -522,7 +532,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     bounds_key = "bounds_not_private" if data_derived_bounds(
         bounds, need_y=loss_obj.needs_y_bound) else "bounds"
     info: dict = {"loss": loss_obj.name, bounds_key: (b_x, b_y), "ridge": loss_obj.ridge,
-                  "radius": loss_obj.radius, "score_rule": score_rule}
+                  "radius": loss_obj.radius, "score_rule": score_rule,
+                  "clipped_fraction_not_private": clipped}
     ran = method
     passed = None
     if method == "exponential":
@@ -577,8 +588,10 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
                 candidates, cand_values = top.supports, top.values
     timings.update({k: v.time for k, v in enum.stats.phases.items()})
     t_draw = time.perf_counter()
+    enum.progress.start("sampling", draws=n_draws)     # the progress bar shows this phase
     draws = mech.sample(rng_draw, size=n_draws)
     timings["sampling"] = time.perf_counter() - t_draw
+    enum.progress.done("sampling", draws=n_draws)
     logger.info("private_bss: %s (%s) enumeration %.2f s, sampling %.2f s (timings are not "
                 "private)", method, ran, sum(v.time for v in enum.stats.phases.values()),
                 timings["sampling"])

@@ -8,12 +8,16 @@ cannot drift.
 from __future__ import annotations
 
 import inspect
+import os
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._param_validation import InvalidParameterError, check_less_than
+from .accounting import BudgetAccountant, accountant_active_in_process
+from .exceptions import AccountantNotVisibleError
 from .selection import PRIVATE_BSS_CONSTRAINTS, private_bss
 
 __all__ = ["PrivateBestSubsetSelector", "SELECTOR_PARAMS"]
@@ -25,6 +29,11 @@ __all__ = ["PrivateBestSubsetSelector", "SELECTOR_PARAMS"]
 _EXCLUDED = ("X", "y", "n_draws", "accountant")
 #: defaults for private_bss's required parameters
 _DEFAULTS = {"s": 5, "eps": 1.0}
+#: the selector's own parameters (not passed to private_bss), with their defaults
+_OWN = {"keep_not_private": False}
+#: fitted attributes that depend on the data without noise (dropped when pickled unless
+#: ``keep_not_private=True``)
+_NOT_PRIVATE_ATTRS = ("result_not_private_", "classes_")
 
 
 def _selector_signature() -> inspect.Signature:
@@ -36,12 +45,53 @@ def _selector_signature() -> inspect.Signature:
         kind = (inspect.Parameter.POSITIONAL_OR_KEYWORD if name in _DEFAULTS
                 else inspect.Parameter.KEYWORD_ONLY)
         params.append(inspect.Parameter(name, kind, default=default, annotation=p.annotation))
+    for name, default in _OWN.items():
+        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                        annotation=type(default).__name__))
     return inspect.Signature(params)
 
 
 _SIGNATURE = _selector_signature()
-#: the selector's parameter names, in order (all of private_bss's but _EXCLUDED)
-SELECTOR_PARAMS = tuple(list(_SIGNATURE.parameters)[1:])
+#: the selector's parameters passed on to private_bss, in order (all of private_bss's but
+#: _EXCLUDED)
+SELECTOR_PARAMS = tuple(name for name in list(_SIGNATURE.parameters)[1:] if name not in _OWN)
+#: every parameter of the selector (SELECTOR_PARAMS and the selector's own)
+ALL_PARAMS = SELECTOR_PARAMS + tuple(_OWN)
+
+_OWN_DOC = """keep_not_private : bool, default False
+    Whether pickling a fitted selector (``pickle``, ``joblib.dump``, a Pipeline holding
+    it) keeps the fitted attributes marked **Not private** below (the full result, with
+    the enumerated supports and their objective values, and the labels seen by a hinge
+    fit).  By default they are dropped from the
+    pickle, which then carries only the release (``support_``, ``guarantee_``) and the
+    parameters; an unpickled selector still transforms.  The live object keeps them
+    either way."""
+
+
+def _is_hinge(loss) -> bool:
+    name = loss if isinstance(loss, str) else getattr(loss, "name", "")
+    return str(name).lower() in ("hinge", "svm")
+
+
+def _hinge_labels(y) -> tuple[np.ndarray, np.ndarray]:
+    """``(classes, y_pm1)``: any two-class labels mapped to ``-1`` (``classes[0]``) / ``+1``.
+
+    One class only is a valid dataset (a neighbour of a two-class one), so it runs: its
+    labels become ``+1``.  The hinge objective is invariant under flipping every label
+    (``β → -β`` on the symmetric ball), so which class is ``+1`` does not change the
+    release's law.
+    """
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    classes = np.unique(y)
+    if classes.size > 2:
+        raise ValueError(f"fit(X, y): loss='hinge' needs two classes; y has {classes.size} "
+                         f"({classes[:5].tolist()}{'...' if classes.size > 5 else ''}). "
+                         "Binarize y first (e.g. one class against the rest).")
+    if classes.size == 2:
+        return classes, np.where(y == classes[1], 1.0, -1.0)
+    return classes, np.ones(y.shape[0])
 
 
 def _parameters_doc() -> str:
@@ -75,10 +125,29 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
         The privacy guarantee of this fit (``str(guarantee_)`` in words).
     result_not_private_ : PrivateBSSResult
         Everything :func:`private_bss` returned.  **Not private**: it holds the mechanism,
-        i.e. the enumerated top supports and their objective values.
+        i.e. the enumerated top supports and their objective values.  Not pickled unless
+        ``keep_not_private=True``.
+    classes_ : ndarray
+        ``loss="hinge"`` only: the labels seen in ``y`` (as scikit-learn classifiers);
+        ``classes_[0]`` is mapped to ``-1`` and ``classes_[1]`` to ``+1``.  **Not
+        private** (read off ``y``); not pickled unless ``keep_not_private=True``.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Column names, when ``X`` is a DataFrame with string column names.
+
+    Notes
+    -----
+    ``s`` must be smaller than the number of features of the ``X`` passed to ``fit``
+    (checked there, naming this selector).  For ``loss="hinge"`` any two-class labels
+    are accepted (0/1, ±1, strings); ``bounds``' ``b_y`` is ignored (the hinge loss needs
+    no bound on the labels: its sensitivity is ``(1 + b_x r √s)/n``).
+
+    Model selection in parallel: the default accountant of a ``with BudgetAccountant():``
+    block is visible only in the thread that entered it.  A selector fitted in another
+    process or thread while one is active (``GridSearchCV(..., n_jobs=2)``) raises
+    :class:`~mipdp.exceptions.AccountantNotVisibleError` rather than spend ε that the
+    accountant would never see; run the search with ``n_jobs=1`` (docs/privacy.md,
+    "Accounting and parallel model selection").
 
     Examples
     --------
@@ -92,27 +161,69 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
     (2,)
     """
 
-    _parameter_constraints = {k: v for k, v in PRIVATE_BSS_CONSTRAINTS.items()
-                              if k in SELECTOR_PARAMS}
+    _parameter_constraints = {**{k: v for k, v in PRIVATE_BSS_CONSTRAINTS.items()
+                                 if k in SELECTOR_PARAMS},
+                              "keep_not_private": ["boolean"]}
 
     def __init__(self, *args, **kwargs) -> None:
         bound = _SIGNATURE.bind(self, *args, **kwargs)
         bound.apply_defaults()
-        for name in SELECTOR_PARAMS:
+        for name in ALL_PARAMS:
             setattr(self, name, bound.arguments[name])
 
     def fit(self, X, y) -> "PrivateBestSubsetSelector":
         """Release one private support of ``X`` for target ``y``."""
+        self._check_accountant_visible()
+        hinge = _is_hinge(self.loss)
         try:    # scikit-learn's checks and messages; sets n_features_in_, feature_names_in_
             Xa, ya = validate_data(self, X, y, accept_sparse=True, ensure_min_samples=2,
-                                   y_numeric=True)
+                                   y_numeric=not hinge)
         except (ValueError, TypeError) as exc:
             raise type(exc)(f"fit(X, y): {exc}") from exc
+        if isinstance(self.s, int) and not isinstance(self.s, bool) and self.s >= 1:
+            check_less_than(self.s, Xa.shape[1], "s", "p", type(self).__name__)
+        if hinge:
+            self.classes_, ya = _hinge_labels(ya)
         res = private_bss(Xa, ya, **{name: getattr(self, name) for name in SELECTOR_PARAMS})
         self.result_not_private_ = res
         self.guarantee_ = res.guarantee
         self.support_ = res.support
         return self
+
+    def _check_accountant_visible(self) -> None:
+        """Refuse to fit where an active default accountant cannot see the spend."""
+        if BudgetAccountant.load_default() is not None:
+            return
+        origin = self.__dict__.get("_accountant_active_in_pid")
+        if origin is not None and origin != os.getpid():
+            where = (f"in process {os.getpid()}, but it was sent here from process {origin} "
+                     "while a default accountant (with BudgetAccountant(...):) was active "
+                     "there")
+        elif accountant_active_in_process():
+            where = ("in a thread that does not see the default accountant another thread "
+                     "of this process made active (with BudgetAccountant(...):)")
+        else:
+            return
+        raise AccountantNotVisibleError(
+            f"{type(self).__name__}.fit: called {where}. Its release would spend privacy "
+            "budget that accountant never records. Run the model selection in the thread "
+            "that holds the accountant, sequentially (e.g. GridSearchCV(..., n_jobs=1)); "
+            "see docs/privacy.md, 'Accounting and parallel model selection'. Nothing was "
+            "computed.")
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state = dict(state)
+        if not self.keep_not_private:
+            for name in _NOT_PRIVATE_ATTRS:
+                state.pop(name, None)
+        if accountant_active_in_process():
+            # sent to another process (joblib) while an accountant is active here: the
+            # copy must refuse to fit there (it cannot reach that accountant)
+            state["_accountant_active_in_pid"] = os.getpid()
+        else:
+            state.pop("_accountant_active_in_pid", None)
+        return state
 
     def _get_support_mask(self) -> np.ndarray:
         check_is_fitted(self, "support_")
@@ -131,5 +242,6 @@ PrivateBestSubsetSelector.__init__.__signature__ = _SIGNATURE
 PrivateBestSubsetSelector.__doc__ = (
     PrivateBestSubsetSelector.__doc__.replace(
         "    Attributes\n", "    Parameters\n    ----------\n"
-        + "\n".join("    " + ln if ln else "" for ln in _parameters_doc().splitlines())
+        + "\n".join("    " + ln if ln else ""
+                     for ln in (_parameters_doc() + "\n" + _OWN_DOC).splitlines())
         + "\n\n    Attributes\n", 1))

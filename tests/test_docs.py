@@ -47,3 +47,32 @@ def test_budget_in_the_docs_is_the_budget_the_code_spends():
     assert planned_epsilon(eps, n_draws=k, prescreen=("dp_sis", 5, f), method="mistakes",
                            delta=1e-6) == pytest.approx(f * eps + k * (1 - f) * eps
                                                         + (1 - f) * eps / 10)
+
+
+def _python_blocks(page: Path) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/guide.md"])
+def test_python_snippets_run_on_their_own(page):
+    """Issue 20 (9): every ```python block of the page runs, in order, in a fresh namespace
+    (a later block may use an earlier block's names, as a reader running the page would)."""
+    import warnings
+    from mipdp import ClippingWarning
+    blocks = _python_blocks(ROOT / page)
+    assert blocks, page
+    namespace: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ClippingWarning)    # the README's design clips
+        for i, code in enumerate(blocks):
+            exec(compile(code, f"{page}[python block {i}]", "exec"), namespace)
+
+
+def test_guide_section_1_snippet_clips_nothing_and_section_4_stops_at_the_budget(capsys):
+    blocks = _python_blocks(ROOT / "docs" / "guide.md")
+    ns: dict = {}
+    for code in blocks:
+        exec(code, ns)
+    assert ns["res"].info["clipped_fraction_not_private"]["y"] == 0.0
+    assert len(ns["acc"]) == 3 and ns["acc"].total().epsilon == pytest.approx(3.0)
+    assert "s = 4: accountant" in capsys.readouterr().out

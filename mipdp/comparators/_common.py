@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from numbers import Real
+import functools
+import inspect
 from typing import Callable
 
 import numpy as np
@@ -14,7 +16,7 @@ from ..mechanisms.topk import canonical_lipschitz_topk, gumbel_peeling_topk, lap
 from ..result import SelectionResult
 
 __all__ = ["REPLACE_ONE", "ADD_REMOVE", "check_neighbour", "get_topk", "make_result",
-           "COMMON_CONSTRAINTS", "TOPK_NAMES", "finalize_guarantee"]
+           "COMMON_CONSTRAINTS", "TOPK_NAMES", "finalize_guarantee", "support_size_alias"]
 
 REPLACE_ONE = Neighbour.REPLACE_ONE
 ADD_REMOVE = Neighbour.ADD_REMOVE
@@ -79,3 +81,50 @@ def make_result(supports: list, *, method: str, guarantee: Guarantee, timings: d
     info.setdefault("epsilon_per_draw", epsilon_per_draw)
     return SelectionResult(support=arr[0].copy(), supports=arr, method=method,
                            guarantee=guarantee, timings=dict(timings), info=info)
+
+
+def support_size_alias(func: Callable) -> Callable:
+    """Accept ``s=`` (the support size's name in :func:`mipdp.private_bss`) for ``k``.
+
+    The comparators call the support size ``k`` (their papers' name, and the number of
+    candidate columns of a pre-screen).  ``dp_sis(X, y, s=3, eps=1.0)`` now means
+    ``dp_sis(X, y, 3, 1.0)``; giving both ``k`` and ``s`` raises
+    :class:`~mipdp.exceptions.InvalidParameterError`.  ``s`` is checked like ``k``
+    (before the data is read).
+    """
+    from .._param_validation import InvalidParameterError, validate_parameter_constraints
+    from .._param_validation import make_constraint
+    sig = inspect.signature(func)
+    names = list(sig.parameters)
+    k_pos = names.index("k")
+    s_constraint = {"s": tuple(make_constraint(c) for c in POSITIVE_INT)}
+
+    @functools.wraps(func)
+    def wrapper(*args, s=None, **kwargs):
+        if s is not None:
+            validate_parameter_constraints(s_constraint, {"s": s}, func.__name__)
+            if len(args) > k_pos or kwargs.get("k") is not None:
+                raise InvalidParameterError(
+                    f"The 's' parameter of {func.__name__} is an alias of 'k' (the support "
+                    "size); pass one of them, not both.")
+            kwargs["k"] = s
+        elif len(args) <= k_pos and kwargs.get("k") is None:
+            raise TypeError(f"{func.__name__}: missing the support size: pass k (or its "
+                            "alias s=)")
+        return func(*args, **kwargs)
+
+    # k stays required in the signature shown (a default on k would have to go on every
+    # later positional parameter too); s=, keyword only, stands in for it
+    params = list(sig.parameters.values())
+    extra = inspect.Parameter("s", inspect.Parameter.KEYWORD_ONLY, default=None,
+                              annotation="int | None")
+    var_kw = [p for p in params if p.kind is inspect.Parameter.VAR_KEYWORD]
+    params = [p for p in params if p.kind is not inspect.Parameter.VAR_KEYWORD] + [extra] + var_kw
+    wrapper.__signature__ = sig.replace(parameters=params)
+    wrapper._parameter_constraints = {**getattr(func, "_parameter_constraints", {}),
+                                      "s": POSITIVE_INT}
+    if wrapper.__doc__:
+        wrapper.__doc__ = wrapper.__doc__.replace(
+            "\n    k : int\n", "\n    k : int\n        (Alias ``s=``, keyword only, the name "
+            "used by :func:`mipdp.private_bss`.)\n", 1)
+    return wrapper

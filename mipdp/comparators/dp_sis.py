@@ -12,7 +12,7 @@ from .._validation import check_bounds, check_random_state, check_X_y, clip_data
 from ..accounting import check_release, record_release
 from ..guarantee import Guarantee
 from ..result import SelectionResult
-from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, check_neighbour, finalize_guarantee,
+from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, support_size_alias, check_neighbour, finalize_guarantee,
                       get_topk, make_result)
 
 __all__ = ["dp_sis", "sis_scores"]
@@ -32,6 +32,7 @@ def _guarantee(eps, neighbour, k, topk, n_draws, bounds, sens=None, b_x=None, b_
     return finalize_guarantee(per_draw, n_draws, bounds, need_bounds=True)
 
 
+@support_size_alias
 @validate_params(shared=COMMON_CONSTRAINTS)
 def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschitz",
            neighbour: str = "replace-one", random_state=None, n_draws: int = 1,

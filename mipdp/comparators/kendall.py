@@ -15,7 +15,7 @@ from .._validation import check_epsilon, check_random_state, check_sparsity, che
 from ..accounting import check_release, record_release
 from ..guarantee import Guarantee
 from ..result import SelectionResult
-from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, check_neighbour, finalize_guarantee,
+from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, support_size_alias, check_neighbour, finalize_guarantee,
                       make_result)
 
 __all__ = ["kendall_tau", "scaled_kendall", "dp_kendall", "dp_kendall_distribution",
@@ -313,6 +313,7 @@ def _guarantee(eps: float, neighbour, k: int, n_draws: int) -> Guarantee:
     return finalize_guarantee(per_draw, n_draws)
 
 
+@support_size_alias
 @validate_params(shared=COMMON_CONSTRAINTS)
 def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "replace-one",
                n_draws: int = 1, accountant=None) -> SelectionResult:

@@ -19,7 +19,7 @@ from ..accounting import check_release, record_release
 from ..exceptions import PrivacyLeakWarning
 from ..guarantee import Guarantee
 from ..result import SelectionResult
-from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, check_neighbour, finalize_guarantee,
+from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, support_size_alias, check_neighbour, finalize_guarantee,
                       get_topk, make_result)
 
 __all__ = ["two_stage", "block_vote"]
@@ -85,6 +85,7 @@ def _guarantee(eps, neighbour, k, topk, n_draws, n_blocks) -> Guarantee:
     return g
 
 
+@support_size_alias
 @validate_params({"n_blocks": [None] + POSITIVE_INT, "alpha": [None] + POSITIVE_REAL},
                  shared=COMMON_CONSTRAINTS)
 def two_stage(X, y, k: int, eps: float, n_blocks: int | None = None, alpha: float | None = None,

@@ -149,3 +149,36 @@ def test_advanced_composition_option_admits_more_small_releases():
     n_basic, n_adv = len(basic), len(adv)
     assert n_basic == 100 and n_adv > 2 * n_basic
     assert adv.total().delta <= 1e-6
+
+
+def test_total_before_any_spend_is_zero():
+    """(9) total() is a zero guarantee, not None, before the first release."""
+    acc = BudgetAccountant(epsilon=1.0)
+    assert acc.total().epsilon == 0.0 and acc.total().delta == 0.0
+    assert acc.total().is_private and len(acc) == 0
+    assert acc.remaining() == (1.0, 0.0)
+
+
+def test_release_in_a_thread_that_cannot_see_the_accountant_refuses():
+    """(5) A default accountant is per thread: a release elsewhere must not escape it."""
+    import threading
+    from mipdp import AccountantNotVisibleError, private_bss
+    from mipdp.datasets import make_bss_regression
+    X, y, _ = make_bss_regression(n=60, p=4, s=1, random_state=0)
+    errors = []
+
+    def worker():
+        try:
+            private_bss(X, y, 1, 0.5, bounds=(0.5, 0.5), random_state=0)
+        except AccountantNotVisibleError as exc:
+            errors.append(exc)
+
+    with BudgetAccountant(epsilon=5) as acc:
+        t = threading.Thread(target=worker)
+        t.start()
+        t.join()
+    assert len(errors) == 1 and "another thread" in str(errors[0]) and len(acc) == 0
+    t = threading.Thread(target=worker)        # no accountant active anywhere: runs
+    t.start()
+    t.join()
+    assert len(errors) == 1

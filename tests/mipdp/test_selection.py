@@ -226,3 +226,44 @@ def test_time_limit_releases_nothing_with_the_exponential_mechanism():
     X, y, _ = make_bss_regression(n=500, p=60, s=4, random_state=0)
     with pytest.raises(CertificationError, match="time_limit"):
         private_bss(X, y, 4, 1.0, bounds=B, time_limit=1e-4, random_state=0)
+
+
+# -- issue 20 (3): clipping is reported, and warned about when it is most of the data -----
+
+def test_clipping_is_reported_and_warned_when_it_is_most_of_a_column():
+    """Raw-scale y (as scikit-learn's diabetes, 25-346) under b_y = 0.5: all of it clipped."""
+    from mipdp import ClippingWarning
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.1, 0.1, size=(80, 5))
+    y = 25 + 300 * rng.random(80)
+    with pytest.warns(ClippingWarning, match=r"100% of y is clipped") as rec:
+        res = private_bss(X, y, 2, 1.0, bounds=(0.5, 0.5), random_state=0)
+    assert "not private" in str(rec[0].message)
+    clip = res.info["clipped_fraction_not_private"]
+    assert clip["y"] == 1.0 and clip["X"] == 0.0 and clip["X_columns_mostly_clipped"] == 0
+    assert res.is_private                    # a diagnostic, not a change of the release
+    # bounds that fit the data: nothing clipped, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ClippingWarning)
+        res = private_bss(X, y / 400, 2, 1.0, bounds=(0.5, 1.0), random_state=0)
+    assert res.info["clipped_fraction_not_private"] == {
+        "X": 0.0, "X_max_column": 0.0, "X_columns_mostly_clipped": 0, "y": 0.0}
+    # one column mostly clipped is enough to warn; hinge labels are never "clipped"
+    X2 = X.copy()
+    X2[:, 3] *= 100
+    with pytest.warns(ClippingWarning, match="1 of 5 column"):
+        res = private_bss(X2, np.sign(y - 150), 2, 1.0, bounds=(0.5, None), loss="hinge",
+                          random_state=0)
+    assert res.info["clipped_fraction_not_private"]["y"] is None
+
+
+def test_y_column_vector_is_raveled_with_a_warning_and_other_2d_y_rejected(data):
+    """(9) scikit-learn's column_or_1d rule: (n, 1) warns and ravels; (1, n) is rejected."""
+    from sklearn.exceptions import DataConversionWarning
+    X, y, _ = data
+    with pytest.warns(DataConversionWarning, match=r"shape \(n, 1\)"):
+        a = private_bss(X, y[:, None], 3, 1.0, bounds=B, random_state=0)
+    b = private_bss(X, y, 3, 1.0, bounds=B, random_state=0)
+    assert np.array_equal(a.support, b.support)
+    with pytest.raises(ValueError, match="1-D"):
+        private_bss(X, y[None, :], 3, 1.0, bounds=B, random_state=0)

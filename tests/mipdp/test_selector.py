@@ -11,6 +11,7 @@ from sklearn.utils.estimator_checks import check_estimator
 from mipdp import BudgetAccountant, PrivateBestSubsetSelector, private_bss
 from mipdp.datasets import make_bss_regression
 from mipdp.selector import SELECTOR_PARAMS
+from mipdp.datasets import make_bss_classification
 
 #: scikit-learn checks that do not apply, with the reason (none fail at the moment;
 #: check_array_api_input is skipped by scikit-learn itself unless SCIPY_ARRAY_API is set)
@@ -26,7 +27,7 @@ def data():
 def test_parameters_are_private_bss_parameters():
     bss = set(inspect.signature(private_bss).parameters) - {"X", "y", "n_draws", "accountant"}
     assert set(SELECTOR_PARAMS) == bss
-    assert set(PrivateBestSubsetSelector().get_params()) == bss
+    assert set(PrivateBestSubsetSelector().get_params()) == bss | {"keep_not_private"}
     for name in ("max_epsilon", "enumeration_options", "time_limit", "prescreen"):
         assert f"\n    {name}" in PrivateBestSubsetSelector.__doc__ or \
                f" {name}" in PrivateBestSubsetSelector.__doc__
@@ -90,3 +91,80 @@ def test_scikit_learn_estimator_checks():
            if r["status"] == "failed"]
     assert not bad
     assert sum(r["status"] == "passed" for r in results) > 30
+
+
+# -- issue 20: pickling, accounting in parallel, s against the data, hinge labels ----------
+
+def test_pickle_drops_the_not_private_state_unless_asked(data):
+    """(4) A shipped selector carries the release, not the enumerated objective values."""
+    import pickle
+    X, y = data
+    sel = PrivateBestSubsetSelector(s=2, eps=1.0, bounds=(0.5, 0.5), random_state=0).fit(X, y)
+    blob = pickle.dumps(sel)
+    back = pickle.loads(blob)
+    assert not hasattr(back, "result_not_private_")
+    assert np.array_equal(back.support_, sel.support_) and back.guarantee_.is_private
+    assert back.transform(X).shape == (len(y), 2)
+    # no objective value of any enumerated support survives in the pickle
+    res = sel.result_not_private_
+    for v in np.ravel(res.candidate_values):
+        assert np.float64(v).tobytes() not in blob
+    assert len(blob) < len(pickle.dumps(res))
+    kept = pickle.loads(pickle.dumps(clone(sel).set_params(keep_not_private=True).fit(X, y)))
+    assert kept.result_not_private_.mechanism is not None
+    # the live object keeps it
+    assert sel.result_not_private_.mechanism is not None
+    # inside a Pipeline too
+    from sklearn.linear_model import LinearRegression
+    from sklearn.pipeline import make_pipeline
+    pipe = make_pipeline(clone(sel), LinearRegression()).fit(X, y)
+    back = pickle.loads(pickle.dumps(pipe))
+    assert not hasattr(back[0], "result_not_private_") and back.predict(X[:2]).shape == (2,)
+
+
+def test_s_is_checked_against_the_data_naming_the_selector(data):
+    """(7) s = 5 with 4 features: the error names the selector and its parameter."""
+    from mipdp import InvalidParameterError
+    X, y = data
+    with pytest.raises(InvalidParameterError, match="'s' parameter of PrivateBestSubsetSelector"):
+        PrivateBestSubsetSelector(bounds=(0.5, 0.5)).fit(X[:, :4], y)
+
+
+def test_hinge_accepts_any_two_class_labels():
+    """(7) 0/1 and string labels map to ±1 (classes_ as in scikit-learn); same release."""
+    X, y, _ = make_bss_classification(n=150, p=6, s=2, random_state=0)
+    kw = dict(s=2, eps=1.0, loss="hinge", bounds=(0.5, None), random_state=0)
+    ref = PrivateBestSubsetSelector(**kw).fit(X, y)
+    for labels, classes in (((y > 0).astype(int), [0, 1]),
+                            (np.where(y > 0, "yes", "no"), ["no", "yes"]),
+                            (np.where(y > 0, 0, 1), [0, 1])):    # flipped: same law
+        sel = PrivateBestSubsetSelector(**kw).fit(X, labels)
+        assert list(sel.classes_) == classes
+        assert np.array_equal(sel.support_, ref.support_)
+    one = PrivateBestSubsetSelector(**kw).fit(X, np.zeros(150, dtype=int))  # one class runs
+    assert list(one.classes_) == [0]
+    with pytest.raises(ValueError, match="two classes"):
+        PrivateBestSubsetSelector(**kw).fit(X, np.arange(150) % 3)
+    assert "b_y" in PrivateBestSubsetSelector.__doc__ and "ignored" in \
+        PrivateBestSubsetSelector.__doc__
+
+
+def test_parallel_search_cannot_bypass_the_accountant():
+    """(5) GridSearchCV(n_jobs=2) under a with-block refuses instead of counting 1 fit."""
+    from joblib import parallel_backend
+    from sklearn.model_selection import GridSearchCV
+    X, y, _ = make_bss_regression(n=60, p=4, s=1, random_state=0)
+    base = PrivateBestSubsetSelector(s=1, eps=0.5, bounds=(0.5, 0.5), random_state=0)
+    grid = {"eps": [0.5]}
+    for backend in ("loky", "threading"):
+        with parallel_backend(backend):
+            with BudgetAccountant(epsilon=5) as acc:
+                search = GridSearchCV(base, grid, cv=2, n_jobs=2, scoring=lambda *a: 0.0)
+                with pytest.raises(ValueError, match="AccountantNotVisibleError"), \
+                        warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    search.fit(X, y)
+        assert len(acc) == 0, backend
+    with BudgetAccountant(epsilon=5) as acc:       # the documented fix: n_jobs=1
+        GridSearchCV(base, grid, cv=2, n_jobs=1, scoring=lambda *a: 0.0).fit(X, y)
+    assert len(acc) == 3                           # 2 folds + the refit, every fit counted
