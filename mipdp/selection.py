@@ -121,7 +121,9 @@ class PrivateBSSResult(SelectionResult):
         With a pre-screen it is the probability conditional on the screened columns.
         ``method="exponential"`` knows it exactly only when every support was evaluated
         (small problems); otherwise this raises ``ValueError``: use
-        :meth:`probability_bounds`.  **Not private** (it depends on the data).
+        :meth:`probability_bounds`.  ``method="permute_and_flip"`` likewise, when
+        ``C(p, s) <= 20 000`` (its law needs every support's score).  **Not private** (it
+        depends on the data).
         """
         return math.exp(self.log_probability(support))
 

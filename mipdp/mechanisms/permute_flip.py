@@ -72,6 +72,25 @@ def truncated_exp_max(rng: np.random.Generator, m: int, t: float = math.inf) -> 
     return -math.log(-math.expm1(a))
 
 
+def next_order_statistics(rng: np.random.Generator, m: int, x: float, k: int) -> np.ndarray:
+    """The next ``k`` values, in decreasing order, of ``m`` i.i.d. Exp(1) conditioned below ``x``.
+
+    ``V = 1 - e^{-E}`` is uniform; the largest of ``m`` i.i.d. uniforms below ``v`` is
+    ``v U^{1/m}``, and the rest are i.i.d. below it, so ``log V_j = log V_{j-1} +
+    log(U_j) / (m - j + 1)`` (a cumulative sum) and ``E_j = -log(1 - V_j)``.  Same law as
+    ``k`` successive calls of :func:`truncated_exp_max`; ``k <= m``.
+    """
+    log_v0 = 0.0 if math.isinf(x) else math.log1p(-math.exp(-x)) if x > 0 else -math.inf
+    if log_v0 == -math.inf:
+        return np.zeros(k)
+    u = rng.random(k)
+    with np.errstate(divide="ignore"):
+        steps = np.log(u) / (float(m) - np.arange(k))
+    log_v = log_v0 + np.cumsum(steps)
+    with np.errstate(divide="ignore"):
+        return -np.log(-np.expm1(log_v))
+
+
 # -- exact law of report-noisy-max with exponential noise -----------------------------------
 def _phi(x: np.ndarray) -> np.ndarray:
     """``(1 - e^{-x}) / x`` for ``x >= 0`` (1 at 0, 0 at +inf)."""
@@ -158,6 +177,12 @@ def permute_and_flip_log_law(scores: np.ndarray, grid: int | None = None) -> np.
     return out
 
 
+def _keys(rows: np.ndarray) -> list[bytes]:
+    """Hashable keys of sorted support rows."""
+    rows = np.ascontiguousarray(rows, dtype=np.intp)
+    return [r.tobytes() for r in rows]
+
+
 class _State:
     """Search state of one region during one draw (see the module notes)."""
 
@@ -165,7 +190,7 @@ class _State:
 
     def __init__(self, region: Region, visited: set, m: int, x: float, best=None) -> None:
         self.region, self.visited, self.m, self.x = region, visited, m, x
-        self.evals, self.batch, self.best = 0, 4, best
+        self.evals, self.batch, self.best = 0, 16, best
 
 
 class PermuteAndFlipSampler:
@@ -199,7 +224,12 @@ class PermuteAndFlipSampler:
         :class:`~mipdp.exceptions.TimeLimitError` (nothing is returned).
     refine_after : int
         A popped region is split when it has had at least this many members evaluated in
-        the current draw and about as many more would still beat the best found.
+        the current draw, about as many more would still beat the best found, and
+        evaluating those would take longer than a refinement.
+    split_cost : float, optional
+        Seconds a refinement is taken to cost in that comparison (default: the mean time
+        of the refinements so far, 0.2 s before the first; ``0`` refines whenever the
+        other two conditions hold).  Only the running time depends on it, never the law.
 
     Notes
     -----
@@ -217,7 +247,8 @@ class PermuteAndFlipSampler:
     def __init__(self, values: Callable[[np.ndarray], np.ndarray], singletons: np.ndarray,
                  singleton_values: np.ndarray, regions: list[Region], p: int, epsilon: float,
                  sensitivity: float, *, refine: Callable | None = None,
-                 deadline: float | None = None, refine_after: int = 64) -> None:
+                 deadline: float | None = None, refine_after: int = 64,
+                 split_cost: float | None = None) -> None:
         self._values = values
         self.singletons = np.atleast_2d(np.asarray(singletons, dtype=np.intp))
         self.singleton_values = np.asarray(singleton_values, dtype=float).ravel()
@@ -232,6 +263,8 @@ class PermuteAndFlipSampler:
         self._refine = refine
         self._deadline = deadline
         self.refine_after = int(refine_after)
+        self.split_cost = None if split_cost is None else float(split_cost)
+        self._t_eval = 0.0
         self.n_supports = math.comb(self.p, self.s)
         self._single_index = {tuple(r): i for i, r in enumerate(self.singletons.tolist())}
         self._single_q = -self.coef * (self.singleton_values - self.ref)
@@ -305,28 +338,32 @@ class PermuteAndFlipSampler:
                 continue
             u = self._u(st.region)
             thr = max(best, -heap[0][0] if heap else -math.inf)
-            xs = [st.x]
+            # the next order statistics that would be popped before anything else (a batch)
+            k = min(st.m - 1, st.batch)
             nxt = None
-            while st.m - len(xs) > 0:
-                y = truncated_exp_max(rng, st.m - len(xs), xs[-1])
-                if len(xs) < st.batch and u + y > thr:
-                    xs.append(y)
-                else:
-                    nxt = y
-                    break
+            if k > 0:
+                ys = next_order_statistics(rng, st.m - 1, st.x, k)
+                above = int(np.argmin(u + ys > thr)) if np.any(u + ys <= thr) else k
+                xs = np.r_[st.x, ys[:above]]
+                if above < k:
+                    nxt = float(ys[above])
+                elif st.m - 1 - k > 0:
+                    nxt = truncated_exp_max(rng, st.m - 1 - k, float(ys[-1]))
+            else:
+                xs = np.array([st.x])
             members = self._uniform_unvisited(st, len(xs), rng)
             L = self._evaluate(members, st.region)
-            sc = -self.coef * (L - self.ref) + np.asarray(xs)
+            sc = -self.coef * (L - self.ref) + xs
             j = int(np.argmax(sc))
             if sc[j] > best:
                 best, best_S = float(sc[j]), members[j].copy()
             k = int(np.argmin(L))
             if st.best is None or L[k] < st.best[0]:
                 st.best = (float(L[k]), members[k].copy())
-            st.visited.update(map(tuple, members.tolist()))
+            st.visited.update(_keys(members))
             st.m -= len(xs)
             st.evals += len(xs)
-            st.batch = min(2 * st.batch, 1024)
+            st.batch = min(4 * st.batch, 65536)
             if st.m > 0:
                 st.x = nxt
                 states[sid] = st
@@ -335,12 +372,18 @@ class PermuteAndFlipSampler:
         return best_S
 
     def _want_split(self, st: _State, best: float) -> bool:
-        """Split when many more members of the region would still beat the best found."""
+        """Split when many more members of the region would still beat the best found and
+        evaluating them would cost more than a refinement (both times measured)."""
         if self._refine is None or st.region.size <= 1 or st.evals < self.refine_after:
             return False
         tau = best - self._u(st.region)          # members above: noise > tau
         expected = st.m * (math.exp(-tau) if tau > 0 else 1.0)
-        return expected > self.refine_after
+        if expected <= self.refine_after:
+            return False
+        if self.split_cost is not None:
+            return expected * self._t_eval >= self.split_cost
+        t_split = self.time_refining / self.n_refinements if self.n_refinements else 0.2
+        return expected * self._t_eval >= t_split
 
     def _split(self, st: _State, rng: np.random.Generator) -> list[_State]:
         """Refine ``st.region`` and give the children their exact conditional noise laws."""
@@ -359,11 +402,11 @@ class PermuteAndFlipSampler:
         if idx is not None:
             self.regions[idx:idx + 1] = children
         self.n_refinements += 1
-        vis = np.array(list(st.visited), dtype=np.intp).reshape(-1, self.s)
+        vis = np.frombuffer(b"".join(st.visited), dtype=np.intp).reshape(-1, self.s)
         parts = []
         for c in children:
             mine = c.contains(vis) if vis.size else np.zeros(0, dtype=bool)
-            v = {tuple(r) for r in vis[mine].tolist()}
+            v = set(_keys(vis[mine]))
             parts.append((c, v, c.size - len(v)))
         ms = np.array([m for _, _, m in parts], dtype=float)
         # the member carrying x is uniform among the unrevealed ones
@@ -379,19 +422,25 @@ class PermuteAndFlipSampler:
         return out
 
     def _uniform_unvisited(self, st: _State, k: int, rng: np.random.Generator) -> np.ndarray:
-        """A uniformly random ordered ``k``-tuple of distinct unrevealed members."""
+        """A uniformly random ordered ``k``-tuple of distinct unrevealed members.
+
+        Uniform draws of the region in order, keeping the first occurrence of each
+        unrevealed member (rejection: uniform over the unrevealed ones, in a uniformly
+        random order); when at most half the members are unrevealed, the unrevealed ones
+        are listed and ``k`` of them drawn without replacement.
+        """
         R = st.region
         if st.m <= R.size // 2 and R.size <= 4_000_000:  # mostly revealed: enumerate
             rows = np.vstack(list(region_members(R)))
             if st.visited:
-                keep = np.array([tuple(r) not in st.visited for r in rows.tolist()])
+                keep = np.array([key not in st.visited for key in _keys(rows)])
                 rows = rows[keep]
             return rows[rng.choice(rows.shape[0], size=k, replace=False)]
         got: list[np.ndarray] = []
         taken: set = set()
         while len(got) < k:
-            for r in R.sample(rng, max(8, 2 * (k - len(got)))):
-                key = tuple(r.tolist())
+            cand = np.ascontiguousarray(R.sample(rng, max(8, int(1.2 * (k - len(got))) + 8)))
+            for r, key in zip(cand, _keys(cand)):
                 if key in st.visited or key in taken:
                     continue
                 taken.add(key)
@@ -401,7 +450,10 @@ class PermuteAndFlipSampler:
         return np.array(got, dtype=np.intp).reshape(k, self.s)
 
     def _evaluate(self, members: np.ndarray, R: Region) -> np.ndarray:
+        t0 = time.perf_counter()
         L = np.asarray(self._values(members), dtype=float)
+        dt = (time.perf_counter() - t0) / max(1, L.size)
+        self._t_eval = dt if self._t_eval == 0.0 else 0.9 * self._t_eval + 0.1 * dt
         low = L < R.bound - _VIOLATION_RTOL * np.maximum(1.0, np.abs(L))
         if np.any(low):
             i = int(np.flatnonzero(low)[0])

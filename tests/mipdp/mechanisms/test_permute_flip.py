@@ -6,7 +6,7 @@ from mipdp import solvers
 
 import numpy as np
 import pytest
-from scipy.stats import chisquare, kstest
+from scipy.stats import chisquare, ks_2samp, kstest
 
 from mipdp import private_bss
 from mipdp.brute_force import all_supports
@@ -30,6 +30,21 @@ def test_truncated_maximum_has_its_law():
     assert kstest(x, cdf).pvalue > 1e-3
     y = np.array([truncated_exp_max(rng, 10**15) for _ in range(2000)])  # no overflow
     assert kstest(y - math.log(1e15), "gumbel_r").pvalue > 1e-3
+
+
+def test_next_order_statistics_match_sequential_draws():
+    from mipdp.mechanisms.permute_flip import next_order_statistics
+    rng = np.random.default_rng(5)
+    m, x, k = 50, 3.0, 4
+    vec = np.array([next_order_statistics(rng, m, x, k) for _ in range(3000)])
+    seq = np.empty_like(vec)
+    for i in range(seq.shape[0]):
+        t = x
+        for j in range(k):
+            t = seq[i, j] = truncated_exp_max(rng, m - j, t)
+    assert np.all(np.diff(vec, axis=1) <= 0) and np.all(vec < x)
+    for j in range(k):
+        assert ks_2samp(vec[:, j], seq[:, j]).pvalue > 1e-3
 
 
 def test_explicit_law_two_candidates_closed_form():
@@ -130,7 +145,7 @@ def sampler_for(obj, p, s, eps, scale, backend, envelope, vals=None):
     if envelope == "refined":
         refine = env.refine
     return PermuteAndFlipSampler(obj.values, env.singletons, env.values, env.regions, p, eps,
-                                 scale, refine=refine, refine_after=4)
+                                 scale, refine=refine, refine_after=4, split_cost=0.0)
 
 
 LAW_PARAMS = [pytest.param(b, e, id=f"{b}-{e}",
