@@ -54,12 +54,12 @@ import numpy as np
 from ._param_validation import InvalidParameterError
 from .guarantee import Guarantee, Neighbour
 from .mechanisms.quantile import (QUANTILE_SENSITIVITY, column_grid_counts, grid_counts,
-                                  private_quantile_index)
+                                  private_quantile_index, quantile_log_probabilities)
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["PrivateBounds", "PrivateRanges", "as_private_bounds", "default_grid",
-           "estimate_ranges", "ranges_guarantee", "MAPPED_BOUNDS", "AUTO_PER_COLUMN"]
+           "estimate_ranges", "ranges_log_probabilities", "ranges_guarantee", "MAPPED_BOUNDS", "AUTO_PER_COLUMN"]
 
 #: the public bounds of the mapped data
 MAPPED_BOUNDS = (0.5, 0.5)
@@ -305,6 +305,31 @@ def estimate_ranges(X: np.ndarray, y: np.ndarray | None, spec: PrivateBounds,
     logger.info("private ranges: %s, %d quantile releases of eps %.3g each, %.3f s",
                 "per column" if per_col else "shared", K, eps_q, time.perf_counter() - t0)
     return PrivateRanges(x_range, y_range, not per_col, float(eps_ranges), g)
+
+
+def ranges_log_probabilities(X: np.ndarray, y: np.ndarray | None, spec: PrivateBounds,
+                             eps_ranges: float, neighbours: str = "replace_one") -> list:
+    """Exact law of the ranges stage: the log-law over the grid of each quantile release.
+
+    In the order :func:`estimate_ranges` draws them (the ``q``-quantile of every ranged
+    variable, then the ``(1 − q)``-quantile; ``y``'s two last).  The releases are
+    independent, so the law of the whole stage is the product; used by the tests to check
+    the stage's log-ratio on neighbouring data sets.
+    """
+    n, p = X.shape
+    need_y = y is not None
+    grid = spec.grid_array()
+    per_col = spec.per_column(n, p, eps_ranges, need_y, neighbours)
+    K = 2 * ((p if per_col else 1) + int(need_y))
+    eps_q, q = eps_ranges / K, spec.quantile
+    counts = column_grid_counts(X, grid) if per_col else grid_counts(X, grid)[None, :]
+    out = [quantile_log_probabilities(c, n, q, eps_q) for c in counts]
+    out += [quantile_log_probabilities(c, n, 1.0 - q, eps_q) for c in counts]
+    if need_y:
+        cy = grid_counts(y, grid)
+        out += [quantile_log_probabilities(cy, n, q, eps_q),
+                quantile_log_probabilities(cy, n, 1.0 - q, eps_q)]
+    return out
 
 
 def run_with_private_ranges(func, args: dict):
