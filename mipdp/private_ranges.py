@@ -30,8 +30,8 @@ Cost in ``p``
 -------------
 Per column, each quantile gets ``ε_r / (2(p + 1))``, and the quantile mechanism's rank error
 is about ``2 (log m + t) / ε_q`` with probability ``1 − e^{−t}`` (``m`` grid points):
-per-column ranges need ``n ≳ 4 p (log m + 3) / ε_r`` rows to be accurate — e.g. ``n ≈
-10⁵`` at ``p = 10``, ``ε_r = 0.1``.  One shared range for all columns costs the same
+a rank error below 5 % of ``n`` needs ``n ε_q >= 40 (log m + 3)``, i.e. ``n >= 80 (p + 1)
+(log m + 3) / ε_r`` — about ``7000 (p + 1)`` rows at ``ε_r = 0.1`` with the default grid.  One shared range for all columns costs the same
 ``O(1/ε_r)`` rank error at every ``p`` (the pooled count has sensitivity 1 whatever ``p``)
 and suits columns on a common scale (standardised, or the same unit).  ``shared=None``
 (default) chooses per-column ranges only under replace-one neighbours (where ``n`` is
