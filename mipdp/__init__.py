@@ -16,6 +16,7 @@ from .coefficients import PrivateCoefficients, private_coefficients
 from .accounting import BudgetAccountant
 from .guarantee import Guarantee, Neighbour
 from .result import SelectionResult
+from .private_ranges import PrivateBounds
 from .selection import PrivateBSSResult, private_bss
 from .selector import PrivateBestSubsetSelector
 
@@ -26,7 +27,8 @@ __all__ = ["private_bss", "PrivateBSSResult", "PrivateBestSubsetSelector", "Sele
            "ConditionalPrivacyWarning", "CertificationError", "TimeLimitError", "BudgetError",
            "SolverError",
            "BackendUnavailableError", "SizeLimitError", "InvalidParameterError",
-           "available_backends", "comparators", "private_coefficients", "PrivateCoefficients"]
+           "available_backends", "comparators", "private_coefficients", "PrivateCoefficients",
+           "PrivateBounds"]
 
 
 def available_backends() -> list[str]:
