@@ -17,6 +17,7 @@ from .coefficients import PrivateCoefficients, private_coefficients
 from .accounting import BudgetAccountant
 from .guarantee import Guarantee, Neighbour
 from .result import SelectionResult
+from .private_ranges import PrivateBounds
 from .selection import PrivateBSSResult, private_bss
 from .selector import PrivateBestSubsetSelector
 from ._logging import set_verbosity
@@ -29,7 +30,8 @@ __all__ = ["private_bss", "PrivateBSSResult", "PrivateBestSubsetSelector", "Sele
            "SolverError",
            "BackendUnavailableError", "SizeLimitError", "InvalidParameterError",
            "ClippingWarning", "AccountantNotVisibleError",
-           "available_backends", "set_verbosity", "comparators", "private_coefficients", "PrivateCoefficients"]
+           "available_backends", "set_verbosity", "comparators", "private_coefficients",
+           "PrivateCoefficients", "PrivateBounds"]
 
 
 def available_backends() -> list[str]:

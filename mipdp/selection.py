@@ -30,6 +30,7 @@ from .mechanisms import ExponentialMechanismSampler, MistakesMechanism, TopRMech
 from .mechanisms.exponential import log_comb
 from .mechanisms.permute_flip import PermuteAndFlipSampler
 from .prescreen import prescreen_fraction
+from .private_ranges import MAPPED_BOUNDS, PrivateBounds, as_private_bounds, ranges_guarantee
 from .result import SelectionResult
 
 logger = logging.getLogger(__name__)
@@ -186,13 +187,21 @@ def _resolve_public_score(loss_obj: Loss, s: int, bounds) -> Loss:
 
 
 def planned_epsilon(eps: float, *, n_draws: int = 1, prescreen=None, method: str = "exponential",
-                    delta: float | None = None, eps_test: float | None = None) -> float:
+                    delta: float | None = None, eps_test: float | None = None,
+                    bounds=None) -> float:
     """Total ε a :func:`private_bss` call with these arguments spends (basic composition).
 
     ``fraction * eps`` for the pre-screen (once), ``(1 - fraction) * eps`` per draw, and
     the propose-test-release test (``eps_test``, default ``eps_select / 10``) once.  The
-    one place where :func:`private_bss` composes its budget.
+    one place where :func:`private_bss` composes its budget.  With private clipping
+    ranges (``bounds="private"`` or a :class:`~mipdp.private_ranges.PrivateBounds`) their
+    ``bounds.fraction * eps`` comes first (once) and the rest is planned on the remainder.
     """
+    spec = as_private_bounds(bounds)
+    if spec is not None:
+        eps_r = spec.fraction * check_epsilon(eps)
+        return eps_r + planned_epsilon(eps - eps_r, n_draws=n_draws, prescreen=prescreen,
+                                       method=method, delta=delta, eps_test=eps_test)
     eps_select = (1.0 - prescreen_fraction(prescreen)) * check_epsilon(eps)
     total = (eps - eps_select) + n_draws * eps_select
     if method == "mistakes" and delta is not None:
@@ -250,6 +259,15 @@ def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None,
     add/remove sensitivity of the monotone sum-form score ``F = n·L`` (``n`` is not public
     then, so ``B/n`` is not reported); pass ``sensitivity=B``.
     """
+    spec = as_private_bounds(bounds)
+    if spec is not None:   # private clipping ranges first, the selection on the rest of eps
+        eps_r = spec.fraction * float(eps)
+        rest = planned_guarantee(
+            float(eps) - eps_r, n_draws=n_draws, prescreen=prescreen, method=method,
+            delta=delta, eps_test=eps_test, bounds=MAPPED_BOUNDS, loss=loss,
+            sensitivity=sensitivity, R=R, ptr_passed=ptr_passed,
+            prescreen_guarantee=prescreen_guarantee, neighbours=neighbours)
+        return ranges_guarantee(spec, eps_r, neighbours, get_loss(loss).needs_y_bound) + rest
     nb = _neighbour_record(neighbours)
     if nb is Neighbour.ADD_REMOVE:
         mono = ("monotone sum-form score F(S) = n L(S): weights exp(-eps F(S) / B)"
@@ -317,7 +335,8 @@ def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None,
 #: Parameter table of :func:`private_bss` (the selector derives its own from it).
 PRIVATE_BSS_CONSTRAINTS = {
     "X": "no_validation", "y": "no_validation",
-    "s": POSITIVE_INT, "eps": EPSILON, "bounds": ["bounds"],
+    "s": POSITIVE_INT, "eps": EPSILON,
+    "bounds": ["bounds", StrOptions({"private"}), PrivateBounds],
     "ridge": [None] + POSITIVE_REAL,
     "radius": [None, Interval(Real, 0, None, closed="neither", allow_inf=True)],
     "loss": [str, Loss], "method": [StrOptions(set(METHODS))],
@@ -358,11 +377,19 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         Support size, ``1 <= s < p``.
     eps : float
         Privacy parameter of *one* draw of the sampler.
-    bounds : (float, float) or float, optional
+    bounds : (float, float), float, "private" or PrivateBounds, optional
         ``(b_x, b_y)``: rows are clipped to ``|x_ij| <= b_x``, ``|y_i| <= b_y``.  Without
         bounds they are read off the data with a
         :class:`~mipdp.exceptions.PrivacyLeakWarning` and the result is marked **not
         private** (``result.is_private`` is False, ``result.epsilon`` is NaN).
+        ``"private"`` (or :class:`~mipdp.private_ranges.PrivateBounds` ``(fraction=0.1,
+        ...)``): clipping ranges of the columns (and of ``y`` for least squares and Huber)
+        are released with ``fraction * eps`` by the exponential mechanism for quantiles
+        over a public grid, every column (and ``y``) is mapped onto ``[-1/2, 1/2]`` by its
+        range, and the selection runs with bounds ``(0.5, 0.5)`` on ``(1 - fraction) *
+        eps`` per draw; the guarantee composes both and ``result.info["private_ranges"]``
+        holds the ranges (a private output).  Domain ranges, when known, are better
+        (docs/guide.md, "Private clipping ranges").
     ridge, radius : float, optional
         ``λ > 0`` and ``r > 0`` of the objective (docs/algorithms.md).  Default: derived
         from the public bounds only, never from the data (:func:`mipdp.losses.default_score`):
@@ -465,6 +492,15 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     (least squares: ``(b_y + b_x r √s)² / 2``).  Under ``neighbours="add_remove"`` the
     samplers use the scale ``B/(2n)`` (see ``neighbours``).
     """
+    if as_private_bounds(bounds) is not None:   # ranges released first (private_ranges.py)
+        from .private_ranges import run_with_private_ranges
+        return run_with_private_ranges(private_bss, dict(
+            X=X, y=y, s=s, eps=eps, bounds=bounds, ridge=ridge, radius=radius, loss=loss,
+            method=method, R=R, delta=delta, eps_test=eps_test, backend=backend,
+            backend_options=backend_options, n_draws=n_draws, prescreen=prescreen,
+            time_limit=time_limit, random_state=random_state, report_gap=report_gap,
+            max_epsilon=max_epsilon, enumeration_options=enumeration_options,
+            accountant=accountant, neighbours=neighbours))
     t_start = time.perf_counter()
     # -- parameters and budget, before the data is read -------------------------------------
     eps = float(eps)

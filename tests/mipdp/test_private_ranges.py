@@ -1,0 +1,253 @@
+"""Private clipping ranges (bounds="private" / PrivateBounds): privacy, composition, use."""
+
+import math
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from mipdp import PrivateBestSubsetSelector, private_bss
+from mipdp.accounting import BudgetAccountant
+from mipdp.datasets import make_bss_classification, make_bss_regression
+from mipdp.exceptions import BudgetError, InvalidParameterError
+from mipdp.guarantee import Neighbour
+from mipdp.mechanisms.quantile import grid_counts, quantile_log_probabilities
+from mipdp.private_ranges import (PrivateBounds, default_grid, estimate_ranges,
+                                  ranges_log_probabilities)
+from mipdp.selection import planned_epsilon, planned_guarantee
+
+
+class _Unreadable:
+    """Data that raises if anything reads it (checks run before the data is read)."""
+
+    def __array__(self, *a, **k):
+        raise AssertionError("the data was read")
+
+
+@pytest.fixture(scope="module")
+def raw():
+    X, y, support = make_bss_regression(n=400, p=10, s=2, random_state=0)
+    return 3.0 * X + 1.0, 10.0 * y - 2.0, support           # raw units: ranges matter
+
+
+# -- privacy: exact law of the whole ranges stage on neighbours ------------------------------
+SMALL_GRID = (-4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 4.0)
+
+
+@pytest.mark.parametrize("shared", [True, False])
+@pytest.mark.parametrize("neighbours", ["replace_one", "add_remove"])
+@pytest.mark.parametrize("need_y", [True, False])
+def test_ranges_law_on_neighbours(shared, neighbours, need_y):
+    """The ranges stage is a product of independent quantile releases; the log-ratio of
+    its joint law is at most the sum of each release's worst log-ratio, and that sum must
+    stay within eps_r (both neighbour notions)."""
+    rng = np.random.default_rng(0)
+    spec = PrivateBounds(fraction=0.5, grid=SMALL_GRID, shared=shared)
+    eps_r = 0.6
+    vals = np.array([-5.0, -1.5, 0.0, 0.5, 2.0, 3.0])
+    worst = 0.0
+    for _ in range(20):
+        X = rng.choice(vals, size=(5, 3))
+        y = rng.choice(vals, size=5)
+        if neighbours == "replace_one":
+            i = rng.integers(5)
+            X2, y2 = X.copy(), y.copy()
+            X2[i], y2[i] = rng.choice(vals, size=3), rng.choice(vals)
+        else:
+            X2 = np.vstack([X, rng.choice(vals, size=(1, 3))])
+            y2 = np.append(y, rng.choice(vals))
+        la = ranges_log_probabilities(X, y if need_y else None, spec, eps_r, neighbours)
+        lb = ranges_log_probabilities(X2, y2 if need_y else None, spec, eps_r, neighbours)
+        assert len(la) == len(lb) == 2 * ((1 if shared else 3) + int(need_y))
+        joint = sum(float(np.max(np.abs(a - b))) for a, b in zip(la, lb))
+        worst = max(worst, joint)
+    assert worst <= eps_r + 1e-9
+
+
+def test_ranges_log_probabilities_match_the_sampler():
+    """estimate_ranges draws from the law ranges_log_probabilities states (y's lower
+    quantile, chi-square)."""
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((30, 2))
+    y = rng.standard_normal(30)
+    spec = PrivateBounds(grid=SMALL_GRID, shared=True)
+    laws = ranges_log_probabilities(X, y, spec, 0.8, "replace_one")
+    # y's two quantiles are the last two releases; recover the pair from the released range
+    grid = np.array(SMALL_GRID)
+    pairs = {}
+    for _ in range(3000):
+        yr = estimate_ranges(X, y, spec, 0.8, rng).y_range
+        pairs[yr] = pairs.get(yr, 0) + 1
+    # the law of the released y range: sum over index pairs (a, b) giving the same range
+    from mipdp.private_ranges import _ranges_from_indices
+    law = {}
+    for a in range(grid.size):
+        for b in range(grid.size):
+            r = tuple(float(v) for v in _ranges_from_indices(grid, a, b, spec.widen)[0])
+            law[r] = law.get(r, 0.0) + math.exp(laws[-2][a] + laws[-1][b])
+    from scipy import stats
+    keys = [k for k in law if law[k] * 3000 > 5]
+    obs = np.array([pairs.get(k, 0) for k in keys], float)
+    exp = np.array([law[k] for k in keys]) * 3000
+    rest_obs, rest_exp = 3000 - obs.sum(), 3000 - exp.sum()
+    chi2 = np.sum((obs - exp) ** 2 / exp) + (rest_obs - rest_exp) ** 2 / max(rest_exp, 1e-9)
+    assert stats.chi2.sf(chi2, len(keys)) > 1e-4
+
+
+# -- composition and accounting ------------------------------------------------------------------
+def test_composed_guarantee_equals_eps(raw):
+    X, y, _ = raw
+    res = private_bss(X, y, 2, 1.3, bounds="private", random_state=0)
+    assert res.is_private and res.guarantee.is_pure
+    assert res.epsilon == pytest.approx(1.3, rel=1e-12)
+    ranges_part, select_part = res.guarantee.leaves()
+    assert ranges_part.epsilon == pytest.approx(0.13) and "quantile" in ranges_part.mechanism
+    assert select_part.epsilon == pytest.approx(1.17)
+    assert planned_epsilon(1.3, bounds="private") == pytest.approx(1.3)
+    assert planned_guarantee(1.3, bounds="private").epsilon == pytest.approx(1.3)
+    # n_draws: the ranges once, the selection per draw
+    res3 = private_bss(X, y, 2, 1.0, bounds=PrivateBounds(fraction=0.2), n_draws=3,
+                       random_state=0)
+    assert res3.epsilon == pytest.approx(0.2 + 3 * 0.8)
+    assert planned_epsilon(1.0, n_draws=3, bounds=PrivateBounds(fraction=0.2)) == \
+        pytest.approx(res3.epsilon)
+
+
+def test_accountant_sees_the_ranges_before_the_data():
+    acc = BudgetAccountant(epsilon=0.95)
+    with pytest.raises(BudgetError):     # 1.0 planned (ranges included) > 0.95
+        private_bss(_Unreadable(), _Unreadable(), 2, 1.0, bounds="private", accountant=acc)
+    with pytest.raises(BudgetError, match="max_epsilon"):
+        private_bss(_Unreadable(), _Unreadable(), 2, 1.0, bounds="private", n_draws=2,
+                    max_epsilon=1.5)
+    assert len(acc) == 0
+
+
+def test_accountant_records_once(raw):
+    X, y, _ = raw
+    acc = BudgetAccountant(epsilon=2.0)
+    private_bss(X, y, 2, 1.0, bounds="private", accountant=acc, random_state=0)
+    assert len(acc) == 1 and acc.total().epsilon == pytest.approx(1.0)
+
+
+def test_add_remove(raw):
+    X, y, _ = raw
+    res = private_bss(X, y, 2, 1.0, bounds="private", neighbours="add_remove", random_state=0)
+    assert res.neighbour == Neighbour.ADD_REMOVE and res.epsilon == pytest.approx(1.0)
+    assert all(g.neighbour == Neighbour.ADD_REMOVE for g in res.guarantee.leaves())
+    assert res.info["private_ranges"]["shared"]     # n is not public: never per column (auto)
+
+
+# -- use ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("backend", ["highs", "gurobi", "pyomo"])
+def test_every_backend_and_reproducible(raw, backend):
+    pytest.importorskip({"highs": "highspy", "gurobi": "gurobipy", "pyomo": "pyomo"}[backend])
+    X, y, support = raw
+    opts = dict(bounds="private", backend=backend, random_state=3,
+                enumeration_options={"exhaustive_max": 0, "explicit_max": 0})
+    a = private_bss(X, y, 2, 4.0, **opts)
+    b = private_bss(X, y, 2, 4.0, **opts)
+    np.testing.assert_array_equal(a.support, b.support)
+    np.testing.assert_array_equal(a.info["private_ranges"]["x_range"],
+                                  b.info["private_ranges"]["x_range"])
+    assert a.info["private_ranges"]["private"] and a.is_private
+    assert a.info["bounds"] == (0.5, 0.5)                # public bounds of the mapped data
+
+
+def test_ranges_cover_the_data_in_raw_units(raw):
+    X, y, support = raw
+    res = private_bss(X, y, 2, 20.0, bounds="private", random_state=0)
+    lo, hi = res.info["private_ranges"]["x_range"][0]
+    assert lo < 1.0 < hi and 2.0 < hi - lo < 8.0         # column sd 3, centre 1: IQR 4.05
+    ylo, yhi = res.info["private_ranges"]["y_range"]
+    assert ylo < np.median(y) < yhi
+    np.testing.assert_array_equal(np.sort(res.support), support)
+
+
+def test_per_column_and_shared(raw):
+    X, y, _ = raw
+    Xs = X * np.arange(1, 11)                            # columns on different scales
+    per = private_bss(Xs, y, 2, 50.0, bounds=PrivateBounds(shared=False), random_state=0)
+    rng_ = per.info["private_ranges"]["x_range"]
+    assert not per.info["private_ranges"]["shared"]
+    assert rng_[9, 1] - rng_[9, 0] > 3 * (rng_[0, 1] - rng_[0, 0])
+    sh = private_bss(Xs, y, 2, 50.0, bounds=PrivateBounds(shared=True), random_state=0)
+    r = sh.info["private_ranges"]["x_range"]
+    assert np.all(r == r[0])
+    # auto: per column only when n eps_q is large enough (public inputs)
+    assert PrivateBounds().per_column(10 ** 7, 10, 0.1, True)
+    assert not PrivateBounds().per_column(1000, 10, 0.1, True)
+    assert not PrivateBounds().per_column(10 ** 9, 10, 0.1, True, "add_remove")
+
+
+def test_nearly_constant_columns():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 6))
+    X[:, 0] = 7.0                                        # constant
+    X[:, 1] = 1e-9 * rng.standard_normal(300)            # nearly constant
+    y = X[:, 2] - X[:, 3] + 0.1 * rng.standard_normal(300)
+    res = private_bss(X, y, 2, 2.0, bounds=PrivateBounds(shared=False), random_state=0)
+    r = res.info["private_ranges"]["x_range"]
+    assert np.all(np.isfinite(r)) and np.all(r[:, 1] > r[:, 0])
+    res = private_bss(X, y, 2, 2.0, bounds="private", random_state=0)
+    assert res.is_private
+
+
+def test_n_much_smaller_than_p():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20, 60))
+    y = X[:, 0] + rng.standard_normal(20)
+    res = private_bss(X, y, 2, 1.0, bounds="private", random_state=0)
+    assert res.support.shape == (2,) and res.epsilon == pytest.approx(1.0)
+
+
+def test_hinge_needs_no_y_range():
+    X, y, _ = make_bss_classification(n=300, p=8, s=2, random_state=0)
+    res = private_bss(5.0 * X, y, 2, 1.0, loss="hinge", bounds="private", random_state=0)
+    assert res.info["private_ranges"]["y_range"] is None
+    assert "and of y" not in res.guarantee.leaves()[0].mechanism
+    assert res.epsilon == pytest.approx(1.0)
+
+
+def test_selector_accepts_private_bounds(raw):
+    X, y, _ = raw
+    sel = PrivateBestSubsetSelector(s=2, eps=1.0, bounds=PrivateBounds(fraction=0.2),
+                                    random_state=0)
+    sel2 = clone(sel)
+    assert sel2.bounds == sel.bounds
+    sel.fit(X, y)
+    assert sel.guarantee_.epsilon == pytest.approx(1.0) and sel.support_.shape == (2,)
+    PrivateBestSubsetSelector(s=2, eps=1.0, bounds="private", random_state=0).fit(X, y)
+
+
+# -- bad input: raised before the data is read, naming the argument -------------------------------
+@pytest.mark.parametrize("kw, name", [
+    ({"fraction": 0.0}, "fraction"), ({"fraction": 1.0}, "fraction"),
+    ({"fraction": 1.5}, "fraction"), ({"fraction": "a"}, "fraction"),
+    ({"fraction": math.nan}, "fraction"), ({"quantile": 0.5}, "quantile"),
+    ({"quantile": 0.0}, "quantile"), ({"widen": 0.0}, "widen"),
+    ({"grid": [3.0, 1.0, 2.0]}, "grid"), ({"grid": [0.0, 1.0]}, "grid"),
+    ({"grid": [0.0, 1.0, 1.0]}, "grid"), ({"grid": [[0.0, 1.0, 2.0]]}, "grid"),
+    ({"grid": [0.0, np.inf, 1e9]}, "grid"), ({"grid": ["a", "b", "c"]}, "grid"),
+    ({"shared": "yes"}, "shared")])
+def test_bad_private_bounds(kw, name):
+    with pytest.raises(InvalidParameterError, match=name):
+        PrivateBounds(**kw)
+
+
+def test_bad_bounds_string_and_pre_data_checks():
+    with pytest.raises(InvalidParameterError, match="bounds"):
+        private_bss(_Unreadable(), _Unreadable(), 2, 1.0, bounds="privat")
+    with pytest.raises(InvalidParameterError, match="ridge"):
+        private_bss(_Unreadable(), _Unreadable(), 2, 1.0, bounds="private", ridge=-1.0)
+    with pytest.raises(InvalidParameterError, match="neighbours"):
+        private_bss(_Unreadable(), _Unreadable(), 2, 1.0, bounds="private",
+                    neighbours="add_remove", prescreen=("kendall", 5, 0.2))
+    with pytest.raises(Exception, match="backend"):
+        private_bss(_Unreadable(), _Unreadable(), 2, 1.0, bounds="private", backend="nope")
+
+
+def test_default_grid_is_public_and_symmetric():
+    g = default_grid()
+    np.testing.assert_array_equal(g, -g[::-1])
+    assert np.all(np.diff(g) > 0) and g.size == 291
