@@ -103,13 +103,23 @@ def verbosity(verbose, stream=None):
         return
     h = _handler(lvl, stream)
     old = logger.level
+    # child loggers given a stricter level of their own (the command line sets its
+    # progress loggers to INFO) are lowered for the block too, then restored
+    children = [lg for name, lg in list(logging.root.manager.loggerDict.items())
+                if name.startswith(_LOGGER + ".") and isinstance(lg, logging.Logger)
+                and lg.level > lvl]
+    saved = [lg.level for lg in children]
     logger.addHandler(h)
     logger.setLevel(lvl if not old else min(old, lvl))
+    for lg in children:
+        lg.setLevel(lvl)
     try:
         yield
     finally:
         logger.removeHandler(h)
         logger.setLevel(old)
+        for lg, level in zip(children, saved):
+            lg.setLevel(level)
 
 
 def with_verbose(func: Callable) -> Callable:

@@ -191,7 +191,8 @@ def clipping_diagnostic(X: np.ndarray, y: np.ndarray | None, b_x: float, b_y: fl
     under a ``_not_private`` key; they never raise and never change the release.
     """
     n = max(X.shape[0], 1)
-    per_col = np.count_nonzero(np.abs(X) > b_x, axis=0) / n
+    # two boolean temporaries (n·p bytes each) rather than a float copy of |X|
+    per_col = (np.count_nonzero(X > b_x, axis=0) + np.count_nonzero(X < -b_x, axis=0)) / n
     frac_y = None if (y is None or b_y is None) else float(np.count_nonzero(np.abs(y) > b_y)) / n
     report = {"X": float(per_col.mean()) if per_col.size else 0.0,
               "X_max_column": float(per_col.max()) if per_col.size else 0.0,

@@ -34,6 +34,7 @@ Outside a ``with accountant:`` block and without ``accountant=``, nothing is rec
 from __future__ import annotations
 
 import math
+import os
 import threading
 from typing import Callable
 
@@ -264,6 +265,7 @@ class BudgetAccountant:
     def set_default(self) -> "BudgetAccountant":
         """Make this the accountant used by calls without ``accountant=`` (this thread)."""
         _default_stack().append(self)
+        _local.pid = os.getpid()       # a forked child inherits the stack, not the owner
         _note_active(+1)
         return self
 
@@ -282,6 +284,15 @@ class BudgetAccountant:
         if accountant is not None:
             return accountant
         stack = _default_stack()
+        if stack and getattr(_local, "pid", None) != os.getpid():
+            # a process forked while the accountant was active (multiprocessing's "fork"
+            # start method): this is a copy, and what it records never reaches the parent
+            from .exceptions import AccountantNotVisibleError
+            raise AccountantNotVisibleError(
+                "accountant: this process was forked from the one whose default accountant "
+                "(with BudgetAccountant(...):) is active; a release here would be recorded "
+                "only in this process's copy. Make the release in the parent (e.g. model "
+                "selection with n_jobs=1). Nothing was computed.")
         return stack[-1] if stack else None
 
     def __enter__(self) -> "BudgetAccountant":

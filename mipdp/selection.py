@@ -381,7 +381,12 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         ``(b_x, b_y)``: rows are clipped to ``|x_ij| <= b_x``, ``|y_i| <= b_y``.  Without
         bounds they are read off the data with a
         :class:`~mipdp.exceptions.PrivacyLeakWarning` and the result is marked **not
-        private** (``result.is_private`` is False, ``result.epsilon`` is NaN).
+        private** (``result.is_private`` is False, ``result.epsilon`` is NaN).  For
+        ``loss="hinge"`` ``b_y`` is ignored (the labels are ±1; pass ``(b_x, None)``).
+        ``result.info["clipped_fraction_not_private"]`` reports how much of ``X`` and
+        ``y`` was clipped, and a :class:`~mipdp.exceptions.ClippingWarning` is issued
+        when more than half of a column or of ``y`` is (both depend on the data: **not
+        private**, a message to the analyst; the release is unchanged).
         ``"private"`` (or :class:`~mipdp.private_ranges.PrivateBounds` ``(fraction=0.1,
         ...)``): clipping ranges of the columns (and of ``y`` for least squares and Huber)
         are released with ``fraction * eps`` by the exponential mechanism for quantiles

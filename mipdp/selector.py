@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import os
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -180,7 +181,7 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
                                    y_numeric=not hinge)
         except (ValueError, TypeError) as exc:
             raise type(exc)(f"fit(X, y): {exc}") from exc
-        if isinstance(self.s, int) and not isinstance(self.s, bool) and self.s >= 1:
+        if isinstance(self.s, Integral) and not isinstance(self.s, bool) and self.s >= 1:
             check_less_than(self.s, Xa.shape[1], "s", "p", type(self).__name__)
         if hinge:
             self.classes_, ya = _hinge_labels(ya)
@@ -198,7 +199,8 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
         if origin is not None and origin != os.getpid():
             where = (f"in process {os.getpid()}, but it was sent here from process {origin} "
                      "while a default accountant (with BudgetAccountant(...):) was active "
-                     "there")
+                     "there (to refit a selector unpickled from such a pickle, fit "
+                     "sklearn.base.clone(selector))")
         elif accountant_active_in_process():
             where = ("in a thread that does not see the default accountant another thread "
                      "of this process made active (with BudgetAccountant(...):)")
@@ -214,7 +216,7 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
     def __getstate__(self):
         state = super().__getstate__()
         state = dict(state)
-        if not self.keep_not_private:
+        if not getattr(self, "keep_not_private", False):
             for name in _NOT_PRIVATE_ATTRS:
                 state.pop(name, None)
         if accountant_active_in_process():

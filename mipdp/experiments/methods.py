@@ -74,7 +74,8 @@ def _bss(method: str, *, default_score: bool = False):
             radius=None, time_limit=None):
         if default_score:     # the study's ridge/radius ignored: the rule of the bounds
             ridge = radius = None
-        from ..exceptions import CertificationError, ConditionalPrivacyWarning, TimeLimitError
+        from ..exceptions import (CertificationError, ClippingWarning, ConditionalPrivacyWarning,
+                                  TimeLimitError)
         from ..selection import private_bss
         from ..losses import get_loss
         if not get_loss(loss).needs_y_bound:      # ±1 labels (hinge): no bound on y
@@ -83,6 +84,7 @@ def _bss(method: str, *, default_score: bool = False):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConditionalPrivacyWarning)
+                warnings.simplefilter("ignore", ClippingWarning)   # the designs clip by design
                 res = private_bss(X, y, s, eps, bounds=bounds, ridge=ridge, radius=radius,
                                   loss=loss, method=method, n_draws=draws, random_state=rng,
                                   time_limit=time_limit)

@@ -182,3 +182,28 @@ def test_release_in_a_thread_that_cannot_see_the_accountant_refuses():
     t.start()
     t.join()
     assert len(errors) == 1
+
+
+def _release_in_child(_):
+    from mipdp import AccountantNotVisibleError, private_bss
+    from mipdp.datasets import make_bss_regression
+    X, y, _ = make_bss_regression(n=60, p=4, s=1, random_state=0)
+    try:
+        private_bss(X, y, 1, 0.5, bounds=(0.5, 0.5), random_state=0)
+        return "released"
+    except AccountantNotVisibleError:
+        return "refused"
+
+
+def test_release_in_a_forked_process_refuses():
+    """(5) A forked child inherits a copy of the default accountant: it must not record
+    there (the parent would never see the spend)."""
+    import multiprocessing as mp
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork start method on this platform")
+    with BudgetAccountant(epsilon=5) as acc:
+        with mp.get_context("fork").Pool(1) as pool:
+            assert pool.map(_release_in_child, [0]) == ["refused"]
+    assert len(acc) == 0
+    with mp.get_context("fork").Pool(1) as pool:       # no accountant active: releases
+        assert pool.map(_release_in_child, [0]) == ["released"]
