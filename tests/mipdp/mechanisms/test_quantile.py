@@ -73,6 +73,9 @@ def test_column_counts_match_pooled_per_column():
     rng = np.random.default_rng(3)
     X = rng.choice(VALUES, size=(9, 4))
     C = column_grid_counts(X, GRID)
+    brute = np.array([[np.sum(X[:, j] <= g) for g in GRID] for j in range(4)], float)
+    np.testing.assert_array_equal(C, brute)
+    np.testing.assert_array_equal(grid_counts(X[:, 0], GRID), brute[0])
     for j in range(4):
         np.testing.assert_array_equal(C[j], grid_counts(X[:, j], GRID))
     np.testing.assert_allclose(grid_counts(X, GRID), C.mean(axis=0))
