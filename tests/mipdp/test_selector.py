@@ -168,3 +168,18 @@ def test_parallel_search_cannot_bypass_the_accountant():
     with BudgetAccountant(epsilon=5) as acc:       # the documented fix: n_jobs=1
         GridSearchCV(base, grid, cv=2, n_jobs=1, scoring=lambda *a: 0.0).fit(X, y)
     assert len(acc) == 3                           # 2 folds + the refit, every fit counted
+
+
+def test_a_fitted_scaler_in_a_pipeline_is_no_longer_silent(data):
+    """(3) StandardScaler then bounds 0.5 clips ~62 % of X: a ClippingWarning says so."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from mipdp import ClippingWarning
+    X, y = data
+    pipe = make_pipeline(StandardScaler(), PrivateBestSubsetSelector(
+        s=2, eps=1.0, bounds=(0.5, 5.0), random_state=0))
+    with pytest.warns(ClippingWarning, match="column") as rec:
+        pipe.fit(X, y)
+    assert "not private" in str(rec[0].message)
+    clip = pipe[-1].result_not_private_.info["clipped_fraction_not_private"]
+    assert 0.55 < clip["X"] < 0.7 and clip["y"] == 0.0
