@@ -30,7 +30,8 @@ from .mechanisms import ExponentialMechanismSampler, MistakesMechanism, TopRMech
 from .mechanisms.exponential import log_comb
 from .mechanisms.permute_flip import PermuteAndFlipSampler
 from .prescreen import prescreen_fraction
-from .private_ranges import MAPPED_BOUNDS, PrivateBounds, as_private_bounds, ranges_guarantee
+from .private_ranges import (MAPPED_BOUNDS, PrivateBounds, as_private_bounds, ranges_guarantee,
+                             run_with_private_ranges)
 from .result import SelectionResult
 
 logger = logging.getLogger(__name__)
@@ -498,14 +499,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     samplers use the scale ``B/(2n)`` (see ``neighbours``).
     """
     if as_private_bounds(bounds) is not None:   # ranges released first (private_ranges.py)
-        from .private_ranges import run_with_private_ranges
-        return run_with_private_ranges(private_bss, dict(
-            X=X, y=y, s=s, eps=eps, bounds=bounds, ridge=ridge, radius=radius, loss=loss,
-            method=method, R=R, delta=delta, eps_test=eps_test, backend=backend,
-            backend_options=backend_options, n_draws=n_draws, prescreen=prescreen,
-            time_limit=time_limit, random_state=random_state, report_gap=report_gap,
-            max_epsilon=max_epsilon, enumeration_options=enumeration_options,
-            accountant=accountant, neighbours=neighbours))
+        # every argument, so that parameters added later are passed on too
+        return run_with_private_ranges(private_bss, dict(locals()))
     t_start = time.perf_counter()
     # -- parameters and budget, before the data is read -------------------------------------
     eps = float(eps)
