@@ -622,7 +622,9 @@ class SupportEnumerator:
             res = explicit_search(self, region, level=level, abs_tol=abs_tol, name=name)
             self.progress.done(name, best=res.best, bound=min(res.threshold, res.best),
                                evaluations=res.n_evaluated)
-            return RegionBound(lower=float(min(res.threshold, res.best)), best=res.best,
+            floor = self.master.floor if self.master is not None else -np.inf
+            return RegionBound(lower=float(min(max(res.threshold, floor), res.best)),
+                               best=res.best,
                                best_support=res.best_support, solves=0, proven=True)
         master = self.master
         ph = self._phase(f"class_{region.k}")
@@ -641,6 +643,18 @@ class SupportEnumerator:
         def cutoff():
             return min(level, best[0] - abs_tol)
 
+        floor = master.floor
+        if master.below_floor(cutoff()):
+            # Every support has L >= floor >= the cutoff: the floor is a certified bound
+            # that already meets the level or the accuracy asked for; no solve is needed.
+            # (With Δ large against L, e.g. n ≪ p, ``best - abs_tol`` or a small region's
+            # level falls below zero.)
+            self.progress.start(f"class_{region.k}", members=region.size)
+            self.progress.done(f"class_{region.k}", best=best[0], bound=floor, solves=0)
+            return RegionBound(lower=float(min(floor, best[0])), best=float(best[0]),
+                               best_support=None if best[1] is None else np.array(best[1]),
+                               solves=0, proven=True)
+
         master.set_region(region.center, region.s - region.k, region.s - region.k)
         master.set_region_fixings(region.fixed_in, region.fixed_out)
         current = [cutoff()]
@@ -648,6 +662,7 @@ class SupportEnumerator:
         self._fix_dominated(ph)
         emulated = not master.backend.native_lazy
         solves = [0]
+        stopped = [False]
         pending: list = []
 
         def oracle(x):
@@ -670,6 +685,10 @@ class SupportEnumerator:
                 new = key not in self.nogoods
                 self.nogoods.add(key)
                 rows.append(master.nogood_row(S, new=new))
+            if emulated and master.below_floor(c):
+                stopped[0] = True  # the floor now meets the cutoff: bound = floor, stop
+                pending.extend(rows)
+                return []
             if emulated and max_solves is not None and solves[0] >= max_solves:
                 pending.extend(rows)  # keep the rows for later searches; stop this one
                 return []
@@ -685,8 +704,12 @@ class SupportEnumerator:
             master.backend.add_rows(pending)
         if res.status == "infeasible":
             lower = current[0]
+        elif stopped[0]:
+            lower = floor
         else:
             lower = master.to_value(res.bound - self.bound_margin)
+        # L >= floor for every support: a valid bound whatever the search reached
+        lower = max(lower, floor)
         master.set_fixed_zero(np.zeros(self.p, dtype=bool))
         master.set_region_fixings()
         master.set_cutoff(None)
