@@ -22,6 +22,7 @@ from ._validation import (bounds_not_private_reason, check_bounds, check_epsilon
 from .accounting import check_release, record_release
 from .enumeration import SupportEnumerator, default_R
 from .enumeration.envelope import build_envelope
+from .enumeration.options import check_enumeration_options
 from .exceptions import BudgetError, ConditionalPrivacyWarning
 from .guarantee import Guarantee, Neighbour, compose
 from .losses import Loss, get_loss
@@ -406,7 +407,10 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         exhaustive evaluation of small problems, no explicit search of small regions);
         ``{"progress": callback}`` receives progress events of the enumeration (a dict per
         step: phase, solves, evaluations, best value, bound; not private), as the command
-        line's progress bar does.
+        line's progress bar does.  Keys and values are checked before the data is read
+        against :data:`mipdp.enumeration.options.ENUMERATION_OPTIONS`; an unknown key, or
+        a value that would leave a certificate unproven (a smaller ``cutoff_margin``, a
+        looser ``tol``), raises :class:`~mipdp.exceptions.InvalidParameterError`.
     accountant : BudgetAccountant, optional
         Privacy accountant (:mod:`mipdp.accounting`): the planned guarantee
         (:func:`planned_guarantee`) is checked against its budget before the data is read
@@ -454,6 +458,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
             "pre-screeners run under replace-one, and guarantees under different notions do "
             "not compose); drop prescreen= or pass neighbours='replace_one'")
     check_backend(backend, backend_options)
+    enum_options = check_enumeration_options(enumeration_options, "private_bss")
     loss_obj = get_loss(loss, ridge=ridge, radius=radius)
     score_rule = "given" if loss_obj.resolved else "default"
     loss_obj = _resolve_public_score(loss_obj, s, bounds)
@@ -500,7 +505,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     objective = loss_obj.bind(Xc, yc)
     enum = SupportEnumerator(objective, s, scale=delta_L, backend=backend,
                              backend_options=backend_options, time_limit=time_limit,
-                             **(enumeration_options or {}))
+                             **enum_options)
     R_used = default_R(p, s) if R is None else int(R)
     logger.info("private_bss: method=%s, loss=%s, n=%d, p=%d, s=%d, eps per draw %g, "
                 "%d draw(s), backend %s", method, loss_obj.name, n, p, s, eps_select, n_draws,
