@@ -393,9 +393,12 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         ``"two_stage"``) chooses ``k`` columns with ``fraction * eps``; the MIP runs on
         them with the rest.  The guarantee is composed accordingly.
     time_limit : float, optional
-        Seconds for the enumeration and the sampling; on timeout a
-        :class:`~mipdp.exceptions.TimeLimitError` (a
+        Seconds for the whole call, counted from its start (enumeration and sampling); on
+        timeout a :class:`~mipdp.exceptions.TimeLimitError` (a
         :class:`~mipdp.exceptions.CertificationError`) is raised: nothing is released.
+        Every phase checks it (solver calls, evaluations, every chunk of the sampler's
+        proposals), so the call raises within about a second of it; the message names
+        the limit, the phase and what to change (solver details at DEBUG log level).
     random_state : None, int or numpy.random.Generator
     max_epsilon : float, optional
         The most the whole call may spend.  The planned total (pre-screen, every draw,
@@ -505,7 +508,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     objective = loss_obj.bind(Xc, yc)
     enum = SupportEnumerator(objective, s, scale=delta_L, backend=backend,
                              backend_options=backend_options, time_limit=time_limit,
-                             **enum_options)
+                             started=t_start, **enum_options)
     R_used = default_R(p, s) if R is None else int(R)
     logger.info("private_bss: method=%s, loss=%s, n=%d, p=%d, s=%d, eps per draw %g, "
                 "%d draw(s), backend %s", method, loss_obj.name, n, p, s, eps_select, n_draws,
@@ -521,7 +524,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         env = build_envelope(enum, eps_select, delta_L)
         mech = ExponentialMechanismSampler(objective.values, env.singletons, env.values,
                                            env.regions, p, eps_select, delta_L,
-                                           refine=env.refine, deadline=enum.deadline)
+                                           refine=env.refine, deadline=enum.clock)
         center, L0 = enum.optimum()
         candidates, cand_values = center[None, :], np.array([L0])
         enum.stats.certified = True  # every region bound is certified

@@ -40,6 +40,7 @@ import numpy as np
 
 from solvers.base import MIPBackend, SolverTimeLimitError
 
+from ..deadline import Deadline
 from ..exceptions import CertificationError, TimeLimitError
 from ..losses.base import SupportObjective
 from ..mechanisms.regions import Region
@@ -175,6 +176,9 @@ class SupportEnumerator:
     progress : callable or Progress, optional
         Receives progress events (:mod:`mipdp.enumeration.progress`); long phases are
         also logged at INFO every few seconds.
+    started : float, optional
+        ``time.perf_counter()`` when the public call began: ``time_limit`` counts from
+        there (default: from construction).
     """
 
     def __init__(self, objective: SupportObjective, s: int, *, scale: float,
@@ -183,7 +187,7 @@ class SupportEnumerator:
                  search_gap: float = 1e-4, tol: float = 1e-9,
                  cutoff_margin: float = 1e-5, dominance: bool = True,
                  exhaustive_max: int = 200_000, explicit_max: int = 6_000_000,
-                 progress=None) -> None:
+                 progress=None, started: float | None = None) -> None:
         self.objective = objective
         self.p, self.s = objective.p, s
         self.scale = float(scale)
@@ -201,7 +205,8 @@ class SupportEnumerator:
         self.tol = tol
         self.n_warm_cuts = 0 if n_warm_cuts is None else n_warm_cuts
         self._time_limit = time_limit
-        self._deadline = None if time_limit is None else time.perf_counter() + time_limit
+        self._clock = Deadline(time_limit, start=started)
+        self._deadline = self._clock.end
         self.search_gap_exact = 1e-9
         self.bound_margin = 1e-4
         self.exhaustive_class_max = 300_000
@@ -227,21 +232,18 @@ class SupportEnumerator:
         return self._deadline
 
     @property
+    def clock(self) -> Deadline:
+        """The :class:`~mipdp.deadline.Deadline` of ``time_limit`` (shared with the sampler)."""
+        return self._clock
+
+    @property
     def center_swaps(self) -> np.ndarray:
         """One-swap objectives of the centre, shape ``(s, p)`` (``inf`` where ``j ∈ S*``)."""
         return self._center_swaps
 
     # -- helpers ----------------------------------------------------------------------
     def _remaining(self, name: str = "enumeration") -> float | None:
-        if self._deadline is None:
-            return None
-        left = self._deadline - time.perf_counter()
-        if left <= 0:
-            raise TimeLimitError(
-                f"time_limit={self._time_limit:g} s reached during the {name} phase, before it was "
-                "certified; nothing was released. Raise time_limit, or pre-screen to fewer "
-                "features (prescreen=...).")
-        return left
+        return self._clock.remaining(name)
 
     def remaining_time(self, name: str) -> float | None:
         """Seconds left of ``time_limit`` (``None``: no limit); raises once it is spent."""
@@ -317,12 +319,14 @@ class SupportEnumerator:
             res, S = self.master.solve(mip_rel_gap=gap, time_limit=self._remaining(name),
                                        lazy=reported)
         except SolverTimeLimitError as exc:
-            limit = ("the backend's own time limit" if self._time_limit is None
-                     else f"time_limit={self._time_limit:g} s")
+            if self._time_limit is not None:   # the user's limit: one message, solver at DEBUG
+                raise self._clock.error(name, detail=str(exc)) from None
+            logger.debug("time limit in the %s phase: %s", name, exc)
             raise TimeLimitError(
-                f"{limit} reached during the {name} phase, before it was certified; nothing "
-                f"was released. Raise the limit, or pre-screen to fewer features "
-                f"(prescreen=...). (solver: {exc})") from exc
+                f"the backend's own time limit (backend_options) was reached during the {name} "
+                "phase, before it was certified; nothing was released. To finish, raise it, "
+                "pre-screen to fewer features (prescreen=(name, k, fraction)), or ask for a "
+                "smaller s.") from None
         phase.solves += res.n_solves
         phase.lazy_rows += res.n_lazy_rows
         return res, S
@@ -340,6 +344,7 @@ class SupportEnumerator:
             return self.center, self.found[tuple(self.center.tolist())]
         if self.objective.cheap_values and self.n_supports <= self.exhaustive_max:
             return self._exhaustive()
+        self._remaining("warm start")
         t0 = time.perf_counter()
         ph = self._phase("warm_start")
         self.progress.start("warm_start", p=self.p, s=self.s, supports=self.n_supports)
