@@ -349,8 +349,9 @@ class SupportEnumerator:
         ph = self._phase("warm_start")
         self.progress.start("warm_start", p=self.p, s=self.s, supports=self.n_supports)
         obj = self.objective
-        S0 = iht_support(obj.X, obj.y, self.s, getattr(obj.loss, "ridge", 1.0))
-        center, value, swaps = local_search(obj, S0)
+        check = (lambda: self._remaining("warm start")) if self._deadline is not None else None
+        S0 = iht_support(obj.X, obj.y, self.s, getattr(obj.loss, "ridge", 1.0), check=check)
+        center, value, swaps = local_search(obj, S0, check=check)
         self.center, self._center_swaps = center, swaps
         self.found[tuple(center.tolist())] = value
         self._record_swaps(center, swaps)
@@ -660,6 +661,7 @@ class SupportEnumerator:
                                best_support=None if best[1] is None else np.array(best[1]),
                                solves=0, proven=True)
 
+        self._remaining(f"class_{region.k}")
         master.set_region(region.center, region.s - region.k, region.s - region.k)
         master.set_region_fixings(region.fixed_in, region.fixed_out)
         current = [cutoff()]
@@ -756,6 +758,7 @@ class SupportEnumerator:
                 S = np.sort(np.r_[np.delete(center, list(d)), A])
                 if self.master.has_cut(S):
                     continue
+                self._remaining("envelope (warm cuts)")
                 v, lower, g = self._evaluate_cut(S)
                 rows.extend(self._master_rows(S, lower, g))
         if rows:
