@@ -349,9 +349,9 @@ class SupportEnumerator:
         ph = self._phase("warm_start")
         self.progress.start("warm_start", p=self.p, s=self.s, supports=self.n_supports)
         obj = self.objective
-        check = (lambda: self._remaining("warm start")) if self._deadline is not None else None
-        S0 = iht_support(obj.X, obj.y, self.s, getattr(obj.loss, "ridge", 1.0), check=check)
-        center, value, swaps = local_search(obj, S0, check=check)
+        kw = {} if self._deadline is None else {"check": lambda: self._remaining("warm start")}
+        S0 = iht_support(obj.X, obj.y, self.s, getattr(obj.loss, "ridge", 1.0), **kw)
+        center, value, swaps = local_search(obj, S0, **kw)
         self.center, self._center_swaps = center, swaps
         self.found[tuple(center.tolist())] = value
         self._record_swaps(center, swaps)
