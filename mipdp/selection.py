@@ -23,6 +23,7 @@ from ._logging import with_verbose
 from .accounting import check_release, record_release
 from .enumeration import SupportEnumerator, default_R
 from .enumeration.envelope import build_envelope
+from .enumeration.options import check_enumeration_options
 from .exceptions import BudgetError, ConditionalPrivacyWarning
 from .guarantee import Guarantee, Neighbour, compose
 from .losses import Loss, get_loss
@@ -443,9 +444,12 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         ``"two_stage"``) chooses ``k`` columns with ``fraction * eps``; the MIP runs on
         them with the rest.  The guarantee is composed accordingly.
     time_limit : float, optional
-        Seconds for the enumeration and the sampling; on timeout a
-        :class:`~mipdp.exceptions.TimeLimitError` (a
+        Seconds for the whole call, counted from its start (enumeration and sampling); on
+        timeout a :class:`~mipdp.exceptions.TimeLimitError` (a
         :class:`~mipdp.exceptions.CertificationError`) is raised: nothing is released.
+        Every phase checks it (solver calls, evaluations, every chunk of the sampler's
+        proposals), so the call raises within about a second of it; the message names
+        the limit, the phase and what to change (solver details at DEBUG log level).
     random_state : None, int or numpy.random.Generator
     max_epsilon : float, optional
         The most the whole call may spend.  The planned total (pre-screen, every draw,
@@ -457,7 +461,10 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         exhaustive evaluation of small problems, no explicit search of small regions);
         ``{"progress": callback}`` receives progress events of the enumeration (a dict per
         step: phase, solves, evaluations, best value, bound; not private), as the command
-        line's progress bar does.
+        line's progress bar does.  Keys and values are checked before the data is read
+        against :data:`mipdp.enumeration.options.ENUMERATION_OPTIONS`; an unknown key, or
+        a value that would leave a certificate unproven (a smaller ``cutoff_margin``, a
+        looser ``tol``), raises :class:`~mipdp.exceptions.InvalidParameterError`.
     accountant : BudgetAccountant, optional
         Privacy accountant (:mod:`mipdp.accounting`): the planned guarantee
         (:func:`planned_guarantee`) is checked against its budget before the data is read
@@ -513,6 +520,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
             "pre-screeners run under replace-one, and guarantees under different notions do "
             "not compose); drop prescreen= or pass neighbours='replace_one'")
     check_backend(backend, backend_options)
+    enum_options = check_enumeration_options(enumeration_options, "private_bss")
     loss_obj = get_loss(loss, ridge=ridge, radius=radius)
     score_rule = "given" if loss_obj.resolved else "default"
     loss_obj = _resolve_public_score(loss_obj, s, bounds)
@@ -561,7 +569,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     objective = loss_obj.bind(Xc, yc)
     enum = SupportEnumerator(objective, s, scale=delta_L, backend=backend,
                              backend_options=backend_options, time_limit=time_limit,
-                             **(enumeration_options or {}))
+                             started=t_start, **enum_options)
     R_used = default_R(p, s) if R is None else int(R)
     logger.info("private_bss: method=%s, loss=%s, n=%d, p=%d, s=%d, eps per draw %g, "
                 "%d draw(s), backend %s", method, loss_obj.name, n, p, s, eps_select, n_draws,
@@ -578,7 +586,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         env = build_envelope(enum, eps_select, delta_L)
         mech = ExponentialMechanismSampler(objective.values, env.singletons, env.values,
                                            env.regions, p, eps_select, delta_L,
-                                           refine=env.refine, deadline=enum.deadline)
+                                           refine=env.refine, deadline=enum.clock)
         center, L0 = enum.optimum()
         candidates, cand_values = center[None, :], np.array([L0])
         enum.stats.certified = True  # every region bound is certified

@@ -40,6 +40,7 @@ import numpy as np
 
 from mipdp.solvers.base import MIPBackend, SolverTimeLimitError
 
+from ..deadline import Deadline
 from ..exceptions import CertificationError, TimeLimitError
 from ..losses.base import SupportObjective
 from ..mechanisms.regions import Region
@@ -175,6 +176,9 @@ class SupportEnumerator:
     progress : callable or Progress, optional
         Receives progress events (:mod:`mipdp.enumeration.progress`); long phases are
         also logged at INFO every few seconds.
+    started : float, optional
+        ``time.perf_counter()`` when the public call began: ``time_limit`` counts from
+        there (default: from construction).
     """
 
     def __init__(self, objective: SupportObjective, s: int, *, scale: float,
@@ -183,7 +187,7 @@ class SupportEnumerator:
                  search_gap: float = 1e-4, tol: float = 1e-9,
                  cutoff_margin: float = 1e-5, dominance: bool = True,
                  exhaustive_max: int = 200_000, explicit_max: int = 6_000_000,
-                 progress=None) -> None:
+                 progress=None, started: float | None = None) -> None:
         self.objective = objective
         self.p, self.s = objective.p, s
         self.scale = float(scale)
@@ -201,7 +205,8 @@ class SupportEnumerator:
         self.tol = tol
         self.n_warm_cuts = 0 if n_warm_cuts is None else n_warm_cuts
         self._time_limit = time_limit
-        self._deadline = None if time_limit is None else time.perf_counter() + time_limit
+        self._clock = Deadline(time_limit, start=started)
+        self._deadline = self._clock.end
         self.search_gap_exact = 1e-9
         self.bound_margin = 1e-4
         self.exhaustive_class_max = 300_000
@@ -227,21 +232,18 @@ class SupportEnumerator:
         return self._deadline
 
     @property
+    def clock(self) -> Deadline:
+        """The :class:`~mipdp.deadline.Deadline` of ``time_limit`` (shared with the sampler)."""
+        return self._clock
+
+    @property
     def center_swaps(self) -> np.ndarray:
         """One-swap objectives of the centre, shape ``(s, p)`` (``inf`` where ``j ∈ S*``)."""
         return self._center_swaps
 
     # -- helpers ----------------------------------------------------------------------
     def _remaining(self, name: str = "enumeration") -> float | None:
-        if self._deadline is None:
-            return None
-        left = self._deadline - time.perf_counter()
-        if left <= 0:
-            raise TimeLimitError(
-                f"time_limit={self._time_limit:g} s reached during the {name} phase, before it was "
-                "certified; nothing was released. Raise time_limit, or pre-screen to fewer "
-                "features (prescreen=...).")
-        return left
+        return self._clock.remaining(name)
 
     def remaining_time(self, name: str) -> float | None:
         """Seconds left of ``time_limit`` (``None``: no limit); raises once it is spent."""
@@ -317,12 +319,14 @@ class SupportEnumerator:
             res, S = self.master.solve(mip_rel_gap=gap, time_limit=self._remaining(name),
                                        lazy=reported)
         except SolverTimeLimitError as exc:
-            limit = ("the backend's own time limit" if self._time_limit is None
-                     else f"time_limit={self._time_limit:g} s")
+            if self._time_limit is not None:   # the user's limit: one message, solver at DEBUG
+                raise self._clock.error(name, detail=str(exc)) from None
+            logger.debug("time limit in the %s phase: %s", name, exc)
             raise TimeLimitError(
-                f"{limit} reached during the {name} phase, before it was certified; nothing "
-                f"was released. Raise the limit, or pre-screen to fewer features "
-                f"(prescreen=...). (solver: {exc})") from exc
+                f"the backend's own time limit (backend_options) was reached during the {name} "
+                "phase, before it was certified; nothing was released. To finish, raise it, "
+                "pre-screen to fewer features (prescreen=(name, k, fraction)), or ask for a "
+                "smaller s.") from None
         phase.solves += res.n_solves
         phase.lazy_rows += res.n_lazy_rows
         return res, S
@@ -340,12 +344,14 @@ class SupportEnumerator:
             return self.center, self.found[tuple(self.center.tolist())]
         if self.objective.cheap_values and self.n_supports <= self.exhaustive_max:
             return self._exhaustive()
+        self._remaining("warm start")
         t0 = time.perf_counter()
         ph = self._phase("warm_start")
         self.progress.start("warm_start", p=self.p, s=self.s, supports=self.n_supports)
         obj = self.objective
-        S0 = iht_support(obj.X, obj.y, self.s, getattr(obj.loss, "ridge", 1.0))
-        center, value, swaps = local_search(obj, S0)
+        kw = {} if self._deadline is None else {"check": lambda: self._remaining("warm start")}
+        S0 = iht_support(obj.X, obj.y, self.s, getattr(obj.loss, "ridge", 1.0), **kw)
+        center, value, swaps = local_search(obj, S0, **kw)
         self.center, self._center_swaps = center, swaps
         self.found[tuple(center.tolist())] = value
         self._record_swaps(center, swaps)
@@ -622,7 +628,9 @@ class SupportEnumerator:
             res = explicit_search(self, region, level=level, abs_tol=abs_tol, name=name)
             self.progress.done(name, best=res.best, bound=min(res.threshold, res.best),
                                evaluations=res.n_evaluated)
-            return RegionBound(lower=float(min(res.threshold, res.best)), best=res.best,
+            floor = self.master.floor if self.master is not None else -np.inf
+            return RegionBound(lower=float(min(max(res.threshold, floor), res.best)),
+                               best=res.best,
                                best_support=res.best_support, solves=0, proven=True)
         master = self.master
         ph = self._phase(f"class_{region.k}")
@@ -641,6 +649,19 @@ class SupportEnumerator:
         def cutoff():
             return min(level, best[0] - abs_tol)
 
+        floor = master.floor
+        if master.below_floor(cutoff()):
+            # Every support has L >= floor >= the cutoff: the floor is a certified bound
+            # that already meets the level or the accuracy asked for; no solve is needed.
+            # (With Δ large against L, e.g. n ≪ p, ``best - abs_tol`` or a small region's
+            # level falls below zero.)
+            self.progress.start(f"class_{region.k}", members=region.size)
+            self.progress.done(f"class_{region.k}", best=best[0], bound=floor, solves=0)
+            return RegionBound(lower=float(min(floor, best[0])), best=float(best[0]),
+                               best_support=None if best[1] is None else np.array(best[1]),
+                               solves=0, proven=True)
+
+        self._remaining(f"class_{region.k}")
         master.set_region(region.center, region.s - region.k, region.s - region.k)
         master.set_region_fixings(region.fixed_in, region.fixed_out)
         current = [cutoff()]
@@ -648,6 +669,7 @@ class SupportEnumerator:
         self._fix_dominated(ph)
         emulated = not master.backend.native_lazy
         solves = [0]
+        stopped = [False]
         pending: list = []
 
         def oracle(x):
@@ -670,6 +692,10 @@ class SupportEnumerator:
                 new = key not in self.nogoods
                 self.nogoods.add(key)
                 rows.append(master.nogood_row(S, new=new))
+            if emulated and master.below_floor(c):
+                stopped[0] = True  # the floor now meets the cutoff: bound = floor, stop
+                pending.extend(rows)
+                return []
             if emulated and max_solves is not None and solves[0] >= max_solves:
                 pending.extend(rows)  # keep the rows for later searches; stop this one
                 return []
@@ -685,8 +711,12 @@ class SupportEnumerator:
             master.backend.add_rows(pending)
         if res.status == "infeasible":
             lower = current[0]
+        elif stopped[0]:
+            lower = floor
         else:
             lower = master.to_value(res.bound - self.bound_margin)
+        # L >= floor for every support: a valid bound whatever the search reached
+        lower = max(lower, floor)
         master.set_fixed_zero(np.zeros(self.p, dtype=bool))
         master.set_region_fixings()
         master.set_cutoff(None)
@@ -728,6 +758,7 @@ class SupportEnumerator:
                 S = np.sort(np.r_[np.delete(center, list(d)), A])
                 if self.master.has_cut(S):
                     continue
+                self._remaining("envelope (warm cuts)")
                 v, lower, g = self._evaluate_cut(S)
                 rows.extend(self._master_rows(S, lower, g))
         if rows:

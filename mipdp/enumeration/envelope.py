@@ -98,6 +98,7 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
         if R.size <= full_max:
             t0 = time.perf_counter()
             for rows in region_members(R):
+                enum.remaining_time(f"class_{k}")   # time_limit holds between chunks
                 extra_sup.append(rows)
                 extra_val.append(np.asarray(enum.objective.values(rows), dtype=float))
             enum.record_phase(f"class_{k}", time.perf_counter() - t0, evaluations=R.size)
