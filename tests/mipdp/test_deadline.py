@@ -19,8 +19,8 @@ from mipdp.enumeration.envelope import build_envelope
 from mipdp.exceptions import CertificationError
 from mipdp.losses import LeastSquares
 from mipdp.mechanisms import ExponentialMechanismSampler
-from solvers.base import SolverTimeLimitError
-from solvers.highs import HighsBackend
+from mipdp.solvers.base import SolverTimeLimitError
+from mipdp.solvers.highs import HighsBackend
 
 B = 0.5
 INTERNALS = ("solve call", "lazy rows", "highs:", "this solve")
