@@ -10,7 +10,7 @@ import numpy as np
 from .exceptions import PrivacyLeakWarning
 
 __all__ = ["check_X_y", "check_sparsity", "check_epsilon", "check_positive",
-           "check_bounds", "clip_data", "check_random_state", "check_labels_pm1",
+           "check_bounds", "clip_data", "clip_design", "check_random_state", "check_labels_pm1",
            "data_derived_bounds", "bounds_not_private_reason"]
 
 
@@ -31,8 +31,43 @@ def _as_float_matrix(X, name: str) -> np.ndarray:
     return np.array(arr, dtype=np.float64, copy=True)
 
 
-def check_X_y(X, y, *, min_samples: int = 2) -> tuple[np.ndarray, np.ndarray]:
+def _as_lazy_matrix(X, name: str):
+    """``X`` without a copy when it is a numeric numpy array, memmap or scipy sparse matrix."""
+    from .data import is_sparse
+    if is_sparse(X):
+        if X.ndim != 2:
+            raise ValueError(f"{name}: expected a 2-D matrix, got shape {X.shape}")
+        if np.iscomplexobj(X.data):
+            raise TypeError(f"{name}: complex values are not supported")
+        if not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
+            raise TypeError(f"{name}: expected numeric values, got dtype {X.dtype}")
+        if X.format not in ("csr", "csc"):
+            X = X.tocsc()   # COO, LIL, ...: one sparse conversion (CSC is what is used)
+        return X
+    if isinstance(X, np.ndarray) and (np.issubdtype(X.dtype, np.floating)
+                                      or np.issubdtype(X.dtype, np.integer)
+                                      or X.dtype == bool):
+        return X
+    return _as_float_matrix(X, name)
+
+
+def _all_finite(X) -> bool:
+    from .data import CHUNK_BYTES, is_sparse
+    if is_sparse(X):
+        return bool(np.all(np.isfinite(X.data)))
+    if X.ndim != 2 or not np.issubdtype(X.dtype, np.floating):
+        return bool(np.all(np.isfinite(X)))
+    w = max(1, CHUNK_BYTES // (8 * max(X.shape[0], 1)))
+    return all(bool(np.all(np.isfinite(X[:, lo:lo + w]))) for lo in range(0, X.shape[1], w))
+
+
+def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Validate and copy ``X`` (n, p) and ``y`` (n,) as float64 arrays.
+
+    With ``lazy=True`` ``X`` is not copied when it is a numeric numpy array (float32,
+    float64, integer; a :class:`numpy.memmap` included) or a scipy sparse CSR/CSC matrix
+    (other sparse formats become CSC): it is returned as it is, checked column chunk by
+    column chunk, for a :class:`mipdp.data.ClippedDesign` (:func:`clip_design`).
 
     Raises
     ------
@@ -41,7 +76,7 @@ def check_X_y(X, y, *, min_samples: int = 2) -> tuple[np.ndarray, np.ndarray]:
     ValueError
         Wrong dimensions, mismatched lengths, too few rows, NaN or inf.
     """
-    X = _as_float_matrix(X, "X")
+    X = _as_lazy_matrix(X, "X") if lazy else _as_float_matrix(X, "X")
     y = _as_float_matrix(y, "y")
     if X.ndim != 2:
         raise ValueError(f"X: expected a 2-D array of shape (n_samples, n_features), got shape {X.shape}")
@@ -55,7 +90,7 @@ def check_X_y(X, y, *, min_samples: int = 2) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"X: need at least {min_samples} samples, got {X.shape[0]}")
     if X.shape[1] < 1:
         raise ValueError("X: need at least one feature")
-    if not np.all(np.isfinite(X)):
+    if not _all_finite(X):
         raise ValueError("X: contains NaN or infinite values")
     if not np.all(np.isfinite(y)):
         raise ValueError("y: contains NaN or infinite values")
@@ -132,7 +167,8 @@ def check_bounds(bounds, X: np.ndarray, y: np.ndarray | None, *, need_y: bool = 
         raise TypeError(f"{name}: expected (bound_x, bound_y), got {bounds!r}") from exc
     derived = []
     if b_x is None:
-        b_x = float(np.max(np.abs(X))) or 1.0
+        from .data import max_abs
+        b_x = max_abs(X) or 1.0
         derived.append(f"bound_x = max|X| = {b_x:.6g}")
     else:
         b_x = check_positive(b_x, f"{name}[0] (bound on |x_ij|)")
@@ -156,6 +192,19 @@ def check_bounds(bounds, X: np.ndarray, y: np.ndarray | None, *, need_y: bool = 
 def clip_data(X: np.ndarray, y: np.ndarray | None, b_x: float, b_y: float | None):
     """Coordinate-wise clipping to ``[-b_x, b_x]`` and ``[-b_y, b_y]`` (returns copies)."""
     Xc = np.clip(X, -b_x, b_x)
+    yc = None if y is None else (y.copy() if b_y is None else np.clip(y, -b_y, b_y))
+    return Xc, yc
+
+
+def clip_design(X, y: np.ndarray | None, b_x: float, b_y: float | None, **options):
+    """Like :func:`clip_data`, but ``X`` becomes a :class:`mipdp.data.ClippedDesign`.
+
+    ``X`` (an array, memmap or sparse matrix from ``check_X_y(..., lazy=True)``) is
+    neither copied whole nor modified: it is clipped column chunk by column chunk when a
+    product needs it (:mod:`mipdp.data`).  ``options`` go to the design.
+    """
+    from .data import ClippedDesign
+    Xc = ClippedDesign(X, b_x, **options)
     yc = None if y is None else (y.copy() if b_y is None else np.clip(y, -b_y, b_y))
     return Xc, yc
 

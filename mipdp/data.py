@@ -1,0 +1,304 @@
+"""A clipped view of the design matrix that never copies ``X`` whole.
+
+:class:`ClippedDesign` wraps ``X`` (a float32 or float64 numpy array, a
+:class:`numpy.memmap`, or a scipy sparse CSR/CSC matrix) and a clipping bound ``b_x``.
+It behaves like the clipped float64 matrix ``Xc = clip(X, -b_x, b_x)`` for the products
+the support objectives need, computed column chunk by column chunk:
+
+* ``Xcᵀ v`` (:meth:`~ClippedDesign.rmatvec`, also ``design.T @ v``), ``Xc β``
+  (:meth:`~ClippedDesign.matvec`, also ``design @ β``),
+* columns of supports as dense float64 (:meth:`~ClippedDesign.columns`,
+  :meth:`~ClippedDesign.rows_T`, ``design[:, idx]``),
+* squared column norms (:meth:`~ClippedDesign.col_sq`) and the Gram matrix
+  ``XcᵀXc`` when ``p`` is small (:meth:`~ClippedDesign.gram`).
+
+Memory (docs/design.md, "Memory"): besides ``X`` itself, a dense input keeps at most one
+column chunk of ``chunk_bytes`` (float64, clipped) at a time; a clipped float64 copy of
+the whole matrix is kept only when it is at most ``dense_cache_bytes`` (small problems:
+then every product is one BLAS call, as before).  A float64 array already inside the
+bounds is used as it is (no copy).  A sparse input is held as one CSC matrix whose
+values are clipped (``clip(0) = 0``: the sparsity is kept), sharing the index arrays of
+``X`` when it is CSC already.  ``X`` is never modified.
+
+Clipping is coordinate-wise, so every value this view returns equals the corresponding
+entry or product of ``np.clip(np.asarray(X, float64), -b_x, b_x)`` up to floating-point
+summation order.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["ClippedDesign", "as_design", "DENSE_CACHE_BYTES", "CHUNK_BYTES", "is_sparse"]
+
+#: a clipped float64 copy of ``X`` is kept when it takes at most this many bytes
+DENSE_CACHE_BYTES = 256 * 2 ** 20
+#: bytes of one float64 column chunk of the lazy path
+CHUNK_BYTES = 8 * 2 ** 20
+
+
+def is_sparse(X) -> bool:
+    """Whether ``X`` is a scipy sparse matrix or array (without importing scipy)."""
+    mod = type(X).__module__
+    return mod.startswith("scipy.sparse") and hasattr(X, "tocsc")
+
+
+class _Transposed:
+    """``design.T``: supports ``design.T @ v`` (= :meth:`ClippedDesign.rmatvec`)."""
+
+    def __init__(self, design: "ClippedDesign") -> None:
+        self._d = design
+        self.shape = design.shape[::-1]
+
+    def __matmul__(self, v):
+        return self._d.rmatvec(v)
+
+
+class ClippedDesign:
+    """The clipped design ``clip(X, -bound, bound)`` as a lazily computed float64 matrix.
+
+    Parameters
+    ----------
+    X : ndarray, numpy.memmap or scipy sparse matrix, shape (n, p)
+        Numeric (float32, float64, integer or bool), finite; validated by the caller
+        (:func:`mipdp._validation.check_X_y` with ``lazy=True``).  Never modified.
+    bound : float or None
+        ``b_x``; ``None``: no clipping.
+    dense_cache_bytes : int, optional
+        Keep a clipped float64 copy of ``X`` when it takes at most this many bytes
+        (default :data:`DENSE_CACHE_BYTES`); ``0`` forces the chunked path.
+    chunk_bytes : int, optional
+        Size of one float64 column chunk of the chunked path (default :data:`CHUNK_BYTES`).
+    """
+
+    def __init__(self, X, bound: float | None = None, *, dense_cache_bytes: int | None = None,
+                 chunk_bytes: int | None = None) -> None:
+        self.raw = X
+        self.bound = None if bound is None else float(bound)
+        self.shape = tuple(int(d) for d in X.shape)
+        self.n, self.p = self.shape
+        self.ndim = 2
+        self.dtype = np.dtype(np.float64)
+        cache = DENSE_CACHE_BYTES if dense_cache_bytes is None else int(dense_cache_bytes)
+        chunk = CHUNK_BYTES if chunk_bytes is None else int(chunk_bytes)
+        self.chunk_cols = max(1, chunk // (8 * max(self.n, 1)))
+        self._dense = None     # clipped float64 (n, p) array, when held
+        self._sp = None        # clipped float64 CSC matrix, for sparse input
+        self._col_sq = None
+        self._gram = None
+        self._clean = {}       # chunk start -> whether the raw float64 chunk needs no clipping
+        if is_sparse(X):
+            self.kind = "sparse"
+            self._sp = self._clipped_csc(X)
+        else:
+            self.kind = "dense"
+            X = self.raw
+            if X.dtype == np.float64 and (self.bound is None or self._max_abs_raw() <= self.bound):
+                self._dense = X                          # used as it is: no copy
+            elif 8 * self.n * self.p <= cache:
+                self._dense = self._clip(np.array(X, dtype=np.float64))
+            else:
+                self.kind = "chunked"
+        logger.debug("ClippedDesign: %s, shape %s, dtype %s, bound %s, chunk %d columns",
+                     self.kind, self.shape, getattr(X, "dtype", None), self.bound,
+                     self.chunk_cols)
+
+    # -- construction helpers ------------------------------------------------------------
+    def _clip(self, A: np.ndarray) -> np.ndarray:
+        """Clip a float64 array that this object owns, in place."""
+        if self.bound is not None:
+            np.clip(A, -self.bound, self.bound, out=A)
+        return A
+
+    def _clipped_csc(self, X):
+        import scipy.sparse as sp
+        csc = X.tocsc()          # no copy when X is CSC already
+        data = csc.data
+        if data.dtype != np.float64:
+            data = self._clip(data.astype(np.float64))
+        elif self.bound is not None and data.size and np.max(np.abs(data)) > self.bound:
+            data = np.clip(data, -self.bound, self.bound)
+        return sp.csc_matrix((data, csc.indices, csc.indptr), shape=self.shape)
+
+    def _max_abs_raw(self) -> float:
+        return max_abs(self.raw, self.chunk_cols)
+
+    # -- chunks --------------------------------------------------------------------------
+    def _block(self, lo: int, hi: int) -> np.ndarray:
+        """Clipped float64 columns ``lo:hi`` of the chunked path."""
+        B = self.raw[:, lo:hi]
+        if B.dtype != np.float64:
+            return self._clip(B.astype(np.float64))
+        if self.bound is None:
+            return np.asarray(B)
+        clean = self._clean.get(lo)
+        if clean is None:
+            clean = self._clean[lo] = bool(np.max(np.abs(B), initial=0.0) <= self.bound)
+        return np.asarray(B) if clean else np.clip(B, -self.bound, self.bound)
+
+    def blocks(self):
+        """Yield ``(lo, hi, block)``: clipped float64 column chunks covering ``X``."""
+        w = self.chunk_cols
+        for lo in range(0, self.p, w):
+            hi = min(lo + w, self.p)
+            if self._dense is not None:
+                yield lo, hi, self._dense[:, lo:hi]
+            elif self._sp is not None:
+                yield lo, hi, self._sp[:, lo:hi].toarray()
+            else:
+                yield lo, hi, self._block(lo, hi)
+
+    # -- products ------------------------------------------------------------------------
+    def rmatvec(self, v) -> np.ndarray:
+        """``Xcᵀ v`` for ``v`` of shape ``(n,)`` or ``(n, k)``."""
+        v = np.asarray(v, dtype=np.float64)
+        if self._dense is not None:
+            return self._dense.T @ v
+        if self._sp is not None:
+            return np.asarray(self._sp.T @ v)
+        out = np.empty((self.p,) + v.shape[1:])
+        for lo, hi, B in self.blocks():
+            out[lo:hi] = B.T @ v
+        return out
+
+    def matvec(self, beta) -> np.ndarray:
+        """``Xc β`` for ``β`` of shape ``(p,)`` or ``(p, k)``; a sparse ``β`` (few
+        non-zeros) reads only its columns."""
+        beta = np.asarray(beta, dtype=np.float64)
+        if self._dense is not None:
+            return self._dense @ beta
+        if self._sp is not None:
+            return np.asarray(self._sp @ beta)
+        if beta.ndim == 1:
+            nz = np.flatnonzero(beta)
+            if nz.size <= self.chunk_cols:
+                return self.columns(nz) @ beta[nz]
+        out = np.zeros((self.n,) + beta.shape[1:])
+        for lo, hi, B in self.blocks():
+            out += B @ beta[lo:hi]
+        return out
+
+    def __matmul__(self, beta):
+        return self.matvec(beta)
+
+    @property
+    def T(self) -> _Transposed:
+        return _Transposed(self)
+
+    # -- columns -------------------------------------------------------------------------
+    def columns(self, idx) -> np.ndarray:
+        """Clipped float64 columns: shape ``(n,) + idx.shape`` (``Xc[:, idx]``)."""
+        idx = np.asarray(idx, dtype=np.intp)
+        flat = idx.reshape(-1)
+        if self._dense is not None:
+            out = self._dense[:, flat]
+        elif self._sp is not None:
+            out = self._sp[:, flat].toarray()
+        else:
+            out = self.raw[:, flat]
+            out = self._clip(np.array(out, dtype=np.float64))
+        return out.reshape((self.n,) + idx.shape)
+
+    def rows_T(self, idx) -> np.ndarray:
+        """The columns ``idx`` as rows: shape ``idx.shape + (n,)`` (``Xcᵀ[idx]``), C-contiguous."""
+        idx = np.asarray(idx, dtype=np.intp)
+        flat = idx.reshape(-1)
+        if self._dense is not None:
+            out = self._dense.T[flat]
+        else:
+            out = self.columns(flat).T
+        return np.ascontiguousarray(out).reshape(idx.shape + (self.n,))
+
+    def __getitem__(self, key):
+        if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], slice) \
+                and key[0] == slice(None):
+            cols = key[1]
+            if isinstance(cols, slice):
+                cols = np.arange(self.p)[cols]
+            return self.columns(cols)
+        raise TypeError("ClippedDesign supports X[:, columns] only")
+
+    def col_sq(self) -> np.ndarray:
+        """Squared column norms ``||Xc_j||²`` (cached)."""
+        if self._col_sq is None:
+            if self._dense is not None:
+                self._col_sq = np.einsum("ij,ij->j", self._dense, self._dense)
+            elif self._sp is not None:
+                self._col_sq = np.asarray(self._sp.multiply(self._sp).sum(axis=0)).ravel()
+            else:
+                out = np.empty(self.p)
+                for lo, hi, B in self.blocks():
+                    out[lo:hi] = np.einsum("ij,ij->j", B, B)
+                self._col_sq = out
+        return self._col_sq
+
+    def gram(self) -> np.ndarray:
+        """``XcᵀXc`` (p × p, cached): for small ``p`` only (the losses ask for it when
+        ``p <= 2048``)."""
+        if self._gram is None:
+            if self._dense is not None:
+                self._gram = self._dense.T @ self._dense
+            elif self._sp is not None:
+                self._gram = np.asarray((self._sp.T @ self._sp).toarray())
+            else:
+                G = np.empty((self.p, self.p))
+                for lo, hi, B in self.blocks():
+                    G[:, lo:hi] = self.rmatvec(B)
+                self._gram = G
+        return self._gram
+
+    def subset(self, columns) -> "ClippedDesign":
+        """The design on the columns ``columns`` (same bound and settings)."""
+        cols = np.asarray(columns, dtype=np.intp)
+        if self._sp is not None:
+            sub = self._sp[:, cols]
+            out = ClippedDesign(sub, None)
+            out.bound = self.bound
+            return out
+        return ClippedDesign(self.columns(cols), None)
+
+    @property
+    def nbytes_held(self) -> int:
+        """Bytes this view holds besides ``X`` (the clipped copy or the clipped values)."""
+        if self._dense is not None and self._dense is not self.raw:
+            return int(self._dense.nbytes)
+        if self._sp is not None:
+            held = self._sp.data.nbytes
+            if not is_sparse(self.raw) or self._sp.indices is not getattr(self.raw, "indices", None):
+                held += self._sp.indices.nbytes + self._sp.indptr.nbytes
+            return int(held)
+        return 0
+
+    def __repr__(self) -> str:
+        return (f"ClippedDesign(shape={self.shape}, bound={self.bound}, kind={self.kind!r}, "
+                f"input={type(self.raw).__name__}/{getattr(self.raw, 'dtype', None)})")
+
+
+def max_abs(X, chunk_cols: int | None = None) -> float:
+    """``max |x_ij|`` of an array, memmap or sparse matrix, column chunk by column chunk."""
+    if isinstance(X, ClippedDesign):
+        X = X.raw
+    if is_sparse(X):
+        data = X.tocsr().data if not hasattr(X, "data") else X.data
+        return float(np.max(np.abs(data))) if data.size else 0.0
+    n, p = X.shape
+    w = chunk_cols or max(1, CHUNK_BYTES // (8 * max(n, 1)))
+    best = 0.0
+    for lo in range(0, p, w):
+        best = max(best, float(np.max(np.abs(X[:, lo:lo + w]), initial=0.0)))
+    return best
+
+
+def as_design(X) -> ClippedDesign:
+    """``X`` as a :class:`ClippedDesign` (no clipping when it is not one already)."""
+    if isinstance(X, ClippedDesign):
+        return X
+    if not is_sparse(X):
+        X = np.asarray(X)
+        if not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
+            X = X.astype(np.float64)
+    return ClippedDesign(X, None)
