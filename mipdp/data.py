@@ -222,6 +222,30 @@ class ClippedDesign:
             return self.columns(cols)
         raise TypeError("ClippedDesign supports X[:, columns] only")
 
+    def gram_blocks(self, supports, chunk_entries: int = 4_000_000) -> np.ndarray:
+        """``Xc_SᵀXc_S`` for each row ``S`` of ``supports`` (shape ``(m, s)``): ``(m, s, s)``.
+
+        Dense designs gather the supports' columns ``chunk_entries`` values at a time;
+        sparse ones take the ``s(s+1)/2`` column products of the supports pairwise from
+        the sparse matrix (memory ``O(m s² + nnz)``, no dense column is formed).
+        """
+        supports = np.atleast_2d(np.asarray(supports, dtype=np.intp))
+        m, s = supports.shape
+        A = np.empty((m, s, s))
+        if self._sp is not None:
+            for a in range(s):
+                Ca = self._sp[:, supports[:, a]]
+                for b in range(a, s):
+                    v = np.asarray(Ca.multiply(self._sp[:, supports[:, b]]).sum(axis=0)).ravel()
+                    A[:, a, b] = v
+                    A[:, b, a] = v
+            return A
+        step = max(1, int(chunk_entries // (self.n * s)))
+        for lo in range(0, m, step):
+            Xs = self.columns(supports[lo:lo + step])  # (n, c, s)
+            A[lo:lo + step] = np.einsum("nci,ncj->cij", Xs, Xs)
+        return A
+
     def col_sq(self) -> np.ndarray:
         """Squared column norms ``||Xc_j||²`` (cached)."""
         if self._col_sq is None:

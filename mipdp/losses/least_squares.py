@@ -160,11 +160,7 @@ class LeastSquaresObjective(SupportObjective):
                 self._gram = self.X.gram()
             A = self._gram[supports[:, :, None], supports[:, None, :]]
         else:
-            A = np.empty((m, s, s))
-            chunk = max(1, int(4e6 // (self.n * s)))
-            for lo in range(0, m, chunk):
-                Xs = self.X.columns(supports[lo:lo + chunk])  # (n, c, s)
-                A[lo:lo + chunk] = np.einsum("nci,ncj->cij", Xs, Xs)
+            A = self.X.gram_blocks(supports)   # chunked gather (dense) or sparse products
         A = A + self.lam * np.eye(s)
         return A, self.Xty[supports]
 
