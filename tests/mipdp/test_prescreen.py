@@ -119,7 +119,7 @@ def test_screen_samples_the_gamma_zero_law():
 def test_screen_keeps_a_separated_head():
     """k >> s: gamma = 0 keeps the s clearly separated features far more often than 0.5."""
     from mipdp.mechanisms.topk import canonical_lipschitz_topk
-    scores = np.r_[np.full(5, 120.0), np.random.default_rng(0).uniform(0, 30, 95)]
+    scores = np.r_[np.full(5, 150.0), np.random.default_rng(0).uniform(0, 30, 95)]
     rng = np.random.default_rng(1)
     hit = {g: np.mean([set(range(5)) <= set(canonical_lipschitz_topk(scores, 20, 0.2, 1.0, rng,
                                                                       gamma=g))
