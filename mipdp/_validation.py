@@ -33,7 +33,14 @@ def _as_float_matrix(X, name: str) -> np.ndarray:
 
 def _as_lazy_matrix(X, name: str):
     """``X`` without a copy when it is a numeric numpy array, memmap or scipy sparse matrix."""
-    from .data import is_sparse
+    from .data import is_dask, is_sparse
+    if is_dask(X):
+        if not (np.issubdtype(X.dtype, np.number) or X.dtype == bool) or np.iscomplexobj(X):
+            raise TypeError(f"{name}: expected real numeric values, got dtype {X.dtype}")
+        if any(np.isnan(c) for c in X.shape):
+            raise ValueError(f"{name}: a dask array with unknown chunk sizes; call "
+                             "X.compute_chunk_sizes() first")
+        return X
     if is_sparse(X):
         if X.ndim != 2:
             raise ValueError(f"{name}: expected a 2-D matrix, got shape {X.shape}")
@@ -52,9 +59,12 @@ def _as_lazy_matrix(X, name: str):
 
 
 def _all_finite(X) -> bool:
-    from .data import CHUNK_BYTES, is_sparse
+    from .data import CHUNK_BYTES, is_dask, is_sparse
     if is_sparse(X):
         return bool(np.all(np.isfinite(X.data)))
+    if is_dask(X):
+        import dask.array as da
+        return bool(da.isfinite(X).all().compute())
     if X.ndim != 2 or not np.issubdtype(X.dtype, np.floating):
         return bool(np.all(np.isfinite(X)))
     w = max(1, CHUNK_BYTES // (8 * max(X.shape[0], 1)))

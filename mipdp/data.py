@@ -33,7 +33,8 @@ import numpy as np
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ClippedDesign", "as_design", "DENSE_CACHE_BYTES", "CHUNK_BYTES", "is_sparse"]
+__all__ = ["ClippedDesign", "as_design", "DENSE_CACHE_BYTES", "CHUNK_BYTES", "is_sparse",
+           "is_dask"]
 
 #: a clipped float64 copy of ``X`` is kept when it takes at most this many bytes
 DENSE_CACHE_BYTES = 256 * 2 ** 20
@@ -45,6 +46,11 @@ def is_sparse(X) -> bool:
     """Whether ``X`` is a scipy sparse matrix or array (without importing scipy)."""
     mod = type(X).__module__
     return mod.startswith("scipy.sparse") and hasattr(X, "tocsc")
+
+
+def is_dask(X) -> bool:
+    """Whether ``X`` is a ``dask.array.Array`` (without importing dask)."""
+    return type(X).__module__.startswith("dask.array") and hasattr(X, "compute")
 
 
 class _Transposed:
@@ -91,9 +97,17 @@ class ClippedDesign:
         self._col_sq = None
         self._gram = None
         self._clean = {}       # chunk start -> whether the raw float64 chunk needs no clipping
+        self._da = None        # clipped float64 dask array (lazy graph), for dask input
         if is_sparse(X):
             self.kind = "sparse"
             self._sp = self._clipped_csc(X)
+        elif is_dask(X):
+            # products run where the dask array lives (its scheduler / cluster); only
+            # length-n or length-p vectors and the supports' columns come back
+            import dask.array as da
+            self.kind = "dask"
+            Xd = X.astype(np.float64)
+            self._da = Xd if self.bound is None else da.clip(Xd, -self.bound, self.bound)
         else:
             self.kind = "dense"
             X = self.raw
@@ -147,6 +161,8 @@ class ClippedDesign:
             hi = min(lo + w, self.p)
             if self._dense is not None:
                 yield lo, hi, self._dense[:, lo:hi]
+            elif self._da is not None:
+                yield lo, hi, np.asarray(self._da[:, lo:hi].compute())
             elif self._sp is not None:
                 yield lo, hi, self._sp[:, lo:hi].toarray()
             else:
@@ -160,6 +176,8 @@ class ClippedDesign:
             return self._dense.T @ v
         if self._sp is not None:
             return np.asarray(self._sp.T @ v)
+        if self._da is not None:
+            return np.asarray((self._da.T @ v).compute())
         out = np.empty((self.p,) + v.shape[1:])
         for lo, hi, B in self.blocks():
             out[lo:hi] = B.T @ v
@@ -173,6 +191,11 @@ class ClippedDesign:
             return self._dense @ beta
         if self._sp is not None:
             return np.asarray(self._sp @ beta)
+        if beta.ndim == 1 and self._da is not None:
+            nz = np.flatnonzero(beta)
+            if nz.size <= 64:
+                return self.columns(nz) @ beta[nz]
+            return np.asarray((self._da @ beta).compute())
         if beta.ndim == 1:
             nz = np.flatnonzero(beta)
             if nz.size <= self.chunk_cols:
@@ -198,6 +221,9 @@ class ClippedDesign:
             out = self._dense[:, flat]
         elif self._sp is not None:
             out = self._sp[:, flat].toarray()
+        elif self._da is not None:
+            uniq, inv = np.unique(flat, return_inverse=True)
+            out = np.asarray(self._da[:, uniq].compute())[:, inv]
         else:
             out = self.raw[:, flat]
             out = self._clip(np.array(out, dtype=np.float64))
@@ -253,6 +279,8 @@ class ClippedDesign:
                 self._col_sq = np.einsum("ij,ij->j", self._dense, self._dense)
             elif self._sp is not None:
                 self._col_sq = np.asarray(self._sp.multiply(self._sp).sum(axis=0)).ravel()
+            elif self._da is not None:
+                self._col_sq = np.asarray((self._da * self._da).sum(axis=0).compute())
             else:
                 out = np.empty(self.p)
                 for lo, hi, B in self.blocks():
@@ -268,6 +296,8 @@ class ClippedDesign:
                 self._gram = self._dense.T @ self._dense
             elif self._sp is not None:
                 self._gram = np.asarray((self._sp.T @ self._sp).toarray())
+            elif self._da is not None:
+                self._gram = np.asarray((self._da.T @ self._da).compute())
             else:
                 G = np.empty((self.p, self.p))
                 for lo, hi, B in self.blocks():
@@ -309,6 +339,9 @@ def max_abs(X, chunk_cols: int | None = None) -> float:
     if is_sparse(X):
         data = X.tocsr().data if not hasattr(X, "data") else X.data
         return float(np.max(np.abs(data))) if data.size else 0.0
+    if is_dask(X):
+        import dask.array as da
+        return float(da.abs(X).max().compute())
     n, p = X.shape
     w = chunk_cols or max(1, CHUNK_BYTES // (8 * max(n, 1)))
     best = 0.0
@@ -321,7 +354,7 @@ def as_design(X) -> ClippedDesign:
     """``X`` as a :class:`ClippedDesign` (no clipping when it is not one already)."""
     if isinstance(X, ClippedDesign):
         return X
-    if not is_sparse(X):
+    if not is_sparse(X) and not is_dask(X):
         X = np.asarray(X)
         if not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
             X = X.astype(np.float64)

@@ -586,4 +586,4 @@ def _take_columns(X, columns: np.ndarray):
     from .data import is_sparse
     if is_sparse(X):
         return X.tocsc()[:, columns]
-    return np.asarray(X[:, columns])
+    return np.asarray(X[:, columns])     # a dask array computes only these columns

@@ -123,3 +123,26 @@ def test_chunked_sparse_exact_against_brute_force(backend, monkeypatch):
     sup, vals = brute_force_values(lambda T: least_squares_value(Xc, yc, T, 1.0, 3.0), 10, 3)
     assert L == pytest.approx(vals.min(), rel=1e-10)
     assert tuple(S) == tuple(sup[np.argmin(vals)])
+
+
+def test_dask_array_on_a_local_cluster_gives_the_same_release():
+    """X as a dask array (columns in chunks): the column products run on a LocalCluster."""
+    pytest.importorskip("distributed")
+    import dask.array as da
+    from distributed import Client, LocalCluster
+    X, y = _data(4, n=60, p=10, sparse_frac=None)
+    ref = private_bss(X, y, 2, 1.0, **SMALL)
+    ref_screen = private_bss(X, y, 2, 1.0, prescreen=("dp_sis", 6, 0.3), **SMALL)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as cluster, Client(cluster):
+        Xd = da.from_array(X, chunks=(60, 3))
+        D = ClippedDesign(Xd, 0.7)
+        Xc = np.clip(X, -0.7, 0.7)
+        v = np.arange(60.0)
+        np.testing.assert_allclose(D.T @ v, Xc.T @ v, rtol=1e-12)
+        np.testing.assert_array_equal(D.columns(np.array([[3, 1], [3, 9]])),
+                                      Xc[:, np.array([[3, 1], [3, 9]])])
+        res = private_bss(Xd, y, 2, 1.0, **SMALL)
+        res_screen = private_bss(Xd, y, 2, 1.0, prescreen=("dp_sis", 6, 0.3), **SMALL)
+    np.testing.assert_array_equal(res.supports, ref.supports)
+    np.testing.assert_array_equal(res_screen.supports, ref_screen.supports)
