@@ -1,6 +1,6 @@
 """Benchmark: peak memory of ``private_bss`` on sparse, float32 and memmap inputs.
 
-Each case runs in a fresh child process (so ``ru_maxrss`` is its own): the child builds
+Each case runs in a fresh child process (its peak RSS, ``VmHWM``, is its own): the child builds
 or opens the data, records its peak RSS, runs ``private_bss``, and reports the increase of
 the peak RSS over the data's own footprint and, in a second child, the ``tracemalloc``
 peak (Python and numpy allocations) of the call.  The baseline measured in the same run
@@ -21,7 +21,8 @@ twice it.
 
 Example::
 
-    python experiments/bench_memory.py --cases sparse memmap --p-memmap 100000 --n-memmap 2000
+    PYTHONPATH=. python experiments/bench_memory.py --cases sparse memmap --p-memmap 100000 \
+        --n-memmap 2000
 
 Timings depend on load (the machine is shared); memory figures do not.
 """
@@ -41,6 +42,15 @@ import numpy as np
 
 
 def _rss_mb() -> float:
+    """Peak RSS of this process image in MiB: ``VmHWM`` (reset at exec, unlike
+    ``ru_maxrss``, which keeps the parent's high-water mark from before the exec)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0   # Linux: KiB
 
 
