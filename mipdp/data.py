@@ -93,6 +93,8 @@ class ClippedDesign:
         chunk = CHUNK_BYTES if chunk_bytes is None else int(chunk_bytes)
         self.chunk_cols = max(1, chunk // (8 * max(self.n, 1)))
         self._dense = None     # clipped float64 (n, p) array, when held
+        self._dense_T = None   # its transpose, C-contiguous (small problems, for rows_T)
+        self._cache_bytes = cache
         self._sp = None        # clipped float64 CSC matrix, for sparse input
         self._col_sq = None
         self._gram = None
@@ -114,7 +116,8 @@ class ClippedDesign:
             if X.dtype == np.float64 and (self.bound is None or self._max_abs_raw() <= self.bound):
                 self._dense = X                          # used as it is: no copy
             elif 8 * self.n * self.p <= cache:
-                self._dense = self._clip(np.array(X, dtype=np.float64))
+                # column-major: the supports' columns are contiguous
+                self._dense = self._clip(np.array(X, dtype=np.float64, order="F"))
             else:
                 self.kind = "chunked"
         logger.debug("ClippedDesign: %s, shape %s, dtype %s, bound %s, chunk %d columns",
@@ -234,7 +237,12 @@ class ClippedDesign:
         idx = np.asarray(idx, dtype=np.intp)
         flat = idx.reshape(-1)
         if self._dense is not None:
-            out = self._dense.T[flat]
+            DT = self._dense.T
+            if not DT.flags.c_contiguous and 8 * self.n * self.p <= self._cache_bytes:
+                if self._dense_T is None:   # rows gathered many times (Huber, hinge batches)
+                    self._dense_T = np.ascontiguousarray(DT)
+                DT = self._dense_T
+            out = DT[flat]
         else:
             out = self.columns(flat).T
         return np.ascontiguousarray(out).reshape(idx.shape + (self.n,))
