@@ -13,9 +13,10 @@ the support objectives need, computed column chunk by column chunk:
   ``XcᵀXc`` when ``p`` is small (:meth:`~ClippedDesign.gram`).
 
 Memory (docs/design.md, "Memory"): besides ``X`` itself, a dense input keeps at most one
-column chunk of ``chunk_bytes`` (float64, clipped) at a time; a clipped float64 copy of
-the whole matrix is kept only when it is at most ``dense_cache_bytes`` (small problems:
-then every product is one BLAS call, as before).  A float64 array already inside the
+chunk of ``chunk_bytes`` (float64, clipped) at a time: row blocks for a C-ordered input
+(contiguous reads of a ``.npy`` memmap), column blocks otherwise; a clipped float64 copy of
+the whole matrix is kept only when it is at most ``dense_cache_bytes`` (then every product
+is one BLAS call, as before): 6 GiB for an in-memory array, 256 MiB for a memmap.  A float64 array already inside the
 bounds is used as it is (no copy).  A sparse input is held as one CSC matrix whose
 values are clipped (``clip(0) = 0``: the sparsity is kept), sharing the index arrays of
 ``X`` when it is CSC already.  ``X`` is never modified.
@@ -33,11 +34,16 @@ import numpy as np
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ClippedDesign", "as_design", "DENSE_CACHE_BYTES", "CHUNK_BYTES", "is_sparse",
+__all__ = ["ClippedDesign", "as_design", "DENSE_CACHE_BYTES", "MEMMAP_CACHE_BYTES",
+           "CHUNK_BYTES", "is_sparse",
            "is_dask"]
 
-#: a clipped float64 copy of ``X`` is kept when it takes at most this many bytes
-DENSE_CACHE_BYTES = 256 * 2 ** 20
+#: a clipped float64 copy of an in-memory ``X`` is kept when it takes at most this many
+#: bytes: a chunked pass (clip a chunk, then multiply) costs several times a BLAS pass over
+#: a copy, so problems that fit twice in memory keep the copy for speed
+DENSE_CACHE_BYTES = 6 * 2 ** 30
+#: the same for a :class:`numpy.memmap` (kept out of memory on purpose: only small ones)
+MEMMAP_CACHE_BYTES = 256 * 2 ** 20
 #: bytes of one float64 column chunk of the lazy path
 CHUNK_BYTES = 8 * 2 ** 20
 
@@ -76,7 +82,8 @@ class ClippedDesign:
         ``b_x``; ``None``: no clipping.
     dense_cache_bytes : int, optional
         Keep a clipped float64 copy of ``X`` when it takes at most this many bytes
-        (default :data:`DENSE_CACHE_BYTES`); ``0`` forces the chunked path.
+        (default :data:`DENSE_CACHE_BYTES`, 6 GiB, for an in-memory array;
+        :data:`MEMMAP_CACHE_BYTES`, 256 MiB, for a memmap); ``0`` forces the chunked path.
     chunk_bytes : int, optional
         Size of one float64 column chunk of the chunked path (default :data:`CHUNK_BYTES`).
     """
@@ -89,7 +96,11 @@ class ClippedDesign:
         self.n, self.p = self.shape
         self.ndim = 2
         self.dtype = np.dtype(np.float64)
-        cache = DENSE_CACHE_BYTES if dense_cache_bytes is None else int(dense_cache_bytes)
+        if dense_cache_bytes is None:
+            cache = MEMMAP_CACHE_BYTES if isinstance(X, np.memmap) else DENSE_CACHE_BYTES
+            cache = min(cache, DENSE_CACHE_BYTES)
+        else:
+            cache = int(dense_cache_bytes)
         chunk = CHUNK_BYTES if chunk_bytes is None else int(chunk_bytes)
         self.chunk_cols = max(1, chunk // (8 * max(self.n, 1)))
         self._dense = None     # clipped float64 (n, p) array, when held
@@ -98,7 +109,9 @@ class ClippedDesign:
         self._sp = None        # clipped float64 CSC matrix, for sparse input
         self._col_sq = None
         self._gram = None
-        self._clean = {}       # chunk start -> whether the raw float64 chunk needs no clipping
+        self._clean = {}       # chunk key -> whether the raw float64 chunk needs no clipping
+        self._row_major = False
+        self.chunk_rows = 0
         self._da = None        # clipped float64 dask array (lazy graph), for dask input
         if is_sparse(X):
             self.kind = "sparse"
@@ -120,6 +133,10 @@ class ClippedDesign:
                 self._dense = self._clip(np.array(X, dtype=np.float64, order="F"))
             else:
                 self.kind = "chunked"
+                # a C-ordered input (e.g. a .npy memmap) is read in contiguous row blocks
+                self._row_major = bool(getattr(X, "flags", None) is not None
+                                       and X.flags.c_contiguous and not X.flags.f_contiguous)
+                self.chunk_rows = max(1, chunk // (8 * max(self.p, 1)))
         logger.debug("ClippedDesign: %s, shape %s, dtype %s, bound %s, chunk %d columns",
                      self.kind, self.shape, getattr(X, "dtype", None), self.bound,
                      self.chunk_cols)
@@ -157,6 +174,25 @@ class ClippedDesign:
             clean = self._clean[lo] = bool(np.max(np.abs(B), initial=0.0) <= self.bound)
         return np.asarray(B) if clean else np.clip(B, -self.bound, self.bound)
 
+    def _rows(self, lo: int, hi: int) -> np.ndarray:
+        """Clipped float64 rows ``lo:hi`` of a row-major chunked input."""
+        B = self.raw[lo:hi]
+        if B.dtype != np.float64:
+            return self._clip(B.astype(np.float64))
+        if self.bound is None:
+            return np.asarray(B)
+        key = ("rows", lo)
+        clean = self._clean.get(key)
+        if clean is None:
+            clean = self._clean[key] = bool(np.max(np.abs(B), initial=0.0) <= self.bound)
+        return np.asarray(B) if clean else np.clip(B, -self.bound, self.bound)
+
+    def row_blocks(self):
+        """Yield ``(lo, hi, rows)``: clipped float64 row chunks (row-major chunked input)."""
+        for lo in range(0, self.n, self.chunk_rows):
+            hi = min(lo + self.chunk_rows, self.n)
+            yield lo, hi, self._rows(lo, hi)
+
     def blocks(self):
         """Yield ``(lo, hi, block)``: clipped float64 column chunks covering ``X``."""
         w = self.chunk_cols
@@ -181,6 +217,11 @@ class ClippedDesign:
             return np.asarray(self._sp.T @ v)
         if self._da is not None:
             return np.asarray((self._da.T @ v).compute())
+        if self._row_major:
+            out = np.zeros((self.p,) + v.shape[1:])
+            for lo, hi, B in self.row_blocks():
+                out += B.T @ v[lo:hi]
+            return out
         out = np.empty((self.p,) + v.shape[1:])
         for lo, hi, B in self.blocks():
             out[lo:hi] = B.T @ v
@@ -203,6 +244,11 @@ class ClippedDesign:
             nz = np.flatnonzero(beta)
             if nz.size <= self.chunk_cols:
                 return self.columns(nz) @ beta[nz]
+        if self._row_major:
+            out = np.empty((self.n,) + beta.shape[1:])
+            for lo, hi, B in self.row_blocks():
+                out[lo:hi] = B @ beta
+            return out
         out = np.zeros((self.n,) + beta.shape[1:])
         for lo, hi, B in self.blocks():
             out += B @ beta[lo:hi]
@@ -289,6 +335,11 @@ class ClippedDesign:
                 self._col_sq = np.asarray(self._sp.multiply(self._sp).sum(axis=0)).ravel()
             elif self._da is not None:
                 self._col_sq = np.asarray((self._da * self._da).sum(axis=0).compute())
+            elif self._row_major:
+                out = np.zeros(self.p)
+                for lo, hi, B in self.row_blocks():
+                    out += np.einsum("ij,ij->j", B, B)
+                self._col_sq = out
             else:
                 out = np.empty(self.p)
                 for lo, hi, B in self.blocks():
@@ -306,6 +357,11 @@ class ClippedDesign:
                 self._gram = np.asarray((self._sp.T @ self._sp).toarray())
             elif self._da is not None:
                 self._gram = np.asarray((self._da.T @ self._da).compute())
+            elif self._row_major:
+                G = np.zeros((self.p, self.p))
+                for lo, hi, B in self.row_blocks():
+                    G += B.T @ B
+                self._gram = G
             else:
                 G = np.empty((self.p, self.p))
                 for lo, hi, B in self.blocks():
