@@ -22,7 +22,8 @@ def _data(seed=0, n=40, p=9, s=2, sparse_frac=None):
     return X, y
 
 
-@pytest.mark.parametrize("kind", ["cached", "chunked", "float32", "csr", "csc", "memmap"])
+@pytest.mark.parametrize("kind", ["cached", "chunked", "fortran", "float32", "csr", "csc",
+                                  "memmap"])
 def test_design_matches_clipped_copy(kind, tmp_path):
     X, y = _data(sparse_frac=0.3)
     b = 0.7
@@ -35,6 +36,10 @@ def test_design_matches_clipped_copy(kind, tmp_path):
         D = ClippedDesign(X, b)
     elif kind == "chunked":
         D = ClippedDesign(X, b, **opts)
+        assert D.kind == "chunked" and D._row_major            # contiguous row blocks
+    elif kind == "fortran":
+        D = ClippedDesign(np.asfortranarray(X), b, **opts)
+        assert D.kind == "chunked" and not D._row_major        # column blocks
     elif kind == "float32":
         D = ClippedDesign(X32, b, **opts)
     elif kind == "memmap":
