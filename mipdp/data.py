@@ -369,6 +369,33 @@ class ClippedDesign:
                 self._gram = G
         return self._gram
 
+    def clipped_per_column(self) -> np.ndarray:
+        """Fraction of each column's entries with ``|x_ij| > bound``, chunk by chunk.
+
+        For diagnostics only (**not private**): a clipping report can use it on memmaps,
+        sparse and dask inputs without a boolean temporary of the whole matrix.
+        """
+        if self.bound is None:
+            return np.zeros(self.p)
+        b, n = self.bound, max(self.n, 1)
+        raw = self.raw
+        if is_sparse(raw):
+            csc = raw.tocsc()
+            cols = np.repeat(np.arange(self.p), np.diff(csc.indptr))
+            return np.bincount(cols, weights=np.abs(csc.data) > b, minlength=self.p) / n
+        if is_dask(raw):
+            import dask.array as da
+            return np.asarray((da.abs(raw) > b).sum(axis=0).compute()) / n
+        counts = np.zeros(self.p)
+        if self._row_major:
+            for lo in range(0, self.n, self.chunk_rows):
+                counts += np.count_nonzero(np.abs(raw[lo:lo + self.chunk_rows]) > b, axis=0)
+        else:
+            for lo in range(0, self.p, self.chunk_cols):
+                counts[lo:lo + self.chunk_cols] = np.count_nonzero(
+                    np.abs(raw[:, lo:lo + self.chunk_cols]) > b, axis=0)
+        return counts / n
+
     def subset(self, columns) -> "ClippedDesign":
         """The design on the columns ``columns`` (same bound and settings)."""
         cols = np.asarray(columns, dtype=np.intp)

@@ -65,6 +65,8 @@ def test_design_matches_clipped_copy(kind, tmp_path):
     np.testing.assert_array_equal(D.columns(S), Xc[:, S])
     np.testing.assert_array_equal(D.rows_T(S), Xc.T[S])
     np.testing.assert_array_equal(D[:, [1, 5]], Xc[:, [1, 5]])
+    raw = ref_in
+    np.testing.assert_allclose(D.clipped_per_column(), (np.abs(raw) > b).mean(axis=0))
     np.testing.assert_array_equal(X, before)                   # X is not modified
 
 
