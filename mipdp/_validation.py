@@ -44,12 +44,10 @@ def _as_lazy_matrix(X, name: str):
     if is_sparse(X):
         if X.ndim != 2:
             raise ValueError(f"{name}: expected a 2-D matrix, got shape {X.shape}")
-        if np.iscomplexobj(X.data):
-            raise TypeError(f"{name}: complex values are not supported")
-        if not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
-            raise TypeError(f"{name}: expected numeric values, got dtype {X.dtype}")
+        if np.iscomplexobj(X) or not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
+            raise TypeError(f"{name}: expected real numeric values, got dtype {X.dtype}")
         if X.format not in ("csr", "csc"):
-            X = X.tocsc()   # COO, LIL, ...: one sparse conversion (CSC is what is used)
+            X = X.tocsc()   # COO, LIL, DOK, ...: one sparse conversion (CSC is what is used)
         return X
     if isinstance(X, np.ndarray) and (np.issubdtype(X.dtype, np.floating)
                                       or np.issubdtype(X.dtype, np.integer)

@@ -85,7 +85,7 @@ def _inputs(X, tmp_path):
     mm.flush()
     return {"float32": X.astype(np.float32).astype(np.float64),   # same values as float64
             "memmap": np.memmap(tmp_path / "x.f64", dtype=np.float64, mode="r", shape=X.shape),
-            "csr": sp.csr_matrix(X), "csc": sp.csc_matrix(X)}
+            "csr": sp.csr_matrix(X), "csc": sp.csc_matrix(X), "coo": sp.coo_matrix(X)}
 
 
 @pytest.mark.parametrize("chunked", [False, True])
