@@ -340,6 +340,10 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     Parameters
     ----------
     X : array-like, shape (n, p)
+        A float64 or float32 numpy array, a :class:`numpy.memmap`, a scipy sparse matrix
+        or a ``dask.array.Array``: read and clipped chunk by chunk, never densified,
+        copied whole (beyond ``mipdp.data.DENSE_CACHE_BYTES``) or modified
+        (docs/design.md, "Memory").
     y : array-like, shape (n,)
         Targets (``±1`` labels for ``loss="hinge"``).
     s : int
