@@ -17,7 +17,7 @@ from numbers import Integral, Real
 from ._param_validation import (EPSILON, POSITIVE_INT, POSITIVE_REAL, PROBABILITY_OPEN,
                                  Interval, StrOptions, check_less_than, validate_params)
 from ._validation import (bounds_not_private_reason, check_bounds, check_epsilon,
-                          check_positive, check_random_state, check_X_y, clip_data,
+                          check_positive, check_random_state, check_X_y, clip_design,
                           clipping_diagnostic, data_derived_bounds)
 from ._logging import with_verbose
 from .accounting import check_release, record_release
@@ -373,6 +373,10 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     Parameters
     ----------
     X : array-like, shape (n, p)
+        A float64 or float32 numpy array, a :class:`numpy.memmap`, a scipy sparse matrix
+        or a ``dask.array.Array``: read and clipped chunk by chunk, never densified,
+        copied whole (beyond ``mipdp.data.DENSE_CACHE_BYTES``) or modified
+        (docs/design.md, "Memory").
     y : array-like, shape (n,)
         Targets (``±1`` labels for ``loss="hinge"``).
     s : int
@@ -534,7 +538,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     plan = dict(n_draws=n_draws, prescreen=prescreen, method=method, delta=delta,
                 eps_test=eps_test, bounds=bounds, loss=loss_obj, neighbours=neighbours)
     acc = check_release(accountant, planned_guarantee(eps, **plan, R=R))
-    X, y = check_X_y(X, y)
+    X, y = check_X_y(X, y, lazy=True)   # arrays, memmaps, sparse: not copied (mipdp.data)
     n, p = X.shape
     s = check_less_than(s, p, "s", "p", "private_bss")
     y = loss_obj.check_targets(y)
@@ -551,12 +555,12 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         from .prescreen import run_prescreen
         screen_bounds = (b_x, b_y if loss_obj.needs_y_bound else 1.0)   # ±1 labels: public
         columns, screen_info = run_prescreen(prescreen, X, y, s, eps, screen_bounds, rng_screen)
-        X = X[:, columns]
+        X = _take_columns(X, columns)
         p = X.shape[1]
         timings["prescreen"] = screen_info["time"]
 
-    Xc, yc = clip_data(X, y, b_x, b_y if loss_obj.needs_y_bound else None)
-    clipped = clipping_diagnostic(X, y, b_x, b_y if loss_obj.needs_y_bound else None,
+    Xc, yc = clip_design(X, y, b_x, b_y if loss_obj.needs_y_bound else None)
+    clipped = clipping_diagnostic(Xc, y, b_x, b_y if loss_obj.needs_y_bound else None,
                                   stacklevel=5)   # not private (a diagnostic, see info)
     # the samplers' scale: B/n (replace-one) or B/(2n) (add/remove, monotone score).  Under
     # add/remove n enters only here, through F = n·L: every quantity below that carries the
@@ -659,3 +663,11 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         timings=timings, info=info, mechanism=mech,
         R=mech.R if isinstance(mech, TopRMechanism) else None, candidates=candidates,
         candidate_values=cand_values, stats=stats, _columns=columns))
+
+
+def _take_columns(X, columns: np.ndarray):
+    """The columns ``columns`` of an array, memmap or sparse matrix (a small copy)."""
+    from .data import is_sparse
+    if is_sparse(X):
+        return X.tocsc()[:, columns]
+    return np.asarray(X[:, columns])     # a dask array computes only these columns
