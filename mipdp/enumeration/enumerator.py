@@ -46,6 +46,7 @@ from ..mechanisms.regions import Region
 from .cuts import CutStore
 from .dominance import dominated_columns
 from .explicit import explicit_search
+from .fixing import screened_columns
 from .master import MasterProblem
 from .progress import Progress
 from .warm_start import iht_support, local_search
@@ -109,6 +110,7 @@ class _Phase:
     evaluations: int = 0
     lazy_rows: int = 0
     fixed: int = 0
+    screened: int = 0
 
 
 @dataclass
@@ -166,6 +168,10 @@ class SupportEnumerator:
     dominance : bool, default True
         Fix columns that cut dominance proves unnecessary in each search
         (:mod:`mipdp.enumeration.dominance`; exact).
+    screening : bool, default True
+        Before each master solve, fix to zero the columns the cut store proves to be in no
+        support of the search below its cutoff (:mod:`mipdp.enumeration.fixing`; exact).
+        At large ``p`` almost every column is fixed and the master shrinks to the rest.
     explicit_max : int, default 6 000 000
         Regions (mistake classes, sub-regions) with at most this many supports are searched
         explicitly (:mod:`mipdp.enumeration.explicit`: the bound of every cut for every
@@ -181,7 +187,7 @@ class SupportEnumerator:
                  backend: str | MIPBackend = "highs", backend_options: dict | None = None,
                  time_limit: float | None = None, n_warm_cuts: int | None = None,
                  search_gap: float = 1e-4, tol: float = 1e-9,
-                 cutoff_margin: float = 1e-5, dominance: bool = True,
+                 cutoff_margin: float = 1e-5, dominance: bool = True, screening: bool = True,
                  exhaustive_max: int = 200_000, explicit_max: int = 6_000_000,
                  progress=None) -> None:
         self.objective = objective
@@ -191,6 +197,8 @@ class SupportEnumerator:
         self.search_gap = search_gap
         self.cutoff_margin = cutoff_margin
         self.dominance = dominance
+        self.screening = screening
+        self._solving = False
         self.exhaustive_max = int(exhaustive_max)
         self.explicit_max = int(explicit_max)
         self.progress = progress if isinstance(progress, Progress) else Progress(progress)
@@ -313,6 +321,7 @@ class SupportEnumerator:
                                  **(fields() if fields is not None else {}))
             return rows
 
+        self._solving = True
         try:
             res, S = self.master.solve(mip_rel_gap=gap, time_limit=self._remaining(name),
                                        lazy=reported)
@@ -323,6 +332,8 @@ class SupportEnumerator:
                 f"{limit} reached during the {name} phase, before it was certified; nothing "
                 f"was released. Raise the limit, or pre-screen to fewer features "
                 f"(prescreen=...). (solver: {exc})") from exc
+        finally:
+            self._solving = False
         phase.solves += res.n_solves
         phase.lazy_rows += res.n_lazy_rows
         return res, S
@@ -384,10 +395,10 @@ class SupportEnumerator:
             if v < best[0]:
                 best[0], best[1] = v, S
             rows = self._master_rows(S, lower, g)
-            self._fix_dominated(ph, region=False)
+            self._fix_dominated(ph, region=False, cutoff=best[0])
             return rows
 
-        self._fix_dominated(ph, region=False)
+        self._fix_dominated(ph, region=False, cutoff=best[0])
         self.progress.start("optimum", supports=self.n_supports)
         res, _ = self._solve(ph, oracle, self.tol, name="optimum",
                              fields=lambda: {"best": best[0]})
@@ -395,7 +406,9 @@ class SupportEnumerator:
         if res.status == "infeasible":  # impossible for a correct solver: Σz = s always fits
             raise CertificationError("the master problem of the optimum phase was reported "
                                      "infeasible, which cannot happen; nothing was released")
-        lower = self.master.to_value(res.bound)
+        # Columns fixed by screening are in no support with L <= best (fixing.py), so
+        # min(bound, best) bounds every support; the incumbent is never fixed out.
+        lower = min(self.master.to_value(res.bound), best[0])
         self.stats.optimality_gap = max(0.0, best[0] - lower) / max(abs(best[0]), 1e-300)
         ph.time += time.perf_counter() - t0
         self.progress.done("optimum", best=best[0], bound=lower, solves=ph.solves)
@@ -475,27 +488,59 @@ class SupportEnumerator:
         return key, self.found[key]
 
     # -- region search -----------------------------------------------------------------------
-    def _fix_dominated(self, phase: _Phase, region: bool = True) -> None:
-        """Fix the columns dominance proves unnecessary (see :mod:`.dominance`).
+    def _fix_dominated(self, phase: _Phase, region: bool = True,
+                       cutoff: float | None = None) -> None:
+        """Fix the columns the cut store excludes below the cutoff (:mod:`.fixing`) and
+        those dominance proves unnecessary (:mod:`.dominance`).
 
-        With ``region=False`` (the optimum phase: no region row) all columns form one
-        group; a swap never raises a cut, so the master's optimum value is unchanged.
+        ``cutoff`` (objective units) replaces the master's cutoff for the screening (the
+        optimum phase: the incumbent).  With ``region=False`` (the optimum phase: no region
+        row) all columns form one group; a swap never raises a cut, so the master's
+        optimum value is unchanged.
         """
-        if not self.dominance or self.master.backend.native_lazy:
+        master = self.master
+        if master.backend.native_lazy and self._solving:
+            # inside a native lazy callback: bounds cannot change (and no-goods added
+            # inside the solve would make the dominance count stale)
+            return
+        one, zero = master.fixed_columns
+        free = ~(one | zero)  # columns a region fixes are in no group
+        screened = np.zeros(self.p, dtype=bool)
+        c = master.cutoff_value if cutoff is None else float(cutoff)
+        if self.screening and c is not None and np.isfinite(c) and len(self.cuts):
+            forced = np.flatnonzero(one)
+            count = master.region_count if region else None
+            if count is not None and count[0] == count[1]:
+                inside = np.zeros(self.p, dtype=bool)
+                inside[master.region_center] = True
+                n_in = int(round(count[0])) - int((one & inside).sum())
+                n_out = self.s - int(round(count[0])) - int((one & ~inside).sum())
+                groups = [(np.flatnonzero(inside & free), n_in),
+                          (np.flatnonzero(~inside & free), n_out)]
+            else:  # no region row, or a range: one group (a relaxation, still valid)
+                groups = [(np.flatnonzero(free), self.s - forced.size)]
+            if all(m >= 0 for _, m in groups):
+                a, G = self.cuts.arrays
+                screened = screened_columns(a, G, forced, groups,
+                                            c + self.cutoff_margin * self.scale,
+                                            self.cuts.slack())
+            phase.screened = max(phase.screened, int(screened.sum()))
+        dom = np.zeros(self.p, dtype=bool)
+        if self.dominance and not master.backend.native_lazy:
             # With native lazy rows, no-goods are added inside the solve, after the
             # fixing was computed, so the count K it relies on would be stale.
-            return
-        one, zero = self.master.fixed_columns
-        free = ~(one | zero)  # columns a region fixes are in no group
-        if region:
-            inside = np.zeros(self.p, dtype=bool)
-            inside[self.master.region_center] = True
-            groups = [np.flatnonzero(inside & free), np.flatnonzero(~inside & free)]
-        else:
-            groups = [np.flatnonzero(free)]
-        need = self.s + self.master.n_nogoods
-        self.master.set_fixed_zero(dominated_columns(self.master.cut_gradients(), groups, need))
-        phase.fixed = max(phase.fixed, self.master.n_fixed)
+            live = free & ~screened
+            if region and master.region_count is not None:
+                inside = np.zeros(self.p, dtype=bool)
+                inside[master.region_center] = True
+                groups_d = [np.flatnonzero(inside & live), np.flatnonzero(~inside & live)]
+            else:
+                groups_d = [np.flatnonzero(live)]
+            need = self.s + master.n_nogoods
+            if any(g.size > need for g in groups_d):
+                dom = dominated_columns(master.cut_gradients(), groups_d, need)
+        master.set_fixed_zero(screened | dom)
+        phase.fixed = max(phase.fixed, master.n_fixed)
 
     def _search(self, phase_name: str, lo: int, hi: int, threshold) -> None:
         """Find every support in the region ``lo <= |S ∩ center| <= hi`` with ``L < threshold()``."""
