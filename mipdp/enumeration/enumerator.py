@@ -44,7 +44,7 @@ from ..exceptions import CertificationError, TimeLimitError
 from ..losses.base import SupportObjective
 from ..mechanisms.regions import Region
 from .cuts import CutStore
-from .dominance import dominated_columns
+from .dominance import DominanceCache
 from .explicit import explicit_search
 from .fixing import screened_columns
 from .master import MasterProblem
@@ -199,6 +199,7 @@ class SupportEnumerator:
         self.dominance = dominance
         self.screening = screening
         self._solving = False
+        self._dominance = DominanceCache()
         self.exhaustive_max = int(exhaustive_max)
         self.explicit_max = int(explicit_max)
         self.progress = progress if isinstance(progress, Progress) else Progress(progress)
@@ -345,12 +346,66 @@ class SupportEnumerator:
         self.stats.n_evaluations = self.objective.n_evaluations
 
     # -- optimum ----------------------------------------------------------------------------
+    def warm_center(self) -> tuple[np.ndarray, float]:
+        """A one-swap local optimum and its value, with the master built around it.
+
+        The certified optimum when it is already known (or on the exhaustive path); else
+        the warm start (IHT, then one-swap local search), *not* certified.  The envelope of
+        the exponential mechanism is built around it (:mod:`.envelope`): its regions only
+        need valid bounds, and they certify the centre for free when every class bound
+        passes its value (:meth:`certify_center`).
+        """
+        if self._optimum_certified or self.master is not None:
+            return self.center, self.found[tuple(self.center.tolist())]
+        if self.objective.cheap_values and self.n_supports <= self.exhaustive_max:
+            return self._exhaustive()
+        self._warm_start()
+        return self.center, self.found[tuple(self.center.tolist())]
+
+    def certify_center(self, class_lower: list[float]) -> bool:
+        """Certify the centre as the optimum from lower bounds of every class ``k >= 2``.
+
+        Classes 0 and 1 (the centre and its one-swaps) are evaluated and the centre is a
+        one-swap local optimum; if every other class is bounded below by the centre's value
+        (less the optimum phase's tolerance), no support is better: the optimum phase is
+        not needed.  Returns whether it certified.
+        """
+        if self._optimum_certified:
+            return True
+        if self.center is None or self.master is None:
+            return False
+        L0 = self.found[tuple(self.center.tolist())]
+        K = min(self.s, self.p - self.s)
+        if len(class_lower) != max(0, K - 1):
+            return False
+        tol = max(self.tol * abs(L0), 1e-12 * self.scale)
+        one_swaps = float(np.min(self._center_swaps)) if self._center_swaps.size else np.inf
+        lows = [one_swaps] + [float(v) for v in class_lower]
+        if min(lows) < L0 - tol:
+            return False
+        self.stats.optimality_gap = tol / max(abs(L0), 1e-300)
+        self._optimum_certified = True
+        self._sync_stats()
+        logger.info("optimum: the centre is certified by the class bounds (no optimum phase)")
+        return True
+
     def optimum(self) -> tuple[np.ndarray, float]:
         """The best support and its value, certified by outer approximation."""
         if self._optimum_certified:
             return self.center, self.found[tuple(self.center.tolist())]
         if self.objective.cheap_values and self.n_supports <= self.exhaustive_max:
             return self._exhaustive()
+        if self.master is None:
+            self._warm_start()
+        center = self.center
+        value = self.found[tuple(center.tolist())]
+        K = min(self.s, self.p - self.s)
+        if K < 2 or max(Region(center, k, self.p).size for k in range(2, K + 1)) <= self.explicit_max:
+            return self._explicit_optimum()
+        return self._oa_optimum(value)
+
+    def _warm_start(self) -> None:
+        """IHT and one-swap local search, then the master with the cut at the result."""
         t0 = time.perf_counter()
         ph = self._phase("warm_start")
         self.progress.start("warm_start", p=self.p, s=self.s, supports=self.n_supports)
@@ -378,13 +433,15 @@ class SupportEnumerator:
         self.master.backend.add_rows(rows)
         self._phase("warm_cuts").time += time.perf_counter() - t0
 
-        K = min(self.s, self.p - self.s)
-        if K < 2 or max(Region(center, k, self.p).size for k in range(2, K + 1)) <= self.explicit_max:
-            return self._explicit_optimum()
-
+    def _oa_optimum(self, value: float) -> tuple[np.ndarray, float]:
+        """The optimum by outer approximation from the warm start (value ``value``)."""
+        center = self.center
         t0 = time.perf_counter()
         ph = self._phase("optimum")
         best = [value, center]
+        key, v = self._best_found()  # supports already evaluated (some under no-goods)
+        if v < value:
+            best = [v, np.array(key, dtype=np.intp)]
 
         def oracle(x):
             S = self.master.support_of(x)
@@ -529,16 +586,17 @@ class SupportEnumerator:
         if self.dominance and not master.backend.native_lazy:
             # With native lazy rows, no-goods are added inside the solve, after the
             # fixing was computed, so the count K it relies on would be stale.
-            live = free & ~screened
             if region and master.region_count is not None:
                 inside = np.zeros(self.p, dtype=bool)
                 inside[master.region_center] = True
-                groups_d = [np.flatnonzero(inside & live), np.flatnonzero(~inside & live)]
+                groups_d = [np.flatnonzero(inside & free), np.flatnonzero(~inside & free)]
             else:
-                groups_d = [np.flatnonzero(live)]
+                groups_d = [np.flatnonzero(free)]
             need = self.s + master.n_nogoods
             if any(g.size > need for g in groups_d):
-                dom = dominated_columns(master.cut_gradients(), groups_d, need)
+                # only live columns (not fixed by the screening) count as dominators
+                dom = self._dominance.mask(master.cut_gradients(), groups_d, need,
+                                           free & ~screened)
         master.set_fixed_zero(screened | dom)
         phase.fixed = max(phase.fixed, master.n_fixed)
 
@@ -660,7 +718,7 @@ class SupportEnumerator:
         -------
         RegionBound
         """
-        self.optimum()
+        self.warm_center()
         if 0 < region.size <= self.explicit_max:
             name = f"class_{region.k}"
             self.progress.start(name, members=region.size)
@@ -753,7 +811,7 @@ class SupportEnumerator:
         features, so the class searches start from a master that already separates the
         drop sets.  Returns the number of cuts added.
         """
-        self.optimum()
+        self.warm_center()
         if self.master is None:
             return 0
         center = self.center
