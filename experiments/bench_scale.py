@@ -9,7 +9,8 @@ the default score), the exponential mechanism, one data set per configuration:
 
 Every configuration runs twice in the same invocation: with the column fixing of
 :mod:`mipdp.enumeration.fixing` (the default) and without it (``screening=False``: the
-baseline), each in a fresh subprocess so that its peak RSS (``resource.getrusage``) is its
+baseline) and, with ``--main-src``, the code of another checkout (the release before this
+work), each in a fresh subprocess so that its peak RSS (``resource.getrusage``) is its
 own.  ``abess`` (non-private best subset selection, if installed) runs on the same data
 for comparison.  Timings are wall-clock on whatever machine runs this; the ratio column
 is baseline / fixing measured in the same run.
@@ -50,9 +51,10 @@ def _child(spec: dict) -> dict:
         out["truth"] = bool(np.array_equal(S, np.sort(truth)))
     else:
         from mipdp import private_bss
+        opts = ({} if spec["variant"] == "main"
+                else {"enumeration_options": {"screening": spec["variant"] == "fixing"}})
         res = private_bss(X, y, 5, 1.0, bounds=(0.5, 0.5), n_draws=spec["draws"],
-                          random_state=0, time_limit=3600,
-                          enumeration_options={"screening": spec["variant"] == "fixing"})
+                          random_state=0, time_limit=3600, **opts)
         out["time"] = time.perf_counter() - t0
         out["phases"] = {k: round(v, 2) for k, v in res.timings.items()}
         out["freq"] = float(np.mean([np.array_equal(np.sort(S), np.sort(truth))
@@ -66,9 +68,13 @@ def _child(spec: dict) -> dict:
     return out
 
 
-def _run(spec: dict) -> dict:
-    proc = subprocess.run([sys.executable, __file__, "--child", json.dumps(spec)],
-                          capture_output=True, text=True)
+def _run(spec: dict, src: str | None = None) -> dict:
+    import os
+    env = dict(os.environ)
+    if src:  # another checkout of mipdp (e.g. the main branch) first on the path
+        env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)],
+                          capture_output=True, text=True, env=env, cwd=src or None)
     if proc.returncode != 0:
         return {**spec, "error": proc.stderr.strip().splitlines()[-1:]}
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -96,12 +102,15 @@ def main(argv=None) -> None:
     ap.add_argument("--draws", type=int, default=100)
     ap.add_argument("--no-baseline", action="store_true")
     ap.add_argument("--no-abess", action="store_true")
+    ap.add_argument("--main-src", help="a checkout of the code before this change (variant "
+                    "'main', run from there in the same invocation)")
     ap.add_argument("--child")
     a = ap.parse_args(argv)
     if a.child:
         print(json.dumps(_child(json.loads(a.child))))
         return
     variants = ["fixing"] + ([] if a.no_baseline else ["baseline"])
+    variants += ["main"] if a.main_src else []
     try:
         import abess  # noqa: F401
         if not a.no_abess:
@@ -115,12 +124,14 @@ def main(argv=None) -> None:
     for p, n, rho, draws in configs:
         res = {}
         for v in variants:
-            r = _run(dict(p=p, n=n, rho=rho, draws=draws, variant=v))
+            r = _run(dict(p=p, n=n, rho=rho, draws=draws, variant=v),
+                     a.main_src if v == "main" else None)
             res[v] = r
             print(f"| p={p} n={n} ρ={rho} draws={draws} " + _fmt(r), flush=True)
-        if "baseline" in res and "time" in res["baseline"] and "time" in res["fixing"]:
-            print(f"| p={p} n={n} ρ={rho} | ratio baseline/fixing "
-                  f"{res['baseline']['time'] / res['fixing']['time']:.2f} | | | | |", flush=True)
+        for ref in ("baseline", "main"):
+            if ref in res and "time" in res[ref] and "time" in res["fixing"]:
+                print(f"| p={p} n={n} ρ={rho} | ratio {ref}/fixing "
+                      f"{res[ref]['time'] / res['fixing']['time']:.2f} | | | | |", flush=True)
 
 
 if __name__ == "__main__":
