@@ -40,7 +40,8 @@ def _child(spec: dict) -> dict:
     """One run (in a subprocess): ``spec`` = p, n, rho, draws, variant."""
     import resource
     X, y, truth = _data(spec["p"], spec["n"], spec["rho"])
-    out = {**spec}
+    import mipdp
+    out = {**spec, "mipdp": mipdp.__file__}
     t0 = time.perf_counter()
     if spec["variant"] == "abess":
         from abess import LinearRegression
@@ -71,10 +72,12 @@ def _child(spec: dict) -> dict:
 def _run(spec: dict, src: str | None = None) -> dict:
     import os
     env = dict(os.environ)
-    if src:  # another checkout of mipdp (e.g. the main branch) first on the path
-        env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    # this checkout (the parent of experiments/), or another one (e.g. the main branch),
+    # first on the path of the child
+    src = src or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
     proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)],
-                          capture_output=True, text=True, env=env, cwd=src or None)
+                          capture_output=True, text=True, env=env, cwd=src)
     if proc.returncode != 0:
         return {**spec, "error": proc.stderr.strip().splitlines()[-1:]}
     return json.loads(proc.stdout.strip().splitlines()[-1])
