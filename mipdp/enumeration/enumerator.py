@@ -200,6 +200,7 @@ class SupportEnumerator:
         self.screening = screening
         self._solving = False
         self._dominance = DominanceCache()
+        self._screen_prev = None  # (pattern, cutoff, mask) of the last screening
         self.exhaustive_max = int(exhaustive_max)
         self.explicit_max = int(explicit_max)
         self.progress = progress if isinstance(progress, Progress) else Progress(progress)
@@ -576,11 +577,22 @@ class SupportEnumerator:
                           (np.flatnonzero(~inside & free), n_out)]
             else:  # no region row, or a range: one group (a relaxation, still valid)
                 groups = [(np.flatnonzero(free), self.s - forced.size)]
+            cut_c = c + self.cutoff_margin * self.scale
+            key = (tuple(master.region_center.tolist()) if count is not None else None, count,
+                   one.tobytes(), zero.tobytes())
+            prev = self._screen_prev
+            if prev is not None and prev[0] == key and cut_c <= prev[1]:
+                # same pattern, lower cutoff, more cuts: the earlier fixings still hold, and
+                # the rest is screened on the pattern restricted to the columns left
+                screened = prev[2].copy()
+                groups = [(cols[~screened[cols]], m) for cols, m in groups]
             if all(m >= 0 for _, m in groups):
                 a, G = self.cuts.arrays
-                screened = screened_columns(a, G, forced, groups,
-                                            c + self.cutoff_margin * self.scale,
-                                            self.cuts.slack())
+                # the Lagrangian round once per search (before its first solve): it costs a
+                # few small LPs, the single-cut round O(T p)
+                screened |= screened_columns(a, G, forced, groups, cut_c, self.cuts.slack(),
+                                             lagrangian=not self._solving)
+            self._screen_prev = (key, cut_c, screened.copy())
             phase.screened = max(phase.screened, int(screened.sum()))
         dom = np.zeros(self.p, dtype=bool)
         if self.dominance and not master.backend.native_lazy:
