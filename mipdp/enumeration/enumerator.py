@@ -45,8 +45,9 @@ from ..exceptions import CertificationError, TimeLimitError
 from ..losses.base import SupportObjective
 from ..mechanisms.regions import Region
 from .cuts import CutStore
-from .dominance import dominated_columns
+from .dominance import DominanceCache
 from .explicit import explicit_search
+from .fixing import screened_columns
 from .master import MasterProblem
 from .progress import Progress
 from .warm_start import iht_support, local_search
@@ -110,6 +111,7 @@ class _Phase:
     evaluations: int = 0
     lazy_rows: int = 0
     fixed: int = 0
+    screened: int = 0
 
 
 @dataclass
@@ -167,6 +169,10 @@ class SupportEnumerator:
     dominance : bool, default True
         Fix columns that cut dominance proves unnecessary in each search
         (:mod:`mipdp.enumeration.dominance`; exact).
+    screening : bool, default True
+        Before each master solve, fix to zero the columns the cut store proves to be in no
+        support of the search below its cutoff (:mod:`mipdp.enumeration.fixing`; exact).
+        At large ``p`` almost every column is fixed and the master shrinks to the rest.
     explicit_max : int, default 6 000 000
         Regions (mistake classes, sub-regions) with at most this many supports are searched
         explicitly (:mod:`mipdp.enumeration.explicit`: the bound of every cut for every
@@ -185,7 +191,7 @@ class SupportEnumerator:
                  backend: str | MIPBackend = "highs", backend_options: dict | None = None,
                  time_limit: float | None = None, n_warm_cuts: int | None = None,
                  search_gap: float = 1e-4, tol: float = 1e-9,
-                 cutoff_margin: float = 1e-5, dominance: bool = True,
+                 cutoff_margin: float = 1e-5, dominance: bool = True, screening: bool = True,
                  exhaustive_max: int = 200_000, explicit_max: int = 6_000_000,
                  progress=None, started: float | None = None) -> None:
         self.objective = objective
@@ -195,6 +201,10 @@ class SupportEnumerator:
         self.search_gap = search_gap
         self.cutoff_margin = cutoff_margin
         self.dominance = dominance
+        self.screening = screening
+        self._solving = False
+        self._dominance = DominanceCache()
+        self._screen_prev = None  # (pattern, cutoff, mask) of the last screening
         self.exhaustive_max = int(exhaustive_max)
         self.explicit_max = int(explicit_max)
         self.progress = progress if isinstance(progress, Progress) else Progress(progress)
@@ -315,6 +325,7 @@ class SupportEnumerator:
                                  **(fields() if fields is not None else {}))
             return rows
 
+        self._solving = True
         try:
             res, S = self.master.solve(mip_rel_gap=gap, time_limit=self._remaining(name),
                                        lazy=reported)
@@ -327,6 +338,8 @@ class SupportEnumerator:
                 "phase, before it was certified; nothing was released. To finish, raise it, "
                 "pre-screen to fewer features (prescreen=(name, k, fraction)), or ask for a "
                 "smaller s.") from None
+        finally:
+            self._solving = False
         phase.solves += res.n_solves
         phase.lazy_rows += res.n_lazy_rows
         return res, S
@@ -338,12 +351,66 @@ class SupportEnumerator:
         self.stats.n_evaluations = self.objective.n_evaluations
 
     # -- optimum ----------------------------------------------------------------------------
+    def warm_center(self) -> tuple[np.ndarray, float]:
+        """A one-swap local optimum and its value, with the master built around it.
+
+        The certified optimum when it is already known (or on the exhaustive path); else
+        the warm start (IHT, then one-swap local search), *not* certified.  The envelope of
+        the exponential mechanism is built around it (:mod:`.envelope`): its regions only
+        need valid bounds, and they certify the centre for free when every class bound
+        passes its value (:meth:`certify_center`).
+        """
+        if self._optimum_certified or self.master is not None:
+            return self.center, self.found[tuple(self.center.tolist())]
+        if self.objective.cheap_values and self.n_supports <= self.exhaustive_max:
+            return self._exhaustive()
+        self._warm_start()
+        return self.center, self.found[tuple(self.center.tolist())]
+
+    def certify_center(self, class_lower: list[float]) -> bool:
+        """Certify the centre as the optimum from lower bounds of every class ``k >= 2``.
+
+        Classes 0 and 1 (the centre and its one-swaps) are evaluated and the centre is a
+        one-swap local optimum; if every other class is bounded below by the centre's value
+        (less the optimum phase's tolerance), no support is better: the optimum phase is
+        not needed.  Returns whether it certified.
+        """
+        if self._optimum_certified:
+            return True
+        if self.center is None or self.master is None:
+            return False
+        L0 = self.found[tuple(self.center.tolist())]
+        K = min(self.s, self.p - self.s)
+        if len(class_lower) != max(0, K - 1):
+            return False
+        tol = max(self.tol * abs(L0), 1e-12 * self.scale)
+        one_swaps = float(np.min(self._center_swaps)) if self._center_swaps.size else np.inf
+        lows = [one_swaps] + [float(v) for v in class_lower]
+        if min(lows) < L0 - tol:
+            return False
+        self.stats.optimality_gap = tol / max(abs(L0), 1e-300)
+        self._optimum_certified = True
+        self._sync_stats()
+        logger.info("optimum: the centre is certified by the class bounds (no optimum phase)")
+        return True
+
     def optimum(self) -> tuple[np.ndarray, float]:
         """The best support and its value, certified by outer approximation."""
         if self._optimum_certified:
             return self.center, self.found[tuple(self.center.tolist())]
         if self.objective.cheap_values and self.n_supports <= self.exhaustive_max:
             return self._exhaustive()
+        if self.master is None:
+            self._warm_start()
+        center = self.center
+        value = self.found[tuple(center.tolist())]
+        K = min(self.s, self.p - self.s)
+        if K < 2 or max(Region(center, k, self.p).size for k in range(2, K + 1)) <= self.explicit_max:
+            return self._explicit_optimum()
+        return self._oa_optimum(value)
+
+    def _warm_start(self) -> None:
+        """IHT and one-swap local search, then the master with the cut at the result."""
         self._remaining("warm start")
         t0 = time.perf_counter()
         ph = self._phase("warm_start")
@@ -373,13 +440,15 @@ class SupportEnumerator:
         self.master.backend.add_rows(rows)
         self._phase("warm_cuts").time += time.perf_counter() - t0
 
-        K = min(self.s, self.p - self.s)
-        if K < 2 or max(Region(center, k, self.p).size for k in range(2, K + 1)) <= self.explicit_max:
-            return self._explicit_optimum()
-
+    def _oa_optimum(self, value: float) -> tuple[np.ndarray, float]:
+        """The optimum by outer approximation from the warm start (value ``value``)."""
+        center = self.center
         t0 = time.perf_counter()
         ph = self._phase("optimum")
         best = [value, center]
+        key, v = self._best_found()  # supports already evaluated (some under no-goods)
+        if v < value:
+            best = [v, np.array(key, dtype=np.intp)]
 
         def oracle(x):
             S = self.master.support_of(x)
@@ -390,10 +459,10 @@ class SupportEnumerator:
             if v < best[0]:
                 best[0], best[1] = v, S
             rows = self._master_rows(S, lower, g)
-            self._fix_dominated(ph, region=False)
+            self._fix_dominated(ph, region=False, cutoff=best[0])
             return rows
 
-        self._fix_dominated(ph, region=False)
+        self._fix_dominated(ph, region=False, cutoff=best[0])
         self.progress.start("optimum", supports=self.n_supports)
         res, _ = self._solve(ph, oracle, self.tol, name="optimum",
                              fields=lambda: {"best": best[0]})
@@ -401,7 +470,9 @@ class SupportEnumerator:
         if res.status == "infeasible":  # impossible for a correct solver: Σz = s always fits
             raise CertificationError("the master problem of the optimum phase was reported "
                                      "infeasible, which cannot happen; nothing was released")
-        lower = self.master.to_value(res.bound)
+        # Columns fixed by screening are in no support with L <= best (fixing.py), so
+        # min(bound, best) bounds every support; the incumbent is never fixed out.
+        lower = min(self.master.to_value(res.bound), best[0])
         self.stats.optimality_gap = max(0.0, best[0] - lower) / max(abs(best[0]), 1e-300)
         ph.time += time.perf_counter() - t0
         self.progress.done("optimum", best=best[0], bound=lower, solves=ph.solves)
@@ -481,27 +552,71 @@ class SupportEnumerator:
         return key, self.found[key]
 
     # -- region search -----------------------------------------------------------------------
-    def _fix_dominated(self, phase: _Phase, region: bool = True) -> None:
-        """Fix the columns dominance proves unnecessary (see :mod:`.dominance`).
+    def _fix_dominated(self, phase: _Phase, region: bool = True,
+                       cutoff: float | None = None) -> None:
+        """Fix the columns the cut store excludes below the cutoff (:mod:`.fixing`) and
+        those dominance proves unnecessary (:mod:`.dominance`).
 
-        With ``region=False`` (the optimum phase: no region row) all columns form one
-        group; a swap never raises a cut, so the master's optimum value is unchanged.
+        ``cutoff`` (objective units) replaces the master's cutoff for the screening (the
+        optimum phase: the incumbent).  With ``region=False`` (the optimum phase: no region
+        row) all columns form one group; a swap never raises a cut, so the master's
+        optimum value is unchanged.
         """
-        if not self.dominance or self.master.backend.native_lazy:
+        master = self.master
+        if master.backend.native_lazy and self._solving:
+            # inside a native lazy callback: bounds cannot change (and no-goods added
+            # inside the solve would make the dominance count stale)
+            return
+        one, zero = master.fixed_columns
+        free = ~(one | zero)  # columns a region fixes are in no group
+        screened = np.zeros(self.p, dtype=bool)
+        c = master.cutoff_value if cutoff is None else float(cutoff)
+        if self.screening and c is not None and np.isfinite(c) and len(self.cuts):
+            forced = np.flatnonzero(one)
+            count = master.region_count if region else None
+            if count is not None and count[0] == count[1]:
+                inside = np.zeros(self.p, dtype=bool)
+                inside[master.region_center] = True
+                n_in = int(round(count[0])) - int((one & inside).sum())
+                n_out = self.s - int(round(count[0])) - int((one & ~inside).sum())
+                groups = [(np.flatnonzero(inside & free), n_in),
+                          (np.flatnonzero(~inside & free), n_out)]
+            else:  # no region row, or a range: one group (a relaxation, still valid)
+                groups = [(np.flatnonzero(free), self.s - forced.size)]
+            cut_c = c + self.cutoff_margin * self.scale
+            key = (tuple(master.region_center.tolist()) if count is not None else None, count,
+                   one.tobytes(), zero.tobytes())
+            prev = self._screen_prev
+            if prev is not None and prev[0] == key and cut_c <= prev[1]:
+                # same pattern, lower cutoff, more cuts: the earlier fixings still hold, and
+                # the rest is screened on the pattern restricted to the columns left
+                screened = prev[2].copy()
+                groups = [(cols[~screened[cols]], m) for cols, m in groups]
+            if all(m >= 0 for _, m in groups):
+                a, G = self.cuts.arrays
+                # the Lagrangian round once per search (before its first solve): it costs a
+                # few small LPs, the single-cut round O(T p)
+                screened |= screened_columns(a, G, forced, groups, cut_c, self.cuts.slack(),
+                                             lagrangian=not self._solving)
+            self._screen_prev = (key, cut_c, screened.copy())
+            phase.screened = max(phase.screened, int(screened.sum()))
+        dom = np.zeros(self.p, dtype=bool)
+        if self.dominance and not master.backend.native_lazy:
             # With native lazy rows, no-goods are added inside the solve, after the
             # fixing was computed, so the count K it relies on would be stale.
-            return
-        one, zero = self.master.fixed_columns
-        free = ~(one | zero)  # columns a region fixes are in no group
-        if region:
-            inside = np.zeros(self.p, dtype=bool)
-            inside[self.master.region_center] = True
-            groups = [np.flatnonzero(inside & free), np.flatnonzero(~inside & free)]
-        else:
-            groups = [np.flatnonzero(free)]
-        need = self.s + self.master.n_nogoods
-        self.master.set_fixed_zero(dominated_columns(self.master.cut_gradients(), groups, need))
-        phase.fixed = max(phase.fixed, self.master.n_fixed)
+            if region and master.region_count is not None:
+                inside = np.zeros(self.p, dtype=bool)
+                inside[master.region_center] = True
+                groups_d = [np.flatnonzero(inside & free), np.flatnonzero(~inside & free)]
+            else:
+                groups_d = [np.flatnonzero(free)]
+            need = self.s + master.n_nogoods
+            if any(g.size > need for g in groups_d):
+                # only live columns (not fixed by the screening) count as dominators
+                dom = self._dominance.mask(master.cut_gradients(), groups_d, need,
+                                           free & ~screened)
+        master.set_fixed_zero(screened | dom)
+        phase.fixed = max(phase.fixed, master.n_fixed)
 
     def _search(self, phase_name: str, lo: int, hi: int, threshold) -> None:
         """Find every support in the region ``lo <= |S ∩ center| <= hi`` with ``L < threshold()``."""
@@ -621,7 +736,7 @@ class SupportEnumerator:
         -------
         RegionBound
         """
-        self.optimum()
+        self.warm_center()
         if 0 < region.size <= self.explicit_max:
             name = f"class_{region.k}"
             self.progress.start(name, members=region.size)
@@ -738,7 +853,7 @@ class SupportEnumerator:
         features, so the class searches start from a master that already separates the
         drop sets.  Returns the number of cuts added.
         """
-        self.optimum()
+        self.warm_center()
         if self.master is None:
             return 0
         center = self.center

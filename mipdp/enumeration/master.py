@@ -61,6 +61,9 @@ class MasterProblem:
         self._cut_grads: list[np.ndarray] = []
         self._fixed = np.zeros(p, dtype=bool)  # dominance fixing (to zero)
         self.region_center = np.zeros(0, dtype=np.intp)  # centre of the active region row
+        self.region_count: tuple[float, float] | None = None  # its bounds (None: no row active)
+        self.cutoff_value: float | None = None  # the active cutoff (objective units)
+        self.cutoff_margin = 0.0  # its margin (units of scale)
         self._one = np.zeros(p, dtype=bool)  # region fixings
         self._zero = np.zeros(p, dtype=bool)
         self._lo, self._hi = np.zeros(p), np.ones(p)
@@ -156,9 +159,11 @@ class MasterProblem:
             if other != key:
                 self.backend.set_row_bounds([r], -np.inf, np.inf)
         self.region_center = np.asarray(center, dtype=np.intp)
+        self.region_count = (float(lo), float(hi))
 
     def clear_region(self) -> None:
         """Drop every region restriction."""
+        self.region_count = None
         for r in self._region_rows.values():
             self.backend.set_row_bounds([r], -np.inf, np.inf)
 
@@ -182,6 +187,8 @@ class MasterProblem:
         """
         lb = self.to_eta(self.floor)
         ub = np.inf if value is None or not np.isfinite(value) else self.to_eta(value) + margin
+        self.cutoff_value = None if not np.isfinite(ub) else float(value)
+        self.cutoff_margin = float(margin)
         self.backend.set_variable_bounds([self.eta], lb, max(ub, lb))
 
     def cutoff_row(self, value: float, margin: float = 1e-5) -> tuple:
