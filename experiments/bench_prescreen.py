@@ -11,6 +11,16 @@ support (within a run and over runs), whether every true feature survived the
 pre-screen, and ratios against baselines timed in the same process: one pass
 ``X.T @ y`` and DP-SIS alone (``prescreen("dp_sis", ...)``).
 
+``--sweep`` instead measures, on seed 002's design at p = 100 (``--sweep-n`` 1000, ε = 1,
+b_x = b_y = 0.5, ρ = 0.1) over ``--datasets`` independent data sets, P(truth ⊂ candidates)
+and P(release = truth) of ``prescreen=("dp_sis", k, fraction)`` + the exponential
+mechanism against ``k`` and the ε fraction, for the screen's canonical Lipschitz top-k at
+``gamma = 0`` (the pre-screen's rule) and at seed 000's ``gamma = 0.5`` (the rule before),
+beside the exponential mechanism alone on the same data (same process)::
+
+    python experiments/bench_prescreen.py --sweep --datasets 20 --draws 20 \
+        --sweep-k 10 20 40 --sweep-fraction 0.1 0.2 0.4
+
 Example::
 
     python experiments/bench_prescreen.py --p 100000 --n 2000 --s 5 --eps 10 --k 1000 \\
@@ -56,7 +66,23 @@ def main(argv=None) -> None:
     ap.add_argument("--time-limit", type=float, default=None,
                     help="time_limit for the enumeration (seconds); a run that hits it "
                          "releases nothing and is reported as not certified")
+    ap.add_argument("--sweep", action="store_true",
+                    help="P(truth kept), P(release = truth) against k and the fraction at p=100")
+    ap.add_argument("--datasets", type=int, default=20, help="data sets of the sweep")
+    ap.add_argument("--sweep-n", type=int, default=1000)
+    ap.add_argument("--sweep-k", type=int, nargs="+", default=[10, 20, 40])
+    ap.add_argument("--sweep-fraction", type=float, nargs="+", default=[0.1, 0.2, 0.4])
+    ap.add_argument("--sweep-gamma", type=float, nargs="+", default=[0.0, 0.5])
+    ap.add_argument("--containment", action="store_true",
+                    help="P(truth ⊂ top-k) of DP-SIS's top-k rules alone (no MIP), one draw "
+                         "per data set, against eps, k and gamma")
     args = ap.parse_args(argv)
+    if args.containment:
+        containment(args)
+        return
+    if args.sweep:
+        sweep(args)
+        return
 
     print(f"# {platform.node()} python {platform.python_version()} numpy {np.__version__}")
     print(f"# args: {vars(args)}")
@@ -132,6 +158,68 @@ def main(argv=None) -> None:
               f"{np.mean([r['hits'] for r in rs]):.2f}         "
               f"{np.mean([r['first_exact'] for r in rs]):.2f}                   "
               f"{sum(r.get('failed', False) for r in rs)}")
+
+
+def containment(args) -> None:
+    """P(truth ⊂ private top-k of the DP-SIS scores) for several rules (no MIP)."""
+    from mipdp.mechanisms.topk import canonical_lipschitz_topk, gumbel_peeling_topk
+    rng = np.random.default_rng(args.seed)
+    rules = {f"canonical gamma={g:g}": (lambda sc, k, e, g=g: canonical_lipschitz_topk(
+        sc, k, e, 0.5, rng, gamma=g)) for g in (0.0, 0.25, 0.5, 1.0)}
+    rules["peeling"] = lambda sc, k, e: gumbel_peeling_topk(sc, k, e, 0.5, rng)
+    hits: dict = {}
+    for i in range(args.datasets):
+        X, y, support = make_bss_regression(n=args.sweep_n, p=100, s=5, rho=0.1,
+                                            random_state=args.seed + i)
+        sc = np.abs(np.clip(X, -0.5, 0.5).T @ np.clip(y, -0.5, 0.5))   # Δ = 2·0.5·0.5
+        for e in (0.1, 0.2, 0.4):
+            for k in args.sweep_k:
+                for name, f in rules.items():
+                    hits.setdefault((e, k, name), []).append(bool(np.isin(support, f(sc, k, e)).all()))
+    print(f"# seed 002 design n={args.sweep_n} p=100 s=5; {args.datasets} data sets, one draw each")
+    print("eps    k  rule                      P(truth ⊂ top-k)")
+    for (e, k, name), v in sorted(hits.items()):
+        print(f"{e:4.1f} {k:3d}  {name:24s}  {np.mean(v):.3f}")
+
+
+def sweep(args) -> None:
+    """P(truth ⊂ candidates) and P(release = truth) against k, the fraction and gamma."""
+    import mipdp.prescreen as pre_mod
+    from tqdm import tqdm
+    s, eps, p = 5, 1.0, 100
+    bounds = (0.5, 0.5)
+    print(f"# seed 002 design: n={args.sweep_n} p={p} s={s} rho=0.1 eps={eps} bounds={bounds}; "
+          f"{args.datasets} data sets x {args.draws} draws; timings under load (2 shared cores)")
+    em, cells = [], {}
+    t0 = time.perf_counter()
+    for i in tqdm(range(args.datasets)):
+        X, y, support = make_bss_regression(n=args.sweep_n, p=p, s=s, rho=0.1,
+                                            random_state=args.seed + i)
+        res = private_bss(X, y, s, eps, bounds=bounds, n_draws=args.draws,
+                          random_state=args.seed + 5000 + i)
+        em.append(np.mean([np.array_equal(d, support) for d in res.supports]))
+        for gamma in args.sweep_gamma:
+            pre_mod.DP_SIS_SCREEN_GAMMA = gamma
+            for k in args.sweep_k:
+                for frac in args.sweep_fraction:
+                    res = private_bss(X, y, s, eps, bounds=bounds, n_draws=args.draws,
+                                      prescreen=("dp_sis", k, frac),
+                                      random_state=args.seed + 9000 + i)
+                    kept = bool(np.isin(support, res.info["prescreen"]["columns"]).all())
+                    hit = np.mean([np.array_equal(d, support) for d in res.supports])
+                    cells.setdefault((gamma, k, frac), []).append((kept, hit))
+    pre_mod.DP_SIS_SCREEN_GAMMA = 0.0
+    wall = time.perf_counter() - t0
+    se = np.std(em) / np.sqrt(len(em))
+    print(f"\nexponential mechanism alone (eps = {eps}): P(release = truth) = {np.mean(em):.3f} "
+          f"± {se:.3f}")
+    print("gamma   k  fraction  P(truth ⊂ candidates)  P(release = truth)  ratio to EM alone")
+    for (gamma, k, frac), v in sorted(cells.items()):
+        kept = np.mean([a for a, _ in v])
+        hit = np.mean([b for _, b in v])
+        print(f"{gamma:5.2f} {k:3d}  {frac:8.2f}  {kept:21.2f}  {hit:18.3f}  "
+              f"{hit / max(np.mean(em), 1e-12):17.2f}")
+    print(f"# wall {wall:.0f} s")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ from sklearn.exceptions import DataConversionWarning
 from .exceptions import ClippingWarning, PrivacyLeakWarning
 
 __all__ = ["check_X_y", "check_sparsity", "check_epsilon", "check_positive",
-           "check_bounds", "clip_data", "clipping_diagnostic", "check_random_state", "check_labels_pm1",
+           "check_bounds", "clip_data", "clip_design", "clipping_diagnostic", "check_random_state",
+           "check_labels_pm1",
            "data_derived_bounds", "bounds_not_private_reason"]
 
 
@@ -33,12 +34,55 @@ def _as_float_matrix(X, name: str) -> np.ndarray:
     return np.array(arr, dtype=np.float64, copy=True)
 
 
-def check_X_y(X, y, *, min_samples: int = 2) -> tuple[np.ndarray, np.ndarray]:
+def _as_lazy_matrix(X, name: str):
+    """``X`` without a copy when it is a numeric numpy array, memmap or scipy sparse matrix."""
+    from .data import is_dask, is_sparse
+    if is_dask(X):
+        if not (np.issubdtype(X.dtype, np.number) or X.dtype == bool) or np.iscomplexobj(X):
+            raise TypeError(f"{name}: expected real numeric values, got dtype {X.dtype}")
+        if any(np.isnan(c) for c in X.shape):
+            raise ValueError(f"{name}: a dask array with unknown chunk sizes; call "
+                             "X.compute_chunk_sizes() first")
+        return X
+    if is_sparse(X):
+        if X.ndim != 2:
+            raise ValueError(f"{name}: expected a 2-D matrix, got shape {X.shape}")
+        if np.iscomplexobj(X) or not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
+            raise TypeError(f"{name}: expected real numeric values, got dtype {X.dtype}")
+        if X.format not in ("csr", "csc"):
+            X = X.tocsc()   # COO, LIL, DOK, ...: one sparse conversion (CSC is what is used)
+        return X
+    if isinstance(X, np.ndarray) and (np.issubdtype(X.dtype, np.floating)
+                                      or np.issubdtype(X.dtype, np.integer)
+                                      or X.dtype == bool):
+        return X
+    return _as_float_matrix(X, name)
+
+
+def _all_finite(X) -> bool:
+    from .data import CHUNK_BYTES, is_dask, is_sparse
+    if is_sparse(X):
+        return bool(np.all(np.isfinite(X.data)))
+    if is_dask(X):
+        import dask.array as da
+        return bool(da.isfinite(X).all().compute())
+    if X.ndim != 2 or not np.issubdtype(X.dtype, np.floating):
+        return bool(np.all(np.isfinite(X)))
+    w = max(1, CHUNK_BYTES // (8 * max(X.shape[0], 1)))
+    return all(bool(np.all(np.isfinite(X[:, lo:lo + w]))) for lo in range(0, X.shape[1], w))
+
+
+def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Validate and copy ``X`` (n, p) and ``y`` (n,) as float64 arrays.
 
     ``y`` of shape ``(n, 1)`` is raveled with scikit-learn's
     :class:`~sklearn.exceptions.DataConversionWarning` (its ``column_or_1d`` rule); any
     other 2-D ``y`` (including ``(1, n)``) is rejected.
+
+    With ``lazy=True`` ``X`` is not copied when it is a numeric numpy array (float32,
+    float64, integer; a :class:`numpy.memmap` included) or a scipy sparse CSR/CSC matrix
+    (other sparse formats become CSC): it is returned as it is, checked column chunk by
+    column chunk, for a :class:`mipdp.data.ClippedDesign` (:func:`clip_design`).
 
     Raises
     ------
@@ -47,7 +91,7 @@ def check_X_y(X, y, *, min_samples: int = 2) -> tuple[np.ndarray, np.ndarray]:
     ValueError
         Wrong dimensions, mismatched lengths, too few rows, NaN or inf.
     """
-    X = _as_float_matrix(X, "X")
+    X = _as_lazy_matrix(X, "X") if lazy else _as_float_matrix(X, "X")
     y = _as_float_matrix(y, "y")
     if X.ndim != 2:
         raise ValueError(f"X: expected a 2-D array of shape (n_samples, n_features), got shape {X.shape}")
@@ -65,7 +109,7 @@ def check_X_y(X, y, *, min_samples: int = 2) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"X: need at least {min_samples} samples, got {X.shape[0]}")
     if X.shape[1] < 1:
         raise ValueError("X: need at least one feature")
-    if not np.all(np.isfinite(X)):
+    if not _all_finite(X):
         raise ValueError("X: contains NaN or infinite values")
     if not np.all(np.isfinite(y)):
         raise ValueError("y: contains NaN or infinite values")
@@ -142,7 +186,8 @@ def check_bounds(bounds, X: np.ndarray, y: np.ndarray | None, *, need_y: bool = 
         raise TypeError(f"{name}: expected (bound_x, bound_y), got {bounds!r}") from exc
     derived = []
     if b_x is None:
-        b_x = float(np.max(np.abs(X))) or 1.0
+        from .data import max_abs
+        b_x = max_abs(X) or 1.0
         derived.append(f"bound_x = max|X| = {b_x:.6g}")
     else:
         b_x = check_positive(b_x, f"{name}[0] (bound on |x_ij|)")
@@ -175,7 +220,7 @@ def clip_data(X: np.ndarray, y: np.ndarray | None, b_x: float, b_y: float | None
 CLIPPING_WARN_FRACTION = 0.5
 
 
-def clipping_diagnostic(X: np.ndarray, y: np.ndarray | None, b_x: float, b_y: float | None,
+def clipping_diagnostic(X, y: np.ndarray | None, b_x: float, b_y: float | None,
                         *, caller: str = "private_bss", stacklevel: int = 3) -> dict:
     """How much of ``X`` and ``y`` the bounds clip, with a warning when it is most of it.
 
@@ -190,9 +235,13 @@ def clipping_diagnostic(X: np.ndarray, y: np.ndarray | None, b_x: float, b_y: fl
     without noise.  They are a diagnostic for the analyst (who holds the data), reported
     under a ``_not_private`` key; they never raise and never change the release.
     """
-    n = max(X.shape[0], 1)
-    # two boolean temporaries (n·p bytes each) rather than a float copy of |X|
-    per_col = (np.count_nonzero(X > b_x, axis=0) + np.count_nonzero(X < -b_x, axis=0)) / n
+    if hasattr(X, "clipped_per_column"):   # a lazy ClippedDesign: chunk by chunk, no copy
+        n = max(X.n, 1)
+        per_col = X.clipped_per_column()
+    else:
+        n = max(X.shape[0], 1)
+        # two boolean temporaries (n·p bytes each) rather than a float copy of |X|
+        per_col = (np.count_nonzero(X > b_x, axis=0) + np.count_nonzero(X < -b_x, axis=0)) / n
     frac_y = None if (y is None or b_y is None) else float(np.count_nonzero(np.abs(y) > b_y)) / n
     report = {"X": float(per_col.mean()) if per_col.size else 0.0,
               "X_max_column": float(per_col.max()) if per_col.size else 0.0,
@@ -213,6 +262,19 @@ def clipping_diagnostic(X: np.ndarray, y: np.ndarray | None, b_x: float, b_y: fl
             "range. This warning and result.info['clipped_fraction_not_private'] depend on "
             "the data and are not private.", ClippingWarning, stacklevel=stacklevel)
     return report
+
+
+def clip_design(X, y: np.ndarray | None, b_x: float, b_y: float | None, **options):
+    """Like :func:`clip_data`, but ``X`` becomes a :class:`mipdp.data.ClippedDesign`.
+
+    ``X`` (an array, memmap or sparse matrix from ``check_X_y(..., lazy=True)``) is
+    neither copied whole nor modified: it is clipped column chunk by column chunk when a
+    product needs it (:mod:`mipdp.data`).  ``options`` go to the design.
+    """
+    from .data import ClippedDesign
+    Xc = ClippedDesign(X, b_x, **options)
+    yc = None if y is None else (y.copy() if b_y is None else np.clip(y, -b_y, b_y))
+    return Xc, yc
 
 
 def check_labels_pm1(y: np.ndarray, name: str = "y") -> np.ndarray:

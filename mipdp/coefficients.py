@@ -83,9 +83,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from numbers import Real
 
 import numpy as np
 
+from ._param_validation import (EPSILON, POSITIVE_REAL, Interval, _Bounds, _Constraint,
+                                validate_params)
 from .accounting import check_release, record_release
 from .guarantee import Guarantee, Neighbour
 from .result import PrivacyReport
@@ -221,7 +224,8 @@ class PrivateCoefficients(PrivacyReport):
         return np.asarray(X, dtype=float)[:, self.support] @ self.coef
 
 
-def _check_support(support, p: int) -> np.ndarray:
+def _check_support(support, p: int | None) -> np.ndarray:
+    """Sorted distinct integer column indices (in ``[0, p)`` when ``p`` is given)."""
     try:
         S = np.asarray(support)
     except Exception as exc:  # pragma: no cover - exotic containers
@@ -230,8 +234,9 @@ def _check_support(support, p: int) -> np.ndarray:
         raise ValueError(f"support: expected a non-empty 1-D array of integer column indices, "
                          f"got {support!r}")
     S = np.sort(S.astype(np.intp))
-    if S[0] < 0 or S[-1] >= p or np.any(np.diff(S) == 0):
-        raise ValueError(f"support: indices must be distinct and in [0, p = {p}), got "
+    if S[0] < 0 or (p is not None and S[-1] >= p) or np.any(np.diff(S) == 0):
+        where = "non-negative" if p is None else f"in [0, p = {p})"
+        raise ValueError(f"support: indices must be distinct and {where}, got "
                          f"{np.asarray(support).tolist()}")
     return S
 
@@ -248,6 +253,29 @@ def _perturbed_fit(Xs: np.ndarray, yc: np.ndarray, b: np.ndarray, total_ridge: f
     return beta[0]
 
 
+class _PublicBounds(_Constraint):
+    """A pair ``(b_x, b_y)`` of finite positive numbers (no ``None``: no bound off the data)."""
+
+    def is_satisfied_by(self, value):
+        return (isinstance(value, (tuple, list)) and len(value) == 2
+                and all(v is not None for v in value) and _Bounds().is_satisfied_by(value))
+
+    def __str__(self):
+        return ("a pair (bound_x, bound_y) of positive finite numbers chosen without looking "
+                "at the data (bounds read off the data would void the guarantee)")
+
+
+#: Parameter table of :func:`private_coefficients` (checked before the data is read).
+PRIVATE_COEFFICIENTS_CONSTRAINTS = {
+    "X": "no_validation", "y": "no_validation", "support": "no_validation",
+    "eps": EPSILON, "bounds": [_PublicBounds()],
+    "ridge": [Interval(Real, 0, None, closed="left")],
+    "radius": POSITIVE_REAL,
+    "random_state": ["random_state"], "accountant": ["accountant"],
+}
+
+
+@validate_params(PRIVATE_COEFFICIENTS_CONSTRAINTS)
 def private_coefficients(X, y, support, eps: float, *, bounds: tuple[float, float],
                          ridge: float = 120.0, radius: float = 1.1,
                          random_state=None, accountant=None) -> PrivateCoefficients:
@@ -305,17 +333,9 @@ def private_coefficients(X, y, support, eps: float, *, bounds: tuple[float, floa
     ((2,), 0.5)
     """
     from ._validation import check_random_state, check_X_y, clip_data
-    if bounds is None:
-        raise ValueError("bounds: private_coefficients needs public clipping bounds "
-                         "(b_x, b_y) chosen without looking at the data; bounds read off the "
-                         "data would void the guarantee")
-    try:
-        b_x, b_y = bounds
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"bounds: expected (bound_x, bound_y), got {bounds!r}") from exc
-    X, y = check_X_y(X, y)
-    S = _check_support(support, X.shape[1])
-    cal = objective_perturbation_calibration(S.size, eps, bounds=(b_x, b_y), ridge=ridge,
+    b_x, b_y = bounds
+    k = _check_support(support, None).size   # its size only: the data is not read yet
+    cal = objective_perturbation_calibration(k, eps, bounds=(b_x, b_y), ridge=ridge,
                                              radius=radius)
     guarantee = Guarantee.pure(
         cal.epsilon, Neighbour.REPLACE_ONE,
@@ -327,6 +347,8 @@ def private_coefficients(X, y, support, eps: float, *, bounds: tuple[float, floa
                f"ridge {cal.extra_ridge:.4g}; data clipped to b_x = {float(b_x):g}, "
                f"b_y = {float(b_y):g}; ||beta||_2 <= {float(radius):g}"))
     acc = check_release(accountant, guarantee)  # before the data is read
+    X, y = check_X_y(X, y)
+    S = _check_support(support, X.shape[1])
     rng = check_random_state(random_state)
     Xs, yc = clip_data(X[:, S], y, float(b_x), float(b_y))
     b = sample_l2_laplace(S.size, cal.noise_scale, rng)

@@ -17,18 +17,20 @@ from numbers import Integral, Real
 from ._param_validation import (EPSILON, POSITIVE_INT, POSITIVE_REAL, PROBABILITY_OPEN,
                                  Interval, StrOptions, check_less_than, validate_params)
 from ._validation import (bounds_not_private_reason, check_bounds, check_epsilon,
-                          check_positive, check_random_state, check_X_y, clip_data,
+                          check_positive, check_random_state, check_X_y, clip_design,
                           clipping_diagnostic, data_derived_bounds)
 from ._logging import with_verbose
 from .accounting import check_release, record_release
 from .enumeration import SupportEnumerator, default_R
+from .enumeration.options import check_enumeration_options
 from .exceptions import BudgetError
 from .guarantee import Guarantee, Neighbour, compose
 from .losses import Loss, get_loss
 from .methods import registry as _registry
 from .methods.mistakes import MISTAKES_LEVEL_C, eps_test_default, mistakes_theta, ptr_level
 from .prescreen import prescreen_fraction
-from .private_ranges import MAPPED_BOUNDS, PrivateBounds, as_private_bounds, ranges_guarantee
+from .private_ranges import (MAPPED_BOUNDS, PrivateBounds, as_private_bounds, ranges_guarantee,
+                             run_with_private_ranges)
 from .result import SelectionResult
 
 logger = logging.getLogger(__name__)
@@ -327,6 +329,10 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     Parameters
     ----------
     X : array-like, shape (n, p)
+        A float64 or float32 numpy array, a :class:`numpy.memmap`, a scipy sparse matrix
+        or a ``dask.array.Array``: read and clipped chunk by chunk, never densified,
+        copied whole (beyond ``mipdp.data.DENSE_CACHE_BYTES``) or modified
+        (docs/design.md, "Memory").
     y : array-like, shape (n,)
         Targets (``±1`` labels for ``loss="hinge"``).
     s : int
@@ -398,9 +404,12 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         ``"two_stage"``) chooses ``k`` columns with ``fraction * eps``; the MIP runs on
         them with the rest.  The guarantee is composed accordingly.
     time_limit : float, optional
-        Seconds for the enumeration and the sampling; on timeout a
-        :class:`~mipdp.exceptions.TimeLimitError` (a
+        Seconds for the whole call, counted from its start (enumeration and sampling); on
+        timeout a :class:`~mipdp.exceptions.TimeLimitError` (a
         :class:`~mipdp.exceptions.CertificationError`) is raised: nothing is released.
+        Every phase checks it (solver calls, evaluations, every chunk of the sampler's
+        proposals), so the call raises within about a second of it; the message names
+        the limit, the phase and what to change (solver details at DEBUG log level).
     random_state : None, int or numpy.random.Generator
     max_epsilon : float, optional
         The most the whole call may spend.  The planned total (pre-screen, every draw,
@@ -412,7 +421,10 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         exhaustive evaluation of small problems, no explicit search of small regions);
         ``{"progress": callback}`` receives progress events of the enumeration (a dict per
         step: phase, solves, evaluations, best value, bound; not private), as the command
-        line's progress bar does.
+        line's progress bar does.  Keys and values are checked before the data is read
+        against :data:`mipdp.enumeration.options.ENUMERATION_OPTIONS`; an unknown key, or
+        a value that would leave a certificate unproven (a smaller ``cutoff_margin``, a
+        looser ``tol``), raises :class:`~mipdp.exceptions.InvalidParameterError`.
     accountant : BudgetAccountant, optional
         Privacy accountant (:mod:`mipdp.accounting`): the planned guarantee
         (:func:`planned_guarantee`) is checked against its budget before the data is read
@@ -454,14 +466,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     samplers use the scale ``B/(2n)`` (see ``neighbours``).
     """
     if as_private_bounds(bounds) is not None:   # ranges released first (private_ranges.py)
-        from .private_ranges import run_with_private_ranges
-        return run_with_private_ranges(private_bss, dict(
-            X=X, y=y, s=s, eps=eps, bounds=bounds, ridge=ridge, radius=radius, loss=loss,
-            method=method, R=R, delta=delta, eps_test=eps_test, backend=backend,
-            backend_options=backend_options, n_draws=n_draws, prescreen=prescreen,
-            time_limit=time_limit, random_state=random_state, report_gap=report_gap,
-            max_epsilon=max_epsilon, enumeration_options=enumeration_options,
-            accountant=accountant, neighbours=neighbours))
+        # every argument, so that parameters added later are passed on too
+        return run_with_private_ranges(private_bss, dict(locals()))
     t_start = time.perf_counter()
     # -- parameters and budget, before the data is read -------------------------------------
     eps = float(eps)
@@ -474,6 +480,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
             "pre-screeners run under replace-one, and guarantees under different notions do "
             "not compose); drop prescreen= or pass neighbours='replace_one'")
     check_backend(backend, backend_options)
+    enum_options = check_enumeration_options(enumeration_options, "private_bss")
     loss_obj = get_loss(loss, ridge=ridge, radius=radius)
     score_rule = "given" if loss_obj.resolved else "default"
     loss_obj = _resolve_public_score(loss_obj, s, bounds)
@@ -487,7 +494,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     plan = dict(n_draws=n_draws, prescreen=prescreen, method=method, delta=delta,
                 eps_test=eps_test, bounds=bounds, loss=loss_obj, neighbours=neighbours)
     acc = check_release(accountant, planned_guarantee(eps, **plan, R=R))
-    X, y = check_X_y(X, y)
+    X, y = check_X_y(X, y, lazy=True)   # arrays, memmaps, sparse: not copied (mipdp.data)
     n, p = X.shape
     s = check_less_than(s, p, "s", "p", "private_bss")
     y = loss_obj.check_targets(y)
@@ -504,12 +511,12 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         from .prescreen import run_prescreen
         screen_bounds = (b_x, b_y if loss_obj.needs_y_bound else 1.0)   # ±1 labels: public
         columns, screen_info = run_prescreen(prescreen, X, y, s, eps, screen_bounds, rng_screen)
-        X = X[:, columns]
+        X = _take_columns(X, columns)
         p = X.shape[1]
         timings["prescreen"] = screen_info["time"]
 
-    Xc, yc = clip_data(X, y, b_x, b_y if loss_obj.needs_y_bound else None)
-    clipped = clipping_diagnostic(X, y, b_x, b_y if loss_obj.needs_y_bound else None,
+    Xc, yc = clip_design(X, y, b_x, b_y if loss_obj.needs_y_bound else None)
+    clipped = clipping_diagnostic(Xc, y, b_x, b_y if loss_obj.needs_y_bound else None,
                                   stacklevel=5)   # not private (a diagnostic, see info)
     # the samplers' scale: B/n (replace-one) or B/(2n) (add/remove, monotone score).  Under
     # add/remove n enters only here, through F = n·L: every quantity below that carries the
@@ -522,7 +529,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     objective = loss_obj.bind(Xc, yc)
     enum = SupportEnumerator(objective, s, scale=delta_L, backend=backend,
                              backend_options=backend_options, time_limit=time_limit,
-                             **(enumeration_options or {}))
+                             started=t_start, **enum_options)
     R_used = default_R(p, s) if R is None else int(R)
     logger.info("private_bss: method=%s, loss=%s, n=%d, p=%d, s=%d, eps per draw %g, "
                 "%d draw(s), backend %s", method, loss_obj.name, n, p, s, eps_select, n_draws,
@@ -568,3 +575,11 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         timings=timings, info=info, mechanism=mech,
         R=rel.R, candidates=candidates,
         candidate_values=cand_values, stats=stats, _columns=columns))
+
+
+def _take_columns(X, columns: np.ndarray):
+    """The columns ``columns`` of an array, memmap or sparse matrix (a small copy)."""
+    from .data import is_sparse
+    if is_sparse(X):
+        return X.tocsc()[:, columns]
+    return np.asarray(X[:, columns])     # a dask array computes only these columns

@@ -369,7 +369,7 @@ def rows_to_csr(rows: Sequence[Row], n_cols: int) -> tuple[np.ndarray, np.ndarra
             raise ValueError(f"row {r}: non-finite coefficient")
         if np.isnan(lb) or np.isnan(ub) or lb > ub or lb == INF or ub == -INF:
             raise ValueError(f"row {r}: invalid bounds lb={lb!r}, ub={ub!r}")
-        if idx.size > 1 and np.unique(idx).size != idx.size:
+        if idx.size > 1 and not np.all(idx[1:] > idx[:-1]) and np.unique(idx).size != idx.size:
             uniq, inv = np.unique(idx, return_inverse=True)
             idx, val = uniq, np.bincount(inv, weights=val, minlength=uniq.size)
         idx_parts.append(idx)

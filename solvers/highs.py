@@ -151,6 +151,12 @@ class HighsBackend(MIPBackend):
                 raise InvalidParameterError(f"The 'options' parameter of HighsBackend has an "
                                             f"option HiGHS rejects: {key}={value!r}.")
         self._n_int = 0
+        # column bounds, integrality and costs mirrored here, so that a reduced solve
+        # reads only the columns it keeps (getLp would copy the whole dense-cut matrix)
+        self._col_lo = np.zeros(0)
+        self._col_hi = np.zeros(0)
+        self._col_int = np.zeros(0, dtype=bool)
+        self._col_cost = np.zeros(0)
         if verbose:
             self._set_option("output_flag", True)
             self._set_option("log_to_console", False)
@@ -193,6 +199,10 @@ class HighsBackend(MIPBackend):
         self._check(self._h.addCols(n, np.zeros(n), lo, hi, 0, _EMPTY_I32, _EMPTY_I32,
                                     _EMPTY_F64), "addCols")
         new = np.arange(first, first + n, dtype=np.int64)
+        self._col_lo = np.r_[self._col_lo, lo]
+        self._col_hi = np.r_[self._col_hi, hi]
+        self._col_int = np.r_[self._col_int, np.full(n, bool(integer))]
+        self._col_cost = np.r_[self._col_cost, np.zeros(n)]
         if integer:
             self._check(self._h.changeColsIntegrality(
                 n, new.astype(np.int32), np.full(n, highspy.HighsVarType.kInteger)),
@@ -235,6 +245,8 @@ class HighsBackend(MIPBackend):
         if idx.size:
             self._check(self._h.changeColsBounds(idx.size, idx.astype(np.int32), lo, hi),
                         "changeColsBounds")
+            self._col_lo[idx] = lo
+            self._col_hi[idx] = hi
 
     def set_objective(self, cols: np.ndarray | Sequence[int],
                       coef: np.ndarray | Sequence[float]) -> None:
@@ -247,6 +259,7 @@ class HighsBackend(MIPBackend):
         if self.n_cols:
             self._check(self._h.changeColsCost(self.n_cols, np.arange(self.n_cols, dtype=np.int32),
                                                cost), "changeColsCost")
+            self._col_cost = cost.copy()
 
     # -- solving --------------------------------------------------------------------
     def _run(self, time_limit: float | None, mip_rel_gap: float):
@@ -288,8 +301,7 @@ class HighsBackend(MIPBackend):
         return outcome
 
     def _fixed_columns(self) -> np.ndarray:
-        lp = self._h.getLp()
-        return np.asarray(lp.col_lower_) == np.asarray(lp.col_upper_)
+        return self._col_lo == self._col_hi
 
     def _solve_reduced(self, fixed: np.ndarray, time_limit: float | None,
                        mip_rel_gap: float) -> SolveResult:
@@ -298,33 +310,49 @@ class HighsBackend(MIPBackend):
         This is the one reduction of presolve that the enumeration needs (columns fixed
         by dominance), done exactly; HiGHS's own presolve is off (see the module notes).
         """
-        self._h.ensureColwise()
-        lp = self._h.getLp()
-        n_row, n_col = lp.num_row_, lp.num_col_
-        lo, up = np.asarray(lp.col_lower_), np.asarray(lp.col_upper_)
-        cost = np.asarray(lp.col_cost_)
-        A = sparse.csc_matrix((np.asarray(lp.a_matrix_.value_), np.asarray(lp.a_matrix_.index_),
-                               np.asarray(lp.a_matrix_.start_)), shape=(n_row, n_col))
-        free = np.flatnonzero(~fixed)
-        shift = A[:, fixed] @ lo[fixed] if n_row else np.zeros(0)
-        sub = A[:, free].tocsc()
-        integrality = list(lp.integrality_)
+        n_row, n_col = self.n_rows, self.n_cols
+        lo, up, cost = self._col_lo, self._col_hi, self._col_cost
+        free = np.flatnonzero(~fixed).astype(np.int32)
+        rows = np.arange(n_row, dtype=np.int32)
+        if n_row:
+            st, _, row_lo, row_up, _ = self._h.getRows(n_row, rows)
+            self._check(st, "getRows")
+            row_lo, row_up = np.asarray(row_lo, dtype=float), np.asarray(row_up, dtype=float)
+        else:
+            row_lo = row_up = np.zeros(0)
+        shift = np.zeros(n_row)
+        moved = np.flatnonzero(fixed & (lo != 0.0)).astype(np.int32)  # fixed at a nonzero value
+        if n_row and moved.size:
+            st, mst, midx, mval = self._h.getColsEntries(moved.size, moved)
+            self._check(st, "getColsEntries")
+            M = sparse.csc_matrix((np.asarray(mval), np.asarray(midx),
+                                   np.r_[np.asarray(mst), len(midx)]), shape=(n_row, moved.size))
+            shift = M @ lo[moved]
+        if free.size:
+            st, fst, fidx, fval = self._h.getColsEntries(free.size, free)
+            self._check(st, "getColsEntries")
+            fst = np.r_[np.asarray(fst, dtype=np.int32), np.int32(len(fidx))]
+        else:
+            fst, fidx, fval = np.zeros(1, dtype=np.int32), np.zeros(0, np.int32), np.zeros(0)
         red = highspy.HighsLp()
         red.num_col_, red.num_row_ = int(free.size), int(n_row)
         red.col_cost_, red.col_lower_, red.col_upper_ = cost[free], lo[free], up[free]
-        red.row_lower_ = np.asarray(lp.row_lower_) - shift
-        red.row_upper_ = np.asarray(lp.row_upper_) - shift
+        red.row_lower_ = row_lo - shift
+        red.row_upper_ = row_up - shift
         red.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        red.a_matrix_.start_ = sub.indptr.astype(np.int32)
-        red.a_matrix_.index_ = sub.indices.astype(np.int32)
-        red.a_matrix_.value_ = sub.data.astype(np.float64)
-        if integrality:
-            red.integrality_ = [integrality[i] for i in free]
+        red.a_matrix_.start_ = np.asarray(fst, dtype=np.int32)
+        red.a_matrix_.index_ = np.asarray(fidx, dtype=np.int32)
+        red.a_matrix_.value_ = np.asarray(fval, dtype=np.float64)
+        integrality = self._col_int[free]
+        if integrality.any():
+            red.integrality_ = [highspy.HighsVarType.kInteger if b else
+                                highspy.HighsVarType.kContinuous for b in integrality]
         other = HighsBackend(threads=None, verbose=self.verbose, options=self.options)
         self._check(other._h.passModel(red), "passModel")
         other.n_cols, other.n_rows = int(free.size), int(n_row)
-        other._n_int = sum(1 for i in free if integrality and
-                           integrality[i] != highspy.HighsVarType.kContinuous)
+        other._n_int = int(integrality.sum())
+        other._col_lo, other._col_hi = lo[free].copy(), up[free].copy()
+        other._col_int, other._col_cost = integrality.copy(), cost[free].copy()
         res = other._solve_once(time_limit, mip_rel_gap, None)
         if res.status == "optimal":
             x = lo.astype(np.float64).copy()

@@ -8,7 +8,7 @@ import time
 import numpy as np
 
 from .._param_validation import check_less_than, validate_params
-from .._validation import check_bounds, check_random_state, check_X_y, clip_data
+from .._validation import check_bounds, check_random_state, check_X_y, clip_design
 from ..accounting import check_release, record_release
 from ..guarantee import Guarantee
 from ..result import SelectionResult
@@ -21,7 +21,8 @@ logger = logging.getLogger(__name__)
 
 
 def sis_scores(X: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Screening scores ``|x_j^T y|`` (no clipping, no checks)."""
+    """Screening scores ``|x_j^T y|`` (no clipping, no checks; ``X`` an array or a
+    :class:`mipdp.data.ClippedDesign`)."""
     return np.abs(X.T @ y)
 
 
@@ -60,7 +61,11 @@ def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschi
         Independent releases; the scores are computed once and the top-k
         mechanism is run ``n_draws`` times. Reported ``epsilon = n_draws * eps``.
     gamma : float, default 0.5
-        Loss parameter of the canonical Lipschitz mechanism (ignored otherwise).
+        Loss parameter of the canonical Lipschitz mechanism (ignored otherwise); the
+        privacy parameter does not depend on it.  ``gamma=0`` (the loss of a subset is
+        the best score it leaves out) keeps a clearly separated head of ``s`` features
+        inside a top-``k`` with ``k >> s`` (the pre-screen of :func:`mipdp.private_bss`
+        uses it: docs/screening.md, "Screening that keeps the truth").
     accountant : BudgetAccountant, optional
         Checks the planned guarantee before the data is read and records the release
         (default: the accountant of an enclosing ``with`` block, if any).
@@ -89,12 +94,12 @@ def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschi
     neighbour = check_neighbour(neighbour)
     topk_fn = get_topk(topk)
     acc = check_release(accountant, _guarantee(eps, neighbour, k, topk, n_draws, bounds))
-    X, y = check_X_y(X, y)
+    X, y = check_X_y(X, y, lazy=True)   # arrays, memmaps, sparse: not copied (mipdp.data)
     p = X.shape[1]
     k = check_less_than(k, p, "k", "p", "dp_sis")
     rng = check_random_state(random_state)
     b_x, b_y = check_bounds(bounds, X, y)
-    Xc, yc = clip_data(X, y, b_x, b_y)
+    Xc, yc = clip_design(X, y, b_x, b_y)
     sens = b_x * b_y * (1.0 if neighbour == ADD_REMOVE else 2.0)
     scores = sis_scores(Xc, yc)
     t1 = time.perf_counter()

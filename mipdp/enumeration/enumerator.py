@@ -40,12 +40,14 @@ import numpy as np
 
 from mipdp.solvers.base import MIPBackend, SolverTimeLimitError
 
+from ..deadline import Deadline
 from ..exceptions import CertificationError, TimeLimitError
 from ..losses.base import SupportObjective
 from ..mechanisms.regions import Region
 from .cuts import CutStore
-from .dominance import dominated_columns
+from .dominance import DominanceCache
 from .explicit import explicit_search
+from .fixing import screened_columns
 from .master import MasterProblem
 from .progress import Progress
 from .warm_start import iht_support, local_search
@@ -109,6 +111,7 @@ class _Phase:
     evaluations: int = 0
     lazy_rows: int = 0
     fixed: int = 0
+    screened: int = 0
 
 
 @dataclass
@@ -166,6 +169,10 @@ class SupportEnumerator:
     dominance : bool, default True
         Fix columns that cut dominance proves unnecessary in each search
         (:mod:`mipdp.enumeration.dominance`; exact).
+    screening : bool, default True
+        Before each master solve, fix to zero the columns the cut store proves to be in no
+        support of the search below its cutoff (:mod:`mipdp.enumeration.fixing`; exact).
+        At large ``p`` almost every column is fixed and the master shrinks to the rest.
     explicit_max : int, default 6 000 000
         Regions (mistake classes, sub-regions) with at most this many supports are searched
         explicitly (:mod:`mipdp.enumeration.explicit`: the bound of every cut for every
@@ -175,15 +182,18 @@ class SupportEnumerator:
     progress : callable or Progress, optional
         Receives progress events (:mod:`mipdp.enumeration.progress`); long phases are
         also logged at INFO every few seconds.
+    started : float, optional
+        ``time.perf_counter()`` when the public call began: ``time_limit`` counts from
+        there (default: from construction).
     """
 
     def __init__(self, objective: SupportObjective, s: int, *, scale: float,
                  backend: str | MIPBackend = "highs", backend_options: dict | None = None,
                  time_limit: float | None = None, n_warm_cuts: int | None = None,
                  search_gap: float = 1e-4, tol: float = 1e-9,
-                 cutoff_margin: float = 1e-5, dominance: bool = True,
+                 cutoff_margin: float = 1e-5, dominance: bool = True, screening: bool = True,
                  exhaustive_max: int = 200_000, explicit_max: int = 6_000_000,
-                 progress=None) -> None:
+                 progress=None, started: float | None = None) -> None:
         self.objective = objective
         self.p, self.s = objective.p, s
         self.scale = float(scale)
@@ -191,6 +201,10 @@ class SupportEnumerator:
         self.search_gap = search_gap
         self.cutoff_margin = cutoff_margin
         self.dominance = dominance
+        self.screening = screening
+        self._solving = False
+        self._dominance = DominanceCache()
+        self._screen_prev = None  # (pattern, cutoff, mask) of the last screening
         self.exhaustive_max = int(exhaustive_max)
         self.explicit_max = int(explicit_max)
         self.progress = progress if isinstance(progress, Progress) else Progress(progress)
@@ -201,7 +215,8 @@ class SupportEnumerator:
         self.tol = tol
         self.n_warm_cuts = 0 if n_warm_cuts is None else n_warm_cuts
         self._time_limit = time_limit
-        self._deadline = None if time_limit is None else time.perf_counter() + time_limit
+        self._clock = Deadline(time_limit, start=started)
+        self._deadline = self._clock.end
         self.search_gap_exact = 1e-9
         self.bound_margin = 1e-4
         self.exhaustive_class_max = 300_000
@@ -227,21 +242,18 @@ class SupportEnumerator:
         return self._deadline
 
     @property
+    def clock(self) -> Deadline:
+        """The :class:`~mipdp.deadline.Deadline` of ``time_limit`` (shared with the sampler)."""
+        return self._clock
+
+    @property
     def center_swaps(self) -> np.ndarray:
         """One-swap objectives of the centre, shape ``(s, p)`` (``inf`` where ``j ∈ S*``)."""
         return self._center_swaps
 
     # -- helpers ----------------------------------------------------------------------
     def _remaining(self, name: str = "enumeration") -> float | None:
-        if self._deadline is None:
-            return None
-        left = self._deadline - time.perf_counter()
-        if left <= 0:
-            raise TimeLimitError(
-                f"time_limit={self._time_limit:g} s reached during the {name} phase, before it was "
-                "certified; nothing was released. Raise time_limit, or pre-screen to fewer "
-                "features (prescreen=...).")
-        return left
+        return self._clock.remaining(name)
 
     def remaining_time(self, name: str) -> float | None:
         """Seconds left of ``time_limit`` (``None``: no limit); raises once it is spent."""
@@ -313,16 +325,21 @@ class SupportEnumerator:
                                  **(fields() if fields is not None else {}))
             return rows
 
+        self._solving = True
         try:
             res, S = self.master.solve(mip_rel_gap=gap, time_limit=self._remaining(name),
                                        lazy=reported)
         except SolverTimeLimitError as exc:
-            limit = ("the backend's own time limit" if self._time_limit is None
-                     else f"time_limit={self._time_limit:g} s")
+            if self._time_limit is not None:   # the user's limit: one message, solver at DEBUG
+                raise self._clock.error(name, detail=str(exc)) from None
+            logger.debug("time limit in the %s phase: %s", name, exc)
             raise TimeLimitError(
-                f"{limit} reached during the {name} phase, before it was certified; nothing "
-                f"was released. Raise the limit, or pre-screen to fewer features "
-                f"(prescreen=...). (solver: {exc})") from exc
+                f"the backend's own time limit (backend_options) was reached during the {name} "
+                "phase, before it was certified; nothing was released. To finish, raise it, "
+                "pre-screen to fewer features (prescreen=(name, k, fraction)), or ask for a "
+                "smaller s.") from None
+        finally:
+            self._solving = False
         phase.solves += res.n_solves
         phase.lazy_rows += res.n_lazy_rows
         return res, S
@@ -334,18 +351,74 @@ class SupportEnumerator:
         self.stats.n_evaluations = self.objective.n_evaluations
 
     # -- optimum ----------------------------------------------------------------------------
+    def warm_center(self) -> tuple[np.ndarray, float]:
+        """A one-swap local optimum and its value, with the master built around it.
+
+        The certified optimum when it is already known (or on the exhaustive path); else
+        the warm start (IHT, then one-swap local search), *not* certified.  The envelope of
+        the exponential mechanism is built around it (:mod:`.envelope`): its regions only
+        need valid bounds, and they certify the centre for free when every class bound
+        passes its value (:meth:`certify_center`).
+        """
+        if self._optimum_certified or self.master is not None:
+            return self.center, self.found[tuple(self.center.tolist())]
+        if self.objective.cheap_values and self.n_supports <= self.exhaustive_max:
+            return self._exhaustive()
+        self._warm_start()
+        return self.center, self.found[tuple(self.center.tolist())]
+
+    def certify_center(self, class_lower: list[float]) -> bool:
+        """Certify the centre as the optimum from lower bounds of every class ``k >= 2``.
+
+        Classes 0 and 1 (the centre and its one-swaps) are evaluated and the centre is a
+        one-swap local optimum; if every other class is bounded below by the centre's value
+        (less the optimum phase's tolerance), no support is better: the optimum phase is
+        not needed.  Returns whether it certified.
+        """
+        if self._optimum_certified:
+            return True
+        if self.center is None or self.master is None:
+            return False
+        L0 = self.found[tuple(self.center.tolist())]
+        K = min(self.s, self.p - self.s)
+        if len(class_lower) != max(0, K - 1):
+            return False
+        tol = max(self.tol * abs(L0), 1e-12 * self.scale)
+        one_swaps = float(np.min(self._center_swaps)) if self._center_swaps.size else np.inf
+        lows = [one_swaps] + [float(v) for v in class_lower]
+        if min(lows) < L0 - tol:
+            return False
+        self.stats.optimality_gap = tol / max(abs(L0), 1e-300)
+        self._optimum_certified = True
+        self._sync_stats()
+        logger.info("optimum: the centre is certified by the class bounds (no optimum phase)")
+        return True
+
     def optimum(self) -> tuple[np.ndarray, float]:
         """The best support and its value, certified by outer approximation."""
         if self._optimum_certified:
             return self.center, self.found[tuple(self.center.tolist())]
         if self.objective.cheap_values and self.n_supports <= self.exhaustive_max:
             return self._exhaustive()
+        if self.master is None:
+            self._warm_start()
+        center = self.center
+        value = self.found[tuple(center.tolist())]
+        K = min(self.s, self.p - self.s)
+        if K < 2 or max(Region(center, k, self.p).size for k in range(2, K + 1)) <= self.explicit_max:
+            return self._explicit_optimum()
+        return self._oa_optimum(value)
+
+    def _warm_start(self) -> None:
+        """IHT and one-swap local search, then the master with the cut at the result."""
+        self._remaining("warm start")
         t0 = time.perf_counter()
         ph = self._phase("warm_start")
         self.progress.start("warm_start", p=self.p, s=self.s, supports=self.n_supports)
         obj = self.objective
-        S0 = iht_support(obj.X, obj.y, self.s, getattr(obj.loss, "ridge", 1.0))
-        center, value, swaps = local_search(obj, S0)
+        kw = {} if self._deadline is None else {"check": lambda: self._remaining("warm start")}
+        S0 = iht_support(obj.X, obj.y, self.s, getattr(obj.loss, "ridge", 1.0), **kw)
+        center, value, swaps = local_search(obj, S0, **kw)
         self.center, self._center_swaps = center, swaps
         self.found[tuple(center.tolist())] = value
         self._record_swaps(center, swaps)
@@ -367,13 +440,15 @@ class SupportEnumerator:
         self.master.backend.add_rows(rows)
         self._phase("warm_cuts").time += time.perf_counter() - t0
 
-        K = min(self.s, self.p - self.s)
-        if K < 2 or max(Region(center, k, self.p).size for k in range(2, K + 1)) <= self.explicit_max:
-            return self._explicit_optimum()
-
+    def _oa_optimum(self, value: float) -> tuple[np.ndarray, float]:
+        """The optimum by outer approximation from the warm start (value ``value``)."""
+        center = self.center
         t0 = time.perf_counter()
         ph = self._phase("optimum")
         best = [value, center]
+        key, v = self._best_found()  # supports already evaluated (some under no-goods)
+        if v < value:
+            best = [v, np.array(key, dtype=np.intp)]
 
         def oracle(x):
             S = self.master.support_of(x)
@@ -384,10 +459,10 @@ class SupportEnumerator:
             if v < best[0]:
                 best[0], best[1] = v, S
             rows = self._master_rows(S, lower, g)
-            self._fix_dominated(ph, region=False)
+            self._fix_dominated(ph, region=False, cutoff=best[0])
             return rows
 
-        self._fix_dominated(ph, region=False)
+        self._fix_dominated(ph, region=False, cutoff=best[0])
         self.progress.start("optimum", supports=self.n_supports)
         res, _ = self._solve(ph, oracle, self.tol, name="optimum",
                              fields=lambda: {"best": best[0]})
@@ -395,7 +470,9 @@ class SupportEnumerator:
         if res.status == "infeasible":  # impossible for a correct solver: Σz = s always fits
             raise CertificationError("the master problem of the optimum phase was reported "
                                      "infeasible, which cannot happen; nothing was released")
-        lower = self.master.to_value(res.bound)
+        # Columns fixed by screening are in no support with L <= best (fixing.py), so
+        # min(bound, best) bounds every support; the incumbent is never fixed out.
+        lower = min(self.master.to_value(res.bound), best[0])
         self.stats.optimality_gap = max(0.0, best[0] - lower) / max(abs(best[0]), 1e-300)
         ph.time += time.perf_counter() - t0
         self.progress.done("optimum", best=best[0], bound=lower, solves=ph.solves)
@@ -475,27 +552,71 @@ class SupportEnumerator:
         return key, self.found[key]
 
     # -- region search -----------------------------------------------------------------------
-    def _fix_dominated(self, phase: _Phase, region: bool = True) -> None:
-        """Fix the columns dominance proves unnecessary (see :mod:`.dominance`).
+    def _fix_dominated(self, phase: _Phase, region: bool = True,
+                       cutoff: float | None = None) -> None:
+        """Fix the columns the cut store excludes below the cutoff (:mod:`.fixing`) and
+        those dominance proves unnecessary (:mod:`.dominance`).
 
-        With ``region=False`` (the optimum phase: no region row) all columns form one
-        group; a swap never raises a cut, so the master's optimum value is unchanged.
+        ``cutoff`` (objective units) replaces the master's cutoff for the screening (the
+        optimum phase: the incumbent).  With ``region=False`` (the optimum phase: no region
+        row) all columns form one group; a swap never raises a cut, so the master's
+        optimum value is unchanged.
         """
-        if not self.dominance or self.master.backend.native_lazy:
+        master = self.master
+        if master.backend.native_lazy and self._solving:
+            # inside a native lazy callback: bounds cannot change (and no-goods added
+            # inside the solve would make the dominance count stale)
+            return
+        one, zero = master.fixed_columns
+        free = ~(one | zero)  # columns a region fixes are in no group
+        screened = np.zeros(self.p, dtype=bool)
+        c = master.cutoff_value if cutoff is None else float(cutoff)
+        if self.screening and c is not None and np.isfinite(c) and len(self.cuts):
+            forced = np.flatnonzero(one)
+            count = master.region_count if region else None
+            if count is not None and count[0] == count[1]:
+                inside = np.zeros(self.p, dtype=bool)
+                inside[master.region_center] = True
+                n_in = int(round(count[0])) - int((one & inside).sum())
+                n_out = self.s - int(round(count[0])) - int((one & ~inside).sum())
+                groups = [(np.flatnonzero(inside & free), n_in),
+                          (np.flatnonzero(~inside & free), n_out)]
+            else:  # no region row, or a range: one group (a relaxation, still valid)
+                groups = [(np.flatnonzero(free), self.s - forced.size)]
+            cut_c = c + self.cutoff_margin * self.scale
+            key = (tuple(master.region_center.tolist()) if count is not None else None, count,
+                   one.tobytes(), zero.tobytes())
+            prev = self._screen_prev
+            if prev is not None and prev[0] == key and cut_c <= prev[1]:
+                # same pattern, lower cutoff, more cuts: the earlier fixings still hold, and
+                # the rest is screened on the pattern restricted to the columns left
+                screened = prev[2].copy()
+                groups = [(cols[~screened[cols]], m) for cols, m in groups]
+            if all(m >= 0 for _, m in groups):
+                a, G = self.cuts.arrays
+                # the Lagrangian round once per search (before its first solve): it costs a
+                # few small LPs, the single-cut round O(T p)
+                screened |= screened_columns(a, G, forced, groups, cut_c, self.cuts.slack(),
+                                             lagrangian=not self._solving)
+            self._screen_prev = (key, cut_c, screened.copy())
+            phase.screened = max(phase.screened, int(screened.sum()))
+        dom = np.zeros(self.p, dtype=bool)
+        if self.dominance and not master.backend.native_lazy:
             # With native lazy rows, no-goods are added inside the solve, after the
             # fixing was computed, so the count K it relies on would be stale.
-            return
-        one, zero = self.master.fixed_columns
-        free = ~(one | zero)  # columns a region fixes are in no group
-        if region:
-            inside = np.zeros(self.p, dtype=bool)
-            inside[self.master.region_center] = True
-            groups = [np.flatnonzero(inside & free), np.flatnonzero(~inside & free)]
-        else:
-            groups = [np.flatnonzero(free)]
-        need = self.s + self.master.n_nogoods
-        self.master.set_fixed_zero(dominated_columns(self.master.cut_gradients(), groups, need))
-        phase.fixed = max(phase.fixed, self.master.n_fixed)
+            if region and master.region_count is not None:
+                inside = np.zeros(self.p, dtype=bool)
+                inside[master.region_center] = True
+                groups_d = [np.flatnonzero(inside & free), np.flatnonzero(~inside & free)]
+            else:
+                groups_d = [np.flatnonzero(free)]
+            need = self.s + master.n_nogoods
+            if any(g.size > need for g in groups_d):
+                # only live columns (not fixed by the screening) count as dominators
+                dom = self._dominance.mask(master.cut_gradients(), groups_d, need,
+                                           free & ~screened)
+        master.set_fixed_zero(screened | dom)
+        phase.fixed = max(phase.fixed, master.n_fixed)
 
     def _search(self, phase_name: str, lo: int, hi: int, threshold) -> None:
         """Find every support in the region ``lo <= |S ∩ center| <= hi`` with ``L < threshold()``."""
@@ -615,14 +736,16 @@ class SupportEnumerator:
         -------
         RegionBound
         """
-        self.optimum()
+        self.warm_center()
         if 0 < region.size <= self.explicit_max:
             name = f"class_{region.k}"
             self.progress.start(name, members=region.size)
             res = explicit_search(self, region, level=level, abs_tol=abs_tol, name=name)
             self.progress.done(name, best=res.best, bound=min(res.threshold, res.best),
                                evaluations=res.n_evaluated)
-            return RegionBound(lower=float(min(res.threshold, res.best)), best=res.best,
+            floor = self.master.floor if self.master is not None else -np.inf
+            return RegionBound(lower=float(min(max(res.threshold, floor), res.best)),
+                               best=res.best,
                                best_support=res.best_support, solves=0, proven=True)
         master = self.master
         ph = self._phase(f"class_{region.k}")
@@ -641,6 +764,19 @@ class SupportEnumerator:
         def cutoff():
             return min(level, best[0] - abs_tol)
 
+        floor = master.floor
+        if master.below_floor(cutoff()):
+            # Every support has L >= floor >= the cutoff: the floor is a certified bound
+            # that already meets the level or the accuracy asked for; no solve is needed.
+            # (With Δ large against L, e.g. n ≪ p, ``best - abs_tol`` or a small region's
+            # level falls below zero.)
+            self.progress.start(f"class_{region.k}", members=region.size)
+            self.progress.done(f"class_{region.k}", best=best[0], bound=floor, solves=0)
+            return RegionBound(lower=float(min(floor, best[0])), best=float(best[0]),
+                               best_support=None if best[1] is None else np.array(best[1]),
+                               solves=0, proven=True)
+
+        self._remaining(f"class_{region.k}")
         master.set_region(region.center, region.s - region.k, region.s - region.k)
         master.set_region_fixings(region.fixed_in, region.fixed_out)
         current = [cutoff()]
@@ -648,6 +784,7 @@ class SupportEnumerator:
         self._fix_dominated(ph)
         emulated = not master.backend.native_lazy
         solves = [0]
+        stopped = [False]
         pending: list = []
 
         def oracle(x):
@@ -670,6 +807,10 @@ class SupportEnumerator:
                 new = key not in self.nogoods
                 self.nogoods.add(key)
                 rows.append(master.nogood_row(S, new=new))
+            if emulated and master.below_floor(c):
+                stopped[0] = True  # the floor now meets the cutoff: bound = floor, stop
+                pending.extend(rows)
+                return []
             if emulated and max_solves is not None and solves[0] >= max_solves:
                 pending.extend(rows)  # keep the rows for later searches; stop this one
                 return []
@@ -685,8 +826,12 @@ class SupportEnumerator:
             master.backend.add_rows(pending)
         if res.status == "infeasible":
             lower = current[0]
+        elif stopped[0]:
+            lower = floor
         else:
             lower = master.to_value(res.bound - self.bound_margin)
+        # L >= floor for every support: a valid bound whatever the search reached
+        lower = max(lower, floor)
         master.set_fixed_zero(np.zeros(self.p, dtype=bool))
         master.set_region_fixings()
         master.set_cutoff(None)
@@ -708,7 +853,7 @@ class SupportEnumerator:
         features, so the class searches start from a master that already separates the
         drop sets.  Returns the number of cuts added.
         """
-        self.optimum()
+        self.warm_center()
         if self.master is None:
             return 0
         center = self.center
@@ -728,6 +873,7 @@ class SupportEnumerator:
                 S = np.sort(np.r_[np.delete(center, list(d)), A])
                 if self.master.has_cut(S):
                     continue
+                self._remaining("envelope (warm cuts)")
                 v, lower, g = self._evaluate_cut(S)
                 rows.extend(self._master_rows(S, lower, g))
         if rows:

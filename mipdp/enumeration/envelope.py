@@ -3,13 +3,19 @@
 :func:`build_envelope` partitions all supports for
 :class:`~mipdp.mechanisms.em_rejection.ExponentialMechanismSampler`:
 
-* **singletons** — the optimum ``S*`` and its ``s(p - s)`` one-swaps, all evaluated in
-  the optimum phase anyway (or, on the exhaustive path, every support);
+* **singletons** — the centre ``S*`` and its ``s(p - s)`` one-swaps, all evaluated by the
+  warm start anyway (or, on the exhaustive path, every support);
 * **one region per mistake class** ``k >= 2`` around ``S*`` (``C(s,k) C(p-s,k)``
   supports), with the certified lower bound of
   :meth:`~mipdp.enumeration.SupportEnumerator.region_bound`.
 
 A region only needs a *valid* bound; how tight it is only changes the running time.
+Nor does the centre need to be the optimum: it is the warm start (a one-swap local
+optimum, :meth:`~mipdp.enumeration.SupportEnumerator.warm_center`), the optimum phase is
+skipped, and the class bounds certify the centre as the optimum for free when they all
+pass its value (:meth:`~mipdp.enumeration.SupportEnumerator.certify_center`; otherwise a
+later call of ``optimum()`` runs the optimum phase).  The law of the sampler is exact
+whatever the centre.
 Each class is searched until its envelope mass is negligible (its bound passes the
 level where the whole class weighs at most ``e^{-c}`` of the singletons) or the bound is
 within ``tol`` (in units of ``2Δ/ε``) of the best member found, with at most
@@ -54,7 +60,7 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
     Parameters
     ----------
     enum : SupportEnumerator
-        Enumerator on the (clipped) data; its optimum phase runs here if not yet run.
+        Enumerator on the (clipped) data; its warm start runs here if not yet run.
     epsilon, sensitivity : float
         ``ε`` of one draw and ``Δ``: the envelope's unit is ``2Δ/ε``.
     c : float
@@ -69,7 +75,9 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
         A class of at most this many supports, for an objective with cheap batched values,
         is evaluated in full: its members become singletons (exact values).
     """
-    center, L0 = enum.optimum()
+    # The envelope needs valid region bounds, not a certified optimum: it is built around
+    # the warm start, and the class bounds certify it as the optimum when they all pass L0.
+    center, L0 = enum.warm_center()
     if enum.table is not None:  # every support evaluated: the law is explicit
         sup, vals = enum.table
         return Envelope(sup, vals, [])
@@ -93,13 +101,19 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
         enum.warm_class_cuts()
     full_max = full_class_max if enum.objective.cheap_values else 0
     extra_sup, extra_val = [], []
+    class_lower = []
     for k in range(2, K + 1):
         R = Region(center, k, enum.p)
         if R.size <= full_max:
             t0 = time.perf_counter()
+            low = np.inf
             for rows in region_members(R):
+                enum.remaining_time(f"class_{k}")   # time_limit holds between chunks
                 extra_sup.append(rows)
                 extra_val.append(np.asarray(enum.objective.values(rows), dtype=float))
+                if extra_val[-1].size:
+                    low = min(low, float(np.min(extra_val[-1])))
+            class_lower.append(low)
             enum.record_phase(f"class_{k}", time.perf_counter() - t0, evaluations=R.size)
             logger.info("envelope: class %d (%d supports) evaluated in full (not private)", k,
                         R.size)
@@ -107,6 +121,7 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
         rb = enum.region_bound(R, level=level(R.size), abs_tol=tol * unit, max_solves=max_solves,
                                gap=gap)
         R.bound = rb.lower
+        class_lower.append(float(rb.lower))
         regions.append(R)
         logger.info("envelope: class %d (%d supports) bound L0 + %.4g (units of 2Δ/ε), "
                     "best member found L0 + %.4g, level L0 + %.4g; %d solves (not private)",
@@ -114,6 +129,7 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
                     (level(R.size) - L0) / unit, rb.solves)
 
     enum.progress.done("envelope", regions=len(regions))
+    enum.certify_center(class_lower)
 
     def refine(region: Region, best_member) -> list[Region]:
         j = enum.split_feature(region, best_member)

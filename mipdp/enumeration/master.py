@@ -31,7 +31,11 @@ class MasterProblem:
     p, s : int
         Number of features and support size.
     offset, scale : float
-        ``η = (L - offset) / scale``; ``L >= 0`` gives ``η >= -offset / scale``.
+        ``η = (L - offset) / scale``; ``L >= floor`` gives ``η >= (floor - offset) / scale``.
+    floor : float, default 0.0
+        A certified lower bound of the objective over *every* support (every loss of the
+        package is ``>= 0``).  A cutoff below it leaves no support to find
+        (:meth:`set_cutoff`, :meth:`below_floor`).
     backend : str or MIPBackend
         Backend name (see :func:`solvers.get_backend`).
     backend_options : dict, optional
@@ -39,12 +43,14 @@ class MasterProblem:
     """
 
     def __init__(self, p: int, s: int, offset: float, scale: float,
-                 backend: str | MIPBackend = "highs", backend_options: dict | None = None) -> None:
+                 backend: str | MIPBackend = "highs", backend_options: dict | None = None,
+                 floor: float = 0.0) -> None:
         self.p, self.s = p, s
         self.offset, self.scale = float(offset), float(scale)
+        self.floor = float(floor)
         self.backend = get_backend(backend, **(backend_options or {}))
         self.backend.check_size(p + 1, 1)
-        self.eta = int(self.backend.add_variables(1, -self.offset / self.scale, np.inf)[0])
+        self.eta = int(self.backend.add_variables(1, self.to_eta(self.floor), np.inf)[0])
         self.z = self.backend.add_variables(p, 0.0, 1.0, integer=True)
         self.backend.add_rows([(self.z, np.ones(p), float(s), float(s))])
         self.backend.set_objective([self.eta], [1.0])
@@ -55,6 +61,9 @@ class MasterProblem:
         self._cut_grads: list[np.ndarray] = []
         self._fixed = np.zeros(p, dtype=bool)  # dominance fixing (to zero)
         self.region_center = np.zeros(0, dtype=np.intp)  # centre of the active region row
+        self.region_count: tuple[float, float] | None = None  # its bounds (None: no row active)
+        self.cutoff_value: float | None = None  # the active cutoff (objective units)
+        self.cutoff_margin = 0.0  # its margin (units of scale)
         self._one = np.zeros(p, dtype=bool)  # region fixings
         self._zero = np.zeros(p, dtype=bool)
         self._lo, self._hi = np.zeros(p), np.ones(p)
@@ -150,20 +159,37 @@ class MasterProblem:
             if other != key:
                 self.backend.set_row_bounds([r], -np.inf, np.inf)
         self.region_center = np.asarray(center, dtype=np.intp)
+        self.region_count = (float(lo), float(hi))
 
     def clear_region(self) -> None:
         """Drop every region restriction."""
+        self.region_count = None
         for r in self._region_rows.values():
             self.backend.set_row_bounds([r], -np.inf, np.inf)
+
+    def below_floor(self, value: float | None) -> bool:
+        """Whether ``value`` is at or below the objective's floor: no support has ``L < value``
+        (a search for one is answered without a solve)."""
+        return value is not None and value <= self.floor
 
     def set_cutoff(self, value: float | None, margin: float = 1e-5) -> None:
         """Only look for supports with ``L < value`` (``η <= to_eta(value) + margin``).
 
         ``margin`` (in units of Δ) exceeds the solver's feasibility tolerance, so an
         *infeasible* master proves ``L(S) > value`` for every support it still allows.
+
+        A cutoff below the floor (``value + margin·scale < floor``: possible when Δ is large
+        against the objective, e.g. ``n ≪ p``) is held at the floor, ``η <= to_eta(floor)``,
+        so the bounds stay consistent (``lb <= ub``).  That master is a relaxation of the
+        empty one asked for: its infeasibility still proves ``L(S) > value`` for every
+        allowed support (every ``L(S) >= floor > value`` anyway).  Callers test
+        :meth:`below_floor` first and skip such a search.
         """
+        lb = self.to_eta(self.floor)
         ub = np.inf if value is None or not np.isfinite(value) else self.to_eta(value) + margin
-        self.backend.set_variable_bounds([self.eta], -self.offset / self.scale, ub)
+        self.cutoff_value = None if not np.isfinite(ub) else float(value)
+        self.cutoff_margin = float(margin)
+        self.backend.set_variable_bounds([self.eta], lb, max(ub, lb))
 
     def cutoff_row(self, value: float, margin: float = 1e-5) -> tuple:
         """The row ``η <= to_eta(value) + margin`` (a cutoff handed to a native lazy callback)."""

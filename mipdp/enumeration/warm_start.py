@@ -9,6 +9,8 @@ the outer approximation starts at a one-swap local optimum (usually the optimum)
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from ..losses.base import SupportObjective
@@ -21,18 +23,21 @@ def _top_s(v: np.ndarray, s: int) -> np.ndarray:
 
 
 def iht_support(X: np.ndarray, y: np.ndarray, s: int, ridge: float, *, n_iter: int = 30,
-                power_iter: int = 10) -> np.ndarray:
+                power_iter: int = 10, check: Callable[[], object] | None = None) -> np.ndarray:
     """Support found by iterative hard thresholding on ridge least squares.
 
     Deterministic (power iteration starts from a data-free vector), so a warm start
     never consumes randomness.  Used for every loss as a cheap linear-model guess; a
     few iterations suffice because the one-swap local search that follows polishes it
-    (the defaults cost ~40 products with ``X`` and ``Xᵀ``).
+    (the defaults cost ~40 products with ``X`` and ``Xᵀ``).  ``check()``, if given, is
+    called before every iteration (a deadline raises from it).
     """
+    check = check or (lambda: None)
     n, p = X.shape
     v = np.ones(p) / np.sqrt(p)
     lip = 1.0
     for _ in range(power_iter):
+        check()
         w = X.T @ (X @ v) + ridge * v
         lip = float(np.linalg.norm(w))
         if lip == 0.0:
@@ -42,6 +47,7 @@ def iht_support(X: np.ndarray, y: np.ndarray, s: int, ridge: float, *, n_iter: i
     beta = np.zeros(p)
     support = _top_s(X.T @ y, s)
     for it in range(n_iter):
+        check()
         grad = (X.T @ (X @ beta - y) + ridge * beta) / n
         full = beta - grad / lip
         new = _top_s(full, s)
@@ -54,8 +60,11 @@ def iht_support(X: np.ndarray, y: np.ndarray, s: int, ridge: float, *, n_iter: i
 
 
 def local_search(objective: SupportObjective, support: np.ndarray, *,
-                 max_passes: int = 50) -> tuple[np.ndarray, float, np.ndarray]:
+                 max_passes: int = 50, check: Callable[[], object] | None = None
+                 ) -> tuple[np.ndarray, float, np.ndarray]:
     """Best-improvement one-swap descent on the exact objective.
+
+    ``check()``, if given, is called before every pass (a deadline raises from it).
 
     Returns
     -------
@@ -69,6 +78,8 @@ def local_search(objective: SupportObjective, support: np.ndarray, *,
     S = np.sort(np.asarray(support, dtype=np.intp))
     value = float(objective.values(S[None])[0])
     for _ in range(max_passes):
+        if check is not None:
+            check()
         swaps = objective.one_swap_values(S)
         a, j = np.unravel_index(np.argmin(swaps), swaps.shape)
         if not swaps[a, j] < value - 1e-12 * max(1.0, abs(value)):

@@ -27,7 +27,7 @@ class BatchedCertifiedSolves:
         for the hinge, whose rows are ``y_k x_k`` with ``y_k = ±1``, the same matrix)."""
         if self.p <= GRAM_MAX_P:
             if self._gram is None:
-                self._gram = self.X.T @ self.X
+                self._gram = self.X.gram()
             return self._gram[supports[:, :, None], supports[:, None, :]]
         return np.matmul(Zt, Zt.transpose(0, 2, 1))
 

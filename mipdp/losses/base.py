@@ -108,8 +108,11 @@ class Loss(ABC):
         return y
 
     @abstractmethod
-    def bind(self, X: np.ndarray, y: np.ndarray) -> "SupportObjective":
-        """Attach (clipped) data and return the objective over supports."""
+    def bind(self, X, y: np.ndarray) -> "SupportObjective":
+        """Attach (clipped) data and return the objective over supports.
+
+        ``X``: a float array, or a :class:`mipdp.data.ClippedDesign` (a memmap or a
+        sparse matrix clipped lazily; :func:`mipdp._validation.clip_design`)."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(ridge={_fmt(self.ridge)}, radius={_fmt(self.radius)})"
@@ -128,9 +131,13 @@ class SupportObjective(ABC):
     cheap_values: bool = False
 
     def __init__(self, loss: Loss, X: np.ndarray, y: np.ndarray) -> None:
+        from ..data import as_design
         loss._check_resolved("binding to data")
         self.loss = loss
-        self.X = X
+        #: the (clipped) design, a :class:`mipdp.data.ClippedDesign`: products with it
+        #: are computed column chunk by column chunk, ``X`` is never copied whole
+        self.X = as_design(X)
+        X = self.X
         self.y = y
         self.n, self.p = X.shape
         #: number of supports evaluated so far (statistics only)

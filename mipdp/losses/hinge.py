@@ -151,9 +151,13 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
         self.radius = loss.radius
         self.max_gap = 0.0
         self.n_fallback = 0
-        self._ZT = np.ascontiguousarray((X * y[:, None]).T)  # rows z_k as columns: (p, n)
-        self._colsum = self._ZT.sum(axis=1)
+        self._colsum = self.X.rmatvec(y)   # Σ_k z_k, z_k = y_k x_k
         self._gram = None
+
+    @property
+    def _ZT(self) -> "_SignedRows":
+        """Rows ``z_k = y_k x_k`` as columns, ``(p, n)``, gathered per support on demand."""
+        return _SignedRows(self.X, self.y)
 
     # -- batch pieces --------------------------------------------------------------------
     def _closed_form(self, supports: np.ndarray) -> np.ndarray:
@@ -207,7 +211,7 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
     def _solve_chunk(self, supports: np.ndarray, want_dual: bool):
         m, s = supports.shape
         n, lam, r = self.n, self.lam, self.radius
-        Zt = self._ZT[supports]  # (m, s, n)
+        Zt = self._ZT[supports]  # (m, s, n): only the supports' columns
         P, D = np.full(m, np.nan), np.full(m, np.nan)
         B = np.zeros((m, s))
         A = np.zeros((m, n)) if want_dual else None
@@ -315,7 +319,7 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
         S = np.asarray(support, dtype=np.intp)
         P, _, _, A = self.solve(S[None], want_dual=True)
         a = A[0]
-        w = self._ZT @ a
+        w = self.X.rmatvec(a * self.y)
         D, lam_p = hinge_dual(np.array([a.sum()]), w[S][None], self.lam, self.radius, self.n)
         lower = min(float(D[0]), float(P[0]))
         self._extra = (tuple(S.tolist()), float(a.sum()), w * w, float(lam_p[0]))
@@ -330,3 +334,17 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
         return ball_tangent_cuts(base, c2, support, self.lam, lam_p, self.radius, self.n,
                                  1.0, 4.0)
 
+
+
+class _SignedRows:
+    """``Zᵀ`` with ``Z = diag(y) X`` (shape ``(p, n)``) without forming it: ``Zᵀ[idx]``
+    gathers the columns ``idx`` of the design only."""
+
+    def __init__(self, design, y: np.ndarray) -> None:
+        self._d, self._y = design, y
+
+    def __getitem__(self, idx) -> np.ndarray:
+        return self._d.rows_T(idx) * self._y
+
+    def __matmul__(self, a) -> np.ndarray:
+        return self._d.rmatvec(np.asarray(a) * self._y)

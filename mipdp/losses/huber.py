@@ -122,8 +122,7 @@ class HuberObjective(BatchedCertifiedSolves, SupportObjective):
         self.hd = loss.huber_delta
         self.max_gap = 0.0
         self.n_fallback = 0
-        self._XT = np.ascontiguousarray(X.T)  # (p, n)
-        self._Xty = self._XT @ y
+        self._Xty = self.X.rmatvec(y)
         self._gram = None
 
     def _bounds(self, Zt: np.ndarray, beta: np.ndarray):
@@ -139,7 +138,7 @@ class HuberObjective(BatchedCertifiedSolves, SupportObjective):
     def _solve_chunk(self, supports: np.ndarray, want_dual: bool):
         m, s = supports.shape
         n, lam, r = self.n, self.lam, self.radius
-        Zt = self._XT[supports]
+        Zt = self.X.rows_T(supports)  # (m, s, n): only the supports' columns
         G = self._grams(supports, Zt)
         _, beta, _ = ridge_ball_values(G + lam * np.eye(s), self._Xty[supports], 0.0, n, r,
                                        return_coef=True)
@@ -193,7 +192,7 @@ class HuberObjective(BatchedCertifiedSolves, SupportObjective):
         S = np.asarray(support, dtype=np.intp)
         P, _, _, A = self.solve(S[None], want_dual=True)
         a = A[0]
-        w = self._XT @ a
+        w = self.X.rmatvec(a)
         D, lam_pp = _huber_dual(a[None], w[S][None], self.y, self.lam, self.radius, self.n)
         self._extra = (tuple(S.tolist()), float(a @ self.y - 0.5 * (a @ a)), w * w,
                        float(lam_pp[0]))

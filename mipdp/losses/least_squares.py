@@ -148,22 +148,19 @@ class LeastSquaresObjective(SupportObjective):
         self.lam = loss.ridge
         self.radius = loss.radius
         self.yty = float(y @ y)
-        self.Xty = X.T @ y
-        self.col_sq = np.einsum("ij,ij->j", X, X)
+        X = self.X
+        self.Xty = X.rmatvec(y)
+        self.col_sq = X.col_sq()
         self._gram = None
 
     def _gram_blocks(self, supports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         m, s = supports.shape
         if self.p <= _GRAM_MAX_P and (self._gram is not None or m >= 4 * s):
             if self._gram is None:
-                self._gram = self.X.T @ self.X
+                self._gram = self.X.gram()
             A = self._gram[supports[:, :, None], supports[:, None, :]]
         else:
-            A = np.empty((m, s, s))
-            chunk = max(1, int(4e6 // (self.n * s)))
-            for lo in range(0, m, chunk):
-                Xs = self.X[:, supports[lo:lo + chunk]]  # (n, c, s)
-                A[lo:lo + chunk] = np.einsum("nci,ncj->cij", Xs, Xs)
+            A = self.X.gram_blocks(supports)   # chunked gather (dense) or sparse products
         A = A + self.lam * np.eye(s)
         return A, self.Xty[supports]
 
@@ -198,13 +195,13 @@ class LeastSquaresObjective(SupportObjective):
         S = np.asarray(support, dtype=np.intp)
         n, lam = self.n, self.lam
         self.n_evaluations += 1
-        XS = self.X[:, S]
+        XS = self.X.columns(S)
         A = XS.T @ XS + lam * np.eye(S.size)
         val, beta, nu = ridge_ball_values(A[None], self.Xty[S][None], self.yty, n,
                                           self.radius, return_coef=True)
         beta, lam_pp = beta[0], lam + float(nu[0])
         rho = self.y - XS @ beta
-        corr = self.X.T @ rho
+        corr = self.X.rmatvec(rho)
         wS = corr[S]
         ball = (lam_pp - lam) * self.radius ** 2 if np.isfinite(self.radius) else 0.0
         base = rho @ self.y - 0.5 * (rho @ rho)
@@ -231,7 +228,7 @@ class LeastSquaresObjective(SupportObjective):
         """
         S = np.asarray(support, dtype=np.intp)
         s = S.size
-        C = self.X[:, S].T @ self.X  # (s, p)
+        C = self.X.rmatvec(self.X.columns(S)).T  # (s, p)
         out = np.full((s, self.p), np.inf)
         outside = np.setdiff1d(np.arange(self.p), S)
         m = outside.size

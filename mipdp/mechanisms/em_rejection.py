@@ -47,7 +47,8 @@ from typing import Callable
 import numpy as np
 from scipy.special import logsumexp
 
-from ..exceptions import CertificationError, TimeLimitError
+from ..deadline import Deadline
+from ..exceptions import CertificationError
 from .regions import Region, region_members
 
 logger = logging.getLogger(__name__)
@@ -59,6 +60,8 @@ __all__ = ["ExponentialMechanismSampler"]
 #: an evaluated value this far (relative) below its region's bound is an invalid envelope
 _VIOLATION_RTOL = 1e-10
 _MAX_SEEN = 2_000_000
+#: a chunk of proposals evaluated between two deadline checks grows while it takes less
+_CHUNK_SECONDS = 0.1
 
 
 class ExponentialMechanismSampler:
@@ -84,9 +87,11 @@ class ExponentialMechanismSampler:
         ``refine(region, best_member) -> list of Region`` (a partition of ``region`` with
         certified bounds, each at least ``region.bound``).  Called between batches for a
         region that wastes proposals.  ``None``: no refinement.
-    deadline : float, optional
-        ``time.perf_counter()`` value after which sampling raises
-        :class:`~mipdp.exceptions.CertificationError` (nothing is returned).
+    deadline : Deadline or float, optional
+        The call's :class:`~mipdp.deadline.Deadline` (or a ``time.perf_counter()`` value)
+        after which sampling raises :class:`~mipdp.exceptions.TimeLimitError` (nothing is
+        returned).  It is checked before every chunk of proposal evaluations, and a chunk
+        grows only while it is quick, so the overshoot is about one chunk (≈ 0.1 s).
 
     Notes
     -----
@@ -114,6 +119,11 @@ class ExponentialMechanismSampler:
         self.coef = self.epsilon / (2.0 * self.sensitivity)
         self.ref = float(np.min(self.singleton_values))
         self._refine = refine
+        if deadline is not None and not isinstance(deadline, Deadline):
+            clock = Deadline(None)   # a bare perf_counter() value: no user limit to name
+            clock.end = float(deadline)
+            clock.time_limit = max(0.0, float(deadline) - clock.start)
+            deadline = clock
         self._deadline = deadline
         self.n_supports = math.comb(self.p, self.s)
         self._single_index = {tuple(r): i for i, r in enumerate(self.singletons.tolist())}
@@ -179,21 +189,25 @@ class ExponentialMechanismSampler:
                 progress_logger.info("exponential mechanism: %.0f s, %d of %d draws, %d proposals, "
                             "%d regions (not private)", last - t_start, len(out), size,
                             self.n_proposals, len(self.regions))
-            if self._deadline is not None and time.perf_counter() > self._deadline:
-                raise TimeLimitError(
-                    "time_limit reached while sampling the exponential mechanism; nothing "
-                    f"was released ({self.n_proposals} proposals, {self.n_accepted} accepted)")
+            self._check_deadline()
             need = size - len(out)
             batch = int(min(65536, max(16, math.ceil(1.5 * need / max(rate, 1e-4)))))
             accepted = self._propose(rng, batch, need)
             out.extend(accepted)
             rate = (self.n_accepted + 1) / (self.n_proposals + 2)
             if len(out) < size:
+                self._check_deadline()
                 self._maybe_refine(rate)
         logger.info("exponential mechanism: %d draws from %d proposals (%d regions, "
                     "%d refinements); not private", size, self.n_proposals,
                     len(self.regions), self.n_refinements)
         return np.array(out[:size], dtype=np.intp).reshape(size, self.s)
+
+    def _check_deadline(self) -> None:
+        if self._deadline is not None and self._deadline.expired():
+            raise self._deadline.error(
+                "sampling", detail=f"{self.n_proposals} proposals, {self.n_accepted} accepted, "
+                f"{len(self.regions)} regions (not private)")
 
     def _propose(self, rng: np.random.Generator, m: int, need: int | None = None
                  ) -> list[np.ndarray]:
@@ -229,9 +243,16 @@ class ExponentialMechanismSampler:
             log_u = np.log(rng.random(in_region.size))
             k, chunk = 0, 16
             while k < in_region.size:
+                # the deadline is checked before every chunk of evaluations, and a chunk
+                # only grows while it takes less than _CHUNK_SECONDS (so an expensive
+                # objective never overshoots time_limit by a whole batch); an interrupted
+                # batch releases nothing
+                self._check_deadline()
                 part = np.arange(k, min(k + chunk, in_region.size))
-                k, chunk = part[-1] + 1, min(2 * chunk, 4096)
+                t0 = time.perf_counter()
                 self._evaluate(props, accept, in_region[part], comp, log_u[part])
+                fast = time.perf_counter() - t0 < _CHUNK_SECONDS
+                k, chunk = part[-1] + 1, min(2 * chunk, 4096) if fast else max(1, chunk // 2)
                 upto = in_region[part[-1]] + 1  # every proposal before it is decided
                 hits = np.flatnonzero(accept[:upto])
                 if hits.size >= need:

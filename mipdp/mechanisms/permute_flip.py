@@ -56,6 +56,9 @@ __all__ = ["PermuteAndFlipSampler", "permute_and_flip_log_law", "pf_log_probabil
 #: an evaluated value this far (relative) below its region's bound is an invalid envelope
 _VIOLATION_RTOL = 1e-10
 _MAX_SEEN = 2_000_000
+#: seconds a refinement is assumed to cost before one was measured (a child's bound can
+#: take a long explicit search on flat landscapes: refine only to save more than this)
+_FIRST_SPLIT_COST = 5.0
 
 
 def truncated_exp_max(rng: np.random.Generator, m: int, t: float = math.inf) -> float:
@@ -228,7 +231,7 @@ class PermuteAndFlipSampler:
         evaluating those would take longer than a refinement.
     split_cost : float, optional
         Seconds a refinement is taken to cost in that comparison (default: the mean time
-        of the refinements so far, 0.2 s before the first; ``0`` refines whenever the
+        of the refinements so far, 5 s before the first; ``0`` refines whenever the
         other two conditions hold).  Only the running time depends on it, never the law.
 
     Notes
@@ -382,7 +385,8 @@ class PermuteAndFlipSampler:
             return False
         if self.split_cost is not None:
             return expected * self._t_eval >= self.split_cost
-        t_split = self.time_refining / self.n_refinements if self.n_refinements else 0.2
+        t_split = (self.time_refining / self.n_refinements if self.n_refinements
+                   else _FIRST_SPLIT_COST)
         return expected * self._t_eval >= t_split
 
     def _split(self, st: _State, rng: np.random.Generator) -> list[_State]:

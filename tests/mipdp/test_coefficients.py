@@ -130,7 +130,8 @@ def test_accountant_checks_before_the_data_and_records_the_fit():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"bounds": None}, "bounds: private_coefficients needs public"),
+    ({"bounds": None}, "'bounds' parameter of private_coefficients must be a pair"),
+    ({"bounds": (B, None)}, "'bounds' parameter of private_coefficients"),
     ({"bounds": (B, B), "radius": math.inf}, "radius"),
     ({"bounds": (B, B), "ridge": -1.0}, "ridge"),
     ({"bounds": (B, B), "support": [0, 0]}, "support"),
@@ -142,6 +143,22 @@ def test_bad_input(kwargs, match):
     args = {"support": [0, 1], "eps": 1.0, **kwargs}
     with pytest.raises(ValueError, match=match):
         private_coefficients(X4, Y4, args.pop("support"), args.pop("eps"), **args)
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"eps": -1.0}, "eps"), ({"eps": math.nan}, "eps"), ({"eps": "1"}, "eps"),
+    ({"bounds": (0.0, B)}, "bounds"), ({"bounds": B}, "bounds"),
+    ({"ridge": -1.0}, "ridge"), ({"radius": 0.0}, "radius"),
+    ({"random_state": -3}, "random_state"), ({"accountant": "acc"}, "accountant"),
+])
+def test_parameter_table_before_the_data(kwargs, name):
+    """Issue 20 (10): one validation style: bad arguments raise InvalidParameterError
+    naming the argument, before the data is read (X is not even an array here)."""
+    from mipdp.exceptions import InvalidParameterError
+    args = {"eps": 1.0, "bounds": (B, B), **kwargs}
+    with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of private_coefficients"):
+        private_coefficients(object(), object(), [0, 1], args.pop("eps"), **args)
+    assert "eps" in private_coefficients._parameter_constraints
 
 
 def test_experiments_use_it():

@@ -7,7 +7,7 @@ parameters are validated before the data is read.
 import numpy as np
 import pytest
 
-from mipdp import InvalidParameterError, private_bss
+from mipdp import InvalidParameterError, private_bss, private_coefficients
 from mipdp.comparators import dp_kendall, dp_sis, mcmc, prescreen, two_stage
 from mipdp.losses import LeastSquares, get_loss
 from mipdp.mechanisms.topk import (canonical_lipschitz_topk, gumbel_peeling_topk,
@@ -22,6 +22,7 @@ SCORES = np.arange(6.0)
 #: name -> (function, positional arguments, keyword arguments)
 PUBLIC = {
     "private_bss": (private_bss, (D, D, 2, 1.0), {"bounds": (0.5, 0.5)}),
+    "private_coefficients": (private_coefficients, (D, D, [0, 1], 1.0), {"bounds": (0.5, 0.5)}),
     "dp_sis": (dp_sis, (D, D, 2, 1.0), {"bounds": (1.0, 1.0)}),
     "dp_kendall": (dp_kendall, (D, D, 2, 1.0), {}),
     "two_stage": (two_stage, (D, D, 2, 1.0), {}),
@@ -124,3 +125,36 @@ def test_random_state_accepts_legacy_randomstate():
     a = check_random_state(np.random.RandomState(0)).integers(1 << 30)
     b = check_random_state(np.random.RandomState(0)).integers(1 << 30)
     assert a == b
+
+
+@pytest.mark.parametrize("options, match", [
+    ({"tol": 0.5}, r"enumeration_options\['tol'\] .*not be certified"),
+    ({"cutoff_margin": 1e-9}, r"enumeration_options\['cutoff_margin'\] .*not be certified"),
+    ({"no_such_option": 1}, "unknown option 'no_such_option'"),
+    ({"time_limit": 5.0}, "pass time_limit= to private_bss itself"),
+    ({"backend": "gurobi"}, "pass backend= to private_bss itself"),
+    ({"scale": 1.0}, "sensitivity"),
+    ({"explicit_max": -1}, r"enumeration_options\['explicit_max'\]"),
+    ({"exhaustive_max": 1.5}, r"enumeration_options\['exhaustive_max'\]"),
+    ({"dominance": "yes"}, r"enumeration_options\['dominance'\]"),
+    ({"search_gap": 1.0}, r"enumeration_options\['search_gap'\]"),
+    ({"progress": 3}, r"enumeration_options\['progress'\]"),
+])
+def test_enumeration_options_checked_before_the_data(options, match):
+    """Issue 20 (10): keys and values of enumeration_options are checked before the data is
+    read; an option that would loosen a certificate is refused (no result claims privacy
+    with it)."""
+    with pytest.raises(InvalidParameterError, match=match):
+        private_bss(D, D, 2, 1.0, bounds=(0.5, 0.5), enumeration_options=options)
+
+
+def test_enumeration_options_that_keep_the_certificates_run():
+    from mipdp.enumeration.options import check_enumeration_options
+    ok = {"tol": 1e-10, "cutoff_margin": 1e-4, "exhaustive_max": 0, "explicit_max": 0,
+          "dominance": False, "search_gap": 1e-3, "n_warm_cuts": 2, "progress": print}
+    assert check_enumeration_options(ok) == ok
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(-0.5, 0.5, (40, 8)), rng.uniform(-0.5, 0.5, 40)
+    res = private_bss(X, y, 2, 1.0, bounds=(0.5, 0.5), random_state=0,
+                      enumeration_options={k: v for k, v in ok.items() if k != "progress"})
+    assert res.is_private

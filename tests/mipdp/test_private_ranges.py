@@ -251,3 +251,14 @@ def test_default_grid_is_public_and_symmetric():
     g = default_grid()
     np.testing.assert_array_equal(g, -g[::-1])
     assert np.all(np.diff(g) > 0) and g.size == 291
+
+
+def test_every_argument_is_passed_on(monkeypatch):
+    """private_bss hands the ranges path all of its arguments (new ones included)."""
+    import inspect
+
+    import mipdp.selection as sel
+    seen = {}
+    monkeypatch.setattr(sel, "run_with_private_ranges", lambda f, a: seen.update(a) or "ran")
+    assert private_bss(np.zeros((4, 3)), np.zeros(4), 1, 1.0, bounds="private") == "ran"
+    assert set(seen) == set(inspect.signature(private_bss).parameters)

@@ -44,3 +44,28 @@ def test_duplicates_never_fix_each_other_both():
     G = np.zeros((2, 4))  # four identical columns: only the higher indices are dominated
     mask = dominated_columns(G, [np.arange(4)], 2)
     assert mask.tolist() == [False, False, True, True]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cache_matches_full_recount_as_cuts_arrive(seed):
+    from mipdp.enumeration.dominance import DominanceCache
+    rng = np.random.default_rng(seed)
+    G = -np.round(rng.random((8, 60)), 1)
+    groups = [np.arange(0, 12), np.arange(12, 60)]
+    live = np.ones(60, dtype=bool)
+    live[rng.choice(60, 6, replace=False)] = False
+    cache = DominanceCache()
+    for T in (2, 3, 5, 8):  # cuts arrive
+        need = 3 + T // 3
+        got = cache.mask(G[:T], groups, need, live)
+        for group in groups:
+            for jp in group:
+                c = 0
+                for j in group:  # a subset of the candidates: never more fixings than the definition
+                    if j == jp or not live[j]:
+                        continue
+                    le = np.all(G[:T, j] <= G[:T, jp])
+                    strict = np.any(G[:T, j] < G[:T, jp]) or j < jp
+                    c += bool(le and strict)
+                if got[jp]:
+                    assert c >= need

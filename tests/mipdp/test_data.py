@@ -1,0 +1,155 @@
+"""mipdp.data.ClippedDesign and private_bss on float32, memmap and sparse inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import mipdp.data as data_mod
+from mipdp import private_bss
+from mipdp.data import ClippedDesign
+
+
+def _data(seed=0, n=40, p=9, s=2, sparse_frac=None):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    if sparse_frac is not None:
+        X[rng.random((n, p)) > sparse_frac] = 0.0
+    beta = np.zeros(p)
+    beta[:s] = 1.0
+    y = X @ beta + 0.3 * rng.standard_normal(n)
+    return X, y
+
+
+@pytest.mark.parametrize("kind", ["cached", "chunked", "fortran", "float32", "csr", "csc",
+                                  "memmap"])
+def test_design_matches_clipped_copy(kind, tmp_path):
+    X, y = _data(sparse_frac=0.3)
+    b = 0.7
+    X32 = X.astype(np.float32)
+    ref_in = X32.astype(np.float64) if kind in ("float32", "memmap") else X
+    Xc = np.clip(ref_in, -b, b)
+    before = X.copy()
+    opts = dict(dense_cache_bytes=0, chunk_bytes=8 * 40 * 2)     # 2 columns per chunk
+    if kind == "cached":
+        D = ClippedDesign(X, b)
+    elif kind == "chunked":
+        D = ClippedDesign(X, b, **opts)
+        assert D.kind == "chunked" and D._row_major            # contiguous row blocks
+    elif kind == "fortran":
+        D = ClippedDesign(np.asfortranarray(X), b, **opts)
+        assert D.kind == "chunked" and not D._row_major        # column blocks
+    elif kind == "float32":
+        D = ClippedDesign(X32, b, **opts)
+    elif kind == "memmap":
+        mm = np.memmap(tmp_path / "x.f32", dtype=np.float32, mode="w+", shape=X.shape)
+        mm[:] = X32
+        mm.flush()
+        D = ClippedDesign(np.memmap(tmp_path / "x.f32", dtype=np.float32, mode="r",
+                                    shape=X.shape), b, **opts)
+    else:
+        M = getattr(sp, f"{kind}_matrix")(X)
+        D = ClippedDesign(M, b, **opts)
+        assert D._sp.nnz == M.nnz                   # clipping keeps zeros zero
+    v = np.random.default_rng(1).standard_normal(40)
+    w = np.random.default_rng(2).standard_normal(9)
+    np.testing.assert_allclose(D.rmatvec(v), Xc.T @ v, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(D.T @ v[:, None], Xc.T @ v[:, None], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(D @ w, Xc @ w, rtol=1e-12, atol=1e-12)
+    w[[1, 3, 4, 6]] = 0.0
+    np.testing.assert_allclose(D.matvec(w), Xc @ w, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(D.col_sq(), (Xc * Xc).sum(0), rtol=1e-12)
+    np.testing.assert_allclose(D.gram(), Xc.T @ Xc, rtol=1e-12, atol=1e-12)
+    S = np.array([[0, 3], [2, 8]])
+    np.testing.assert_array_equal(D.columns(S), Xc[:, S])
+    np.testing.assert_array_equal(D.rows_T(S), Xc.T[S])
+    np.testing.assert_array_equal(D[:, [1, 5]], Xc[:, [1, 5]])
+    raw = ref_in
+    np.testing.assert_allclose(D.clipped_per_column(), (np.abs(raw) > b).mean(axis=0))
+    np.testing.assert_array_equal(X, before)                   # X is not modified
+
+
+def test_float64_inside_bounds_is_not_copied():
+    X, _ = _data()
+    D = ClippedDesign(X, 10.0)
+    assert D._dense is X and D.nbytes_held == 0
+
+
+SMALL = dict(bounds=(0.7, 2.0), random_state=7, n_draws=3)
+
+
+def _inputs(X, tmp_path):
+    mm = np.memmap(tmp_path / "x.f64", dtype=np.float64, mode="w+", shape=X.shape)
+    mm[:] = X
+    mm.flush()
+    return {"float32": X.astype(np.float32).astype(np.float64),   # same values as float64
+            "memmap": np.memmap(tmp_path / "x.f64", dtype=np.float64, mode="r", shape=X.shape),
+            "csr": sp.csr_matrix(X), "csc": sp.csc_matrix(X), "coo": sp.coo_matrix(X)}
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+@pytest.mark.parametrize("loss", ["least_squares", "huber", "hinge"])
+def test_release_same_for_every_input_type(loss, chunked, tmp_path, monkeypatch):
+    X, y = _data(3, n=50, p=8, sparse_frac=0.4)
+    if loss == "hinge":
+        y = np.where(y > 0, 1.0, -1.0)
+    X32 = X.astype(np.float32)
+    ref = private_bss(X32.astype(np.float64), y, 2, 1.0, loss=loss, **SMALL)
+    if chunked:
+        monkeypatch.setattr(data_mod, "DENSE_CACHE_BYTES", 0)
+        monkeypatch.setattr(data_mod, "CHUNK_BYTES", 8 * 50 * 3)
+    inputs = _inputs(X32.astype(np.float64), tmp_path)
+    inputs["float32_array"] = X32
+    for name, Xi in inputs.items():
+        before = Xi.copy()
+        res = private_bss(Xi, y, 2, 1.0, loss=loss, **SMALL)
+        np.testing.assert_array_equal(res.supports, ref.supports, err_msg=name)
+        after = Xi.toarray() if sp.issparse(Xi) else np.asarray(Xi)
+        np.testing.assert_array_equal(after, before.toarray() if sp.issparse(before) else before)
+
+
+@pytest.mark.parametrize("backend", ["highs", "gurobi", "pyomo"])
+def test_chunked_sparse_exact_against_brute_force(backend, monkeypatch):
+    """The MIP path on a chunked sparse design certifies the same optimum as brute force."""
+    pytest.importorskip({"highs": "highspy", "gurobi": "gurobipy", "pyomo": "pyomo"}[backend])
+    from mipdp.brute_force import brute_force_values, least_squares_value
+    from mipdp.enumeration import SupportEnumerator
+    from mipdp.losses import LeastSquares
+    monkeypatch.setattr(data_mod, "DENSE_CACHE_BYTES", 0)
+    X, y = _data(5, n=60, p=10, s=3, sparse_frac=0.5)
+    b = 0.8
+    D = ClippedDesign(sp.csr_matrix(X), b, chunk_bytes=8 * 60 * 3)
+    yc = np.clip(y, -2, 2)
+    loss = LeastSquares(1.0, 3.0)
+    obj = loss.bind(D, yc)
+    enum = SupportEnumerator(obj, 3, scale=0.05, backend=backend,
+                             exhaustive_max=0, explicit_max=0)
+    S, L = enum.optimum()
+    Xc = np.clip(X, -b, b)
+    sup, vals = brute_force_values(lambda T: least_squares_value(Xc, yc, T, 1.0, 3.0), 10, 3)
+    assert L == pytest.approx(vals.min(), rel=1e-10)
+    assert tuple(S) == tuple(sup[np.argmin(vals)])
+
+
+def test_dask_array_on_a_local_cluster_gives_the_same_release():
+    """X as a dask array (columns in chunks): the column products run on a LocalCluster."""
+    pytest.importorskip("distributed")
+    import dask.array as da
+    from distributed import Client, LocalCluster
+    X, y = _data(4, n=60, p=10, sparse_frac=None)
+    ref = private_bss(X, y, 2, 1.0, **SMALL)
+    ref_screen = private_bss(X, y, 2, 1.0, prescreen=("dp_sis", 6, 0.3), **SMALL)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as cluster, Client(cluster):
+        Xd = da.from_array(X, chunks=(60, 3))
+        D = ClippedDesign(Xd, 0.7)
+        Xc = np.clip(X, -0.7, 0.7)
+        v = np.arange(60.0)
+        np.testing.assert_allclose(D.T @ v, Xc.T @ v, rtol=1e-12)
+        np.testing.assert_array_equal(D.columns(np.array([[3, 1], [3, 9]])),
+                                      Xc[:, np.array([[3, 1], [3, 9]])])
+        res = private_bss(Xd, y, 2, 1.0, **SMALL)
+        res_screen = private_bss(Xd, y, 2, 1.0, prescreen=("dp_sis", 6, 0.3), **SMALL)
+    np.testing.assert_array_equal(res.supports, ref.supports)
+    np.testing.assert_array_equal(res_screen.supports, ref_screen.supports)
