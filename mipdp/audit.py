@@ -43,7 +43,8 @@ __all__ = ["COLUMNS", "PATHS", "max_abs_log_ratio", "hockey_stick", "replace_one
            "add_remove_neighbours", "audit_exponential", "audit_permute_and_flip",
            "audit_top_r", "audit_mistakes", "audit_ptr_mistakes", "audit_topk", "audit_dp_sis",
            "audit_dp_kendall", "audit_private_coefficients", "op_k1_log_law", "op_k1_worst",
-           "clopper_pearson_epsilon", "audit_empirical", "run_audit", "to_markdown"]
+           "clopper_pearson_epsilon", "audit_empirical", "run_audit", "to_markdown",
+           "METHOD_AUDITS"]
 
 logger = logging.getLogger(__name__)
 
@@ -467,6 +468,15 @@ def audit_ptr_mistakes(eps: float = 1.0, eps_test: float = 0.5, delta: float = 1
     nb_label = "replace-one" if neighbours == "replace_one" else "add/remove-one"
     return [_row("mistakes + PTR guard", nb_label, "exact", n_inst, n_pairs, worst, total,
                  delta, worst_delta, backend=used)]
+
+
+#: The exact audits of each ``private_bss`` method (:mod:`mipdp.methods.registry`): every
+#: registered method has one, and each takes ``neighbours=`` (both notions are audited
+#: for a method with an ``add_remove_factor``); tests/mipdp/methods/test_registry.py
+#: checks this against the registry.
+METHOD_AUDITS = {"exponential": (audit_exponential,), "top_r": (audit_top_r,),
+                 "mistakes": (audit_mistakes, audit_ptr_mistakes),
+                 "permute_and_flip": (audit_permute_and_flip,)}
 
 
 # ------------------------------------------------------------------ top-k and comparators

@@ -388,8 +388,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--backend", default="highs",
                       help="MIP solver: highs (default), gurobi or pyomo ('mipdp backends' "
                            "lists the installed ones)")
+    from .methods.registry import method_names
     demo.add_argument("--methods", nargs="+", default=["exponential", "top_r", "mistakes"],
-                      choices=["exponential", "top_r", "mistakes", "permute_and_flip"],
+                      choices=list(method_names()),
                       help="samplers to run (default: exponential top_r mistakes)")
     demo.add_argument("--draws", type=int, default=20,
                       help="independent releases per method, to show how often the truth "

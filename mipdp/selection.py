@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 import math
 import time
-import warnings
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -22,14 +22,12 @@ from ._validation import (bounds_not_private_reason, check_bounds, check_epsilon
 from ._logging import with_verbose
 from .accounting import check_release, record_release
 from .enumeration import SupportEnumerator, default_R
-from .enumeration.envelope import build_envelope
 from .enumeration.options import check_enumeration_options
-from .exceptions import BudgetError, ConditionalPrivacyWarning
+from .exceptions import BudgetError
 from .guarantee import Guarantee, Neighbour, compose
 from .losses import Loss, get_loss
-from .mechanisms import ExponentialMechanismSampler, MistakesMechanism, TopRMechanism, ptr_test
-from .mechanisms.exponential import log_comb
-from .mechanisms.permute_flip import PermuteAndFlipSampler
+from .methods import registry as _registry
+from .methods.mistakes import MISTAKES_LEVEL_C, eps_test_default, mistakes_theta, ptr_level
 from .prescreen import prescreen_fraction
 from .private_ranges import (MAPPED_BOUNDS, PrivateBounds, as_private_bounds, ranges_guarantee,
                              run_with_private_ranges)
@@ -38,21 +36,43 @@ from .result import SelectionResult
 logger = logging.getLogger(__name__)
 
 __all__ = ["private_bss", "planned_epsilon", "planned_guarantee", "PrivateBSSResult", "METHODS",
-           "NEIGHBOURS", "ADD_REMOVE_SCALE", "neighbour_scale_factor"]
+           "NEIGHBOURS", "ADD_REMOVE_SCALE", "neighbour_scale_factor", "mistakes_theta",
+           "ptr_level", "MISTAKES_LEVEL_C"]
 
-METHODS = ("exponential", "top_r", "mistakes", "permute_and_flip")
+#: Names of the selection methods (``method=``): a tuple view of
+#: :data:`mipdp.methods.registry.METHODS`, where each method is one unit (its guarantee
+#: and its release, one file under ``mipdp/methods/``).
+METHODS = _registry.method_names()
 
 #: Neighbour notions of :func:`private_bss` (its ``neighbours=`` argument).
 NEIGHBOURS = ("replace_one", "add_remove")
 
+
+class _AddRemoveScale(Mapping):
+    """Live read-only view ``{method: add_remove_factor}`` of the method registry."""
+
+    def __getitem__(self, name):
+        return _registry.add_remove_scale()[name]
+
+    def __iter__(self):
+        return iter(_registry.add_remove_scale())
+
+    def __len__(self):
+        return len(_registry.add_remove_scale())
+
+    def __repr__(self):
+        return repr(_registry.add_remove_scale())
+
+
 #: Per method, the factor applied to the replace-one noise scale ``Δ = B/n`` under
-#: ``neighbours="add_remove"``.  ``0.5`` is the monotone factor: the method's score in sum
+#: ``neighbours="add_remove"`` (each method's ``add_remove_factor``, read from the
+#: registry).  ``0.5`` is the monotone factor: the method's score in sum
 #: form ``F = n·L`` moves by an amount in ``[0, B]`` (all in the same direction) when a
 #: row is added, so the exponent ``ε F / B = ε L / (2 · B/(2n))`` is ε-DP (docs/privacy.md,
 #: "MIP methods under add/remove neighbours").  A method absent from this table refuses ``"add_remove"``
 #: before the data is read; a method whose score is not proven monotone would use ``1.0``
 #: (the add/remove sensitivity ``B`` of a non-monotone sum-form score is the same bound).
-ADD_REMOVE_SCALE = {"exponential": 0.5, "top_r": 0.5, "mistakes": 0.5, "permute_and_flip": 0.5}
+ADD_REMOVE_SCALE: Mapping[str, float] = _AddRemoveScale()
 
 
 def neighbour_scale_factor(method: str, neighbours: str = "replace_one") -> float:
@@ -78,9 +98,6 @@ def neighbour_scale_factor(method: str, neighbours: str = "replace_one") -> floa
 
 def _neighbour_record(neighbours: str) -> Neighbour:
     return Neighbour.ADD_REMOVE if neighbours == "add_remove" else Neighbour.REPLACE_ONE
-
-#: ``c`` of the mistakes sampler's data-independent class levels ``θ_k = (2Δ/ε)(log m_k + c)``
-MISTAKES_LEVEL_C = 10.0
 
 
 @dataclass(repr=False)
@@ -162,8 +179,12 @@ def _check_method_args(method, R, delta, eps_test, n_draws):
     """Relations between arguments (types and ranges are in the parameter table)."""
     if delta is not None:
         delta = float(delta)
-        if method != "mistakes":
-            raise ValueError("delta: only used by method='mistakes' (its propose-test-release guard)")
+        unit = _registry.METHODS.get(method)
+        if unit is None or not unit.takes_delta:
+            users = " or ".join(repr(name) for name, m in _registry.METHODS.items()
+                                if m.takes_delta)
+            raise ValueError(f"delta: only used by method={users} (its propose-test-release "
+                             "guard)")
     if eps_test is not None:
         eps_test = float(eps_test)
         if delta is None:
@@ -204,42 +225,21 @@ def planned_epsilon(eps: float, *, n_draws: int = 1, prescreen=None, method: str
         eps_r = spec.fraction * check_epsilon(eps)
         return eps_r + planned_epsilon(eps - eps_r, n_draws=n_draws, prescreen=prescreen,
                                        method=method, delta=delta, eps_test=eps_test)
-    eps_select = (1.0 - prescreen_fraction(prescreen)) * check_epsilon(eps)
+    eps_select = _selection_epsilon(check_epsilon(eps), prescreen)
     total = (eps - eps_select) + n_draws * eps_select
-    if method == "mistakes" and delta is not None:
-        total += _eps_test(eps_select, eps_test)
+    once = _registry.get_method(method).once_epsilon(eps_select, delta=delta, eps_test=eps_test)
+    if once:       # the method's own one-off spend (the PTR test of a guarded mistakes run)
+        total += once
     return total
 
 
-def mistakes_theta(p: int, s: int, epsilon: float, sensitivity: float,
-                   c: float = MISTAKES_LEVEL_C) -> np.ndarray:
-    """The mistakes sampler's data-independent class levels ``θ_k = (2Δ/ε)(log m_k + c)``.
-
-    Above ``L_0 + θ_k`` class ``k`` (``m_k = C(s,k) C(p-s,k)`` supports) carries less than
-    ``e^{-c}`` of the optimum's weight whatever its minimum, so capping its score there
-    costs no utility; ``θ_0 = 0``.
-    """
-    K = min(s, p - s)
-    th = np.array([2.0 * sensitivity / epsilon * (log_comb(s, k) + log_comb(p - s, k) + c)
-                   for k in range(K + 1)])
-    th[0] = 0.0
-    return th
+def _selection_epsilon(eps: float, prescreen) -> float:
+    """ε of one draw: what the pre-screen's share leaves (the one place of the split)."""
+    return (1.0 - prescreen_fraction(prescreen)) * float(eps)
 
 
-def ptr_level(sensitivity: float, eps_test: float, delta: float, margin: float = 10.0) -> float:
-    """Gap ``G`` above which the propose-test-release test passes with probability ``>= 1 -
-    e^{-margin}/2``: ``2Δ (1 + (log(1/δ) + margin) / ε_test)``.
-
-    The class searches of a guarded mistakes run reach at least this level, so the gap
-    they report (``min(G, min_k θ_k)``, 2Δ-sensitive like ``G``) lets a stable optimum
-    pass the test.
-    """
-    return 2.0 * sensitivity * (1.0 + (math.log(1.0 / delta) + margin) / eps_test)
-
-
-def _eps_test(eps_select: float, eps_test: float | None) -> float:
-    """Budget of the propose-test-release test (default a tenth of the selection's)."""
-    return eps_select / 10.0 if eps_test is None else float(eps_test)
+#: kept importable here: the mistakes method's helpers live in mipdp/methods/mistakes.py
+_eps_test = eps_test_default
 
 
 def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None,
@@ -254,7 +254,9 @@ def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None,
     Computed from the arguments alone (so an accountant can check it before the data is
     read); :func:`private_bss` calls it again after the release with the details it then
     knows (``sensitivity``, ``R``, whether the PTR test passed, the pre-screen's record).
-    Its ``epsilon`` is :func:`planned_epsilon`.
+    Its ``epsilon`` is :func:`planned_epsilon`.  The method's own part is its unit's
+    :meth:`~mipdp.methods.base.SelectionMethod.guarantee` (``mipdp/methods/<method>.py``);
+    the private ranges, the pre-screen and the data-derived-bounds label are composed here.
 
     Under ``neighbours="add_remove"`` the record's ``neighbour`` is
     :attr:`~mipdp.guarantee.Neighbour.ADD_REMOVE` and its ``sensitivity`` is ``B``, the
@@ -271,56 +273,10 @@ def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None,
             prescreen_guarantee=prescreen_guarantee, neighbours=neighbours)
         return ranges_guarantee(spec, eps_r, neighbours, get_loss(loss).needs_y_bound) + rest
     nb = _neighbour_record(neighbours)
-    if nb is Neighbour.ADD_REMOVE:
-        mono = ("monotone sum-form score F(S) = n L(S): weights exp(-eps F(S) / B)"
-                if sensitivity is None else
-                f"monotone sum-form score F(S) = n L(S): weights exp(-eps F(S) / B), "
-                f"B = {sensitivity:.6g}")
-    else:
-        mono = ""
-    eps_select = (1.0 - prescreen_fraction(prescreen)) * float(eps)
-    if method == "exponential":
-        per_draw = Guarantee.pure(eps_select, nb, "exponential mechanism over all C(p, s) "
-                                  "supports, sampled exactly by rejection from certified "
-                                  "bounds", sensitivity=sensitivity)
-        stage = per_draw.repeat(n_draws)
-    elif method == "permute_and_flip":
-        per_draw = Guarantee.pure(eps_select, nb, "permute-and-flip (report-noisy-max with "
-                                  "exponential noise) over all C(p, s) supports, sampled "
-                                  "exactly by best-first search over certified bounds",
-                                  sensitivity=sensitivity)
-        stage = per_draw.repeat(n_draws)
-    elif method == "top_r":
-        r_txt = "R = 1 + s(p - s)" if R is None else f"R = {R}"
-        per_draw = Guarantee.pure(eps_select, nb, "exponential mechanism on the truncated "
-                                  f"objective (top-R sampler, {r_txt} fixed in advance)",
-                                  sensitivity=sensitivity)
-        stage = per_draw.repeat(n_draws)
-    elif delta is None:
-        per_draw = Guarantee.pure(eps_select, nb, "mistakes sampler (exponential mechanism "
-                                  "over mistake classes around the optimum)",
-                                  sensitivity=sensitivity)
-        if nb is Neighbour.ADD_REMOVE:
-            b_txt = "B" if sensitivity is None else f"B = {sensitivity:.6g}"
-            cond = f"n (L(S_(2)) - L(S_(1))) > {b_txt}"
-        else:
-            two_delta = "2Δ" if sensitivity is None else f"2Δ = {2 * sensitivity:.6g}"
-            cond = f"L(S_(2)) - L(S_(1)) > {two_delta}"
-        stage = per_draw.repeat(n_draws).conditional(
-            f"the optimum is stable on this data: {cond} (not "
-            "tested privately; pass delta= for a propose-test-release guard)")
-    else:
-        eps_t = _eps_test(eps_select, eps_test)
-        which = ("mistakes sampler" if ptr_passed else "top-R sampler (fallback)"
-                 if ptr_passed is not None else "mistakes sampler, or top-R if the test fails")
-        test = Guarantee.pure(eps_t, nb, "propose-test-release stability test (Laplace)")
-        sampler = Guarantee.approximate(n_draws * eps_select, float(delta), nb,
-                                        f"{n_draws} draw(s) of the {which}",
-                                        sensitivity=sensitivity,
-                                        notes="δ covers the test passing on unstable data")
-        stage = test + sampler
-    if mono:
-        stage = replace(stage, notes=f"{stage.notes}; {mono}" if stage.notes else mono)
+    eps_select = _selection_epsilon(eps, prescreen)
+    stage = _registry.get_method(method).guarantee(
+        eps_select, n_draws, nb, sensitivity=sensitivity, R=R, delta=delta,
+        eps_test=eps_test, ptr_passed=ptr_passed)
     if prescreen is not None:
         if prescreen_guarantee is None:
             name = prescreen[0] if isinstance(prescreen, (tuple, list)) and prescreen else "?"
@@ -341,7 +297,7 @@ PRIVATE_BSS_CONSTRAINTS = {
     "bounds": ["bounds", StrOptions({"private"}), PrivateBounds],
     "ridge": [None] + POSITIVE_REAL,
     "radius": [None, Interval(Real, 0, None, closed="neither", allow_inf=True)],
-    "loss": [str, Loss], "method": [StrOptions(set(METHODS))],
+    "loss": [str, Loss], "method": [_registry.MethodOptions()],
     "R": [None] + POSITIVE_INT, "delta": [None] + PROBABILITY_OPEN, "eps_test": [None] + EPSILON,
     "backend": "no_validation", "backend_options": [None, dict], "n_draws": POSITIVE_INT,
     "prescreen": [None, tuple, list], "time_limit": [None] + POSITIVE_REAL,
@@ -528,7 +484,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     loss_obj = get_loss(loss, ridge=ridge, radius=radius)
     score_rule = "given" if loss_obj.resolved else "default"
     loss_obj = _resolve_public_score(loss_obj, s, bounds)
-    eps_select = (1.0 - prescreen_fraction(prescreen)) * eps
+    eps_select = _selection_epsilon(eps, prescreen)
     eps_total = planned_epsilon(eps, n_draws=n_draws, prescreen=prescreen, method=method,
                                 delta=delta, eps_test=eps_test)
     if max_epsilon is not None and eps_total > max_epsilon * (1 + 1e-12):
@@ -584,58 +540,13 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     info: dict = {"loss": loss_obj.name, bounds_key: (b_x, b_y), "ridge": loss_obj.ridge,
                   "radius": loss_obj.radius, "score_rule": score_rule,
                   "clipped_fraction_not_private": clipped}
-    ran = method
-    passed = None
-    if method == "exponential":
-        env = build_envelope(enum, eps_select, delta_L)
-        mech = ExponentialMechanismSampler(objective.values, env.singletons, env.values,
-                                           env.regions, p, eps_select, delta_L,
-                                           refine=env.refine, deadline=enum.clock)
-        center, L0 = enum.optimum()
-        candidates, cand_values = center[None, :], np.array([L0])
-        enum.stats.certified = True  # every region bound is certified
-    elif method == "permute_and_flip":
-        env = build_envelope(enum, eps_select, delta_L)
-        mech = PermuteAndFlipSampler(objective.values, env.singletons, env.values, env.regions,
-                                     p, eps_select, delta_L, refine=env.refine,
-                                     deadline=enum.deadline)
-        center, L0 = enum.optimum()
-        candidates, cand_values = center[None, :], np.array([L0])
-        enum.stats.certified = True  # every region bound is certified
-    elif method == "top_r":
-        top = enum.top_supports(R_used)
-        mech = TopRMechanism(top.supports, top.values, p, eps_select, delta_L)
-        candidates, cand_values = top.supports, top.values
-    else:
-        theta = mistakes_theta(p, s, eps_select, delta_L)
-        if delta is not None:  # searched high enough for the stability test to pass
-            eps_test = _eps_test(eps_select, eps_test)
-            theta[2:] = np.maximum(theta[2:], ptr_level(delta_L, eps_test, delta))
-        ms = enum.mistake_scores(theta)
-        gap = ms.second_best - ms.scores[0]
-        candidates, cand_values = ms.center[None, :], ms.scores[:1]
-        if report_gap:
-            info["gap_not_private"] = gap
-            info["gap_is_lower_bound_not_private"] = bool(np.any(ms.scores[2:] >= ms.levels[2:]))
-            info["stability_condition_held_not_private"] = bool(gap > 2 * delta_L)
-        if delta is None:
-            warnings.warn(
-                "method='mistakes' is eps-DP only when the best support is stable "
-                "(L(S_(2)) - L(S_(1)) > 2Δ), a data-dependent condition that was not checked "
-                "privately. Pass delta= (and eps_test=) for an unconditional (eps + eps_test, "
-                "delta)-DP release through propose-test-release.",
-                ConditionalPrivacyWarning, stacklevel=2)
-            mech = MistakesMechanism(ms.center, ms.scores, p, eps_select, delta_L)
-        else:
-            passed = ptr_test(gap, delta_L, eps_test, delta, rng_test)
-            info["ptr_passed"] = passed
-            if passed:
-                mech = MistakesMechanism(ms.center, ms.scores, p, eps_select, delta_L)
-            else:
-                ran = "top_r"
-                top = enum.top_supports(R_used)
-                mech = TopRMechanism(top.supports, top.values, p, eps_select, delta_L)
-                candidates, cand_values = top.supports, top.values
+    # -- the method's release (mipdp/methods/<method>.py) ----------------------------------
+    rel = _registry.get_method(method).release(
+        enum, objective, p=p, s=s, eps_select=eps_select, scale=delta_L, R=R_used,
+        delta=delta, eps_test=eps_test, rng_test=rng_test, report_gap=report_gap)
+    mech, candidates, cand_values = rel.mechanism, rel.candidates, rel.candidate_values
+    info.update(rel.info)
+    ran = rel.method_run
     timings.update({k: v.time for k, v in enum.stats.phases.items()})
     t_draw = time.perf_counter()
     enum.progress.start("sampling", draws=n_draws)     # the progress bar shows this phase
@@ -646,22 +557,23 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
                 "private)", method, ran, sum(v.time for v in enum.stats.phases.values()),
                 timings["sampling"])
     stats = enum.stats.as_dict()
-    if isinstance(mech, (ExponentialMechanismSampler, PermuteAndFlipSampler)):
-        stats["sampler"] = mech.stats()
+    sampler_stats = rel.sampler_stats()
+    if sampler_stats is not None:
+        stats["sampler"] = sampler_stats
     if columns is not None:
         draws = np.sort(columns[draws], axis=1)
         candidates = columns[candidates]
         info["prescreen"] = screen_info
     guarantee = planned_guarantee(
-        eps, **plan, sensitivity=record_sens, R=mech.R if isinstance(mech, TopRMechanism) else R,
-        ptr_passed=passed, prescreen_guarantee=None if screen_info is None
+        eps, **plan, sensitivity=record_sens, R=R if rel.R is None else rel.R,
+        ptr_passed=rel.ptr_passed, prescreen_guarantee=None if screen_info is None
         else screen_info["guarantee"])
     timings["total"] = time.perf_counter() - t_start
     info["method_run"] = ran
     return record_release(acc, PrivateBSSResult(
         support=draws[0].copy(), supports=draws, method=method, guarantee=guarantee,
         timings=timings, info=info, mechanism=mech,
-        R=mech.R if isinstance(mech, TopRMechanism) else None, candidates=candidates,
+        R=rel.R, candidates=candidates,
         candidate_values=cand_values, stats=stats, _columns=columns))
 
 

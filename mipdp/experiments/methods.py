@@ -173,13 +173,22 @@ def _marginal(X, y, s, eps, rng, draws, *, loss="least_squares", bounds=(0.5, 0.
                         time.perf_counter() - t0)
 
 
-#: experiment name -> adapter
+def _bss_adapters() -> dict[str, Callable[..., MethodOutput]]:
+    """One adapter per method of :mod:`mipdp.methods.registry`, and ``exponential_default``."""
+    from ..methods.registry import method_names
+    out = {}
+    for name in method_names():
+        out[name] = _bss(name)
+        if name == "exponential":
+            out["exponential_default"] = _bss("exponential", default_score=True)
+    return out
+
+
+_BSS_ADAPTERS = _bss_adapters()
+
+#: experiment name -> adapter (the private_bss methods come from the method registry)
 METHODS: dict[str, Callable[..., MethodOutput]] = {
-    "exponential": _bss("exponential"),
-    "exponential_default": _bss("exponential", default_score=True),
-    "top_r": _bss("top_r"),
-    "mistakes": _bss("mistakes"),
-    "permute_and_flip": _bss("permute_and_flip"),
+    **_BSS_ADAPTERS,
     "samp_agg": _comparator("two_stage", needs_bounds=False),
     "mcmc": _comparator("mcmc", needs_bounds=True),
     "dp_sis": _comparator("dp_sis", needs_bounds=True),
@@ -189,7 +198,7 @@ METHODS: dict[str, Callable[..., MethodOutput]] = {
 }
 
 #: the MIP methods of :func:`mipdp.selection.private_bss` (exact probabilities of the truth)
-BSS_METHODS = ("exponential", "exponential_default", "top_r", "mistakes", "permute_and_flip")
+BSS_METHODS = tuple(_BSS_ADAPTERS)
 #: non-private baselines
 BASELINES = ("abess", "marginal")
 

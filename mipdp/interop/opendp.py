@@ -146,10 +146,12 @@ def make_private_bss(p: int, s: int, eps: float, *, neighbours: str = "replace_o
     g = planned_guarantee(float(eps), **plan, delta=delta, eps_test=eps_test,
                           neighbours=neighbours)
     if not g.is_pure:
+        from ..methods.registry import METHODS
+        pure = " or ".join(repr(name) for name, m in METHODS.items() if m.guarantee(1.0).is_pure)
         raise InvalidParameterError(
             "make_private_bss: OpenDP's max_divergence needs a proven pure-DP release, but "
             f"this configuration's guarantee is: {g}. Give data-free bounds and use "
-            "method='exponential' or 'top_r' (mistakes only without delta= is conditional, "
+            f"method={pure} (mistakes only without delta= is conditional, "
             "with delta= approximate)")
     if input_metric == "change_one":
         g = g.as_replace_one()
