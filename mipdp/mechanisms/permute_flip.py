@@ -43,7 +43,8 @@ from typing import Callable
 
 import numpy as np
 
-from ..exceptions import CertificationError, TimeLimitError
+from ..deadline import Deadline
+from ..exceptions import CertificationError
 from .regions import Region, region_members
 
 logger = logging.getLogger(__name__)
@@ -264,6 +265,11 @@ class PermuteAndFlipSampler:
         self.coef = self.epsilon / (2.0 * self.sensitivity)
         self.ref = float(np.min(self.singleton_values))
         self._refine = refine
+        if deadline is not None and not isinstance(deadline, Deadline):
+            clock = Deadline(None)   # a bare perf_counter() value: no user limit to name
+            clock.end = float(deadline)
+            clock.time_limit = max(0.0, float(deadline) - clock.start)
+            deadline = clock
         self._deadline = deadline
         self.refine_after = int(refine_after)
         self.split_cost = None if split_cost is None else float(split_cost)
@@ -302,9 +308,8 @@ class PermuteAndFlipSampler:
         return out
 
     def _check_deadline(self) -> None:
-        if self._deadline is not None and time.perf_counter() > self._deadline:
-            raise TimeLimitError("time_limit reached while sampling permute-and-flip; nothing "
-                                 f"was released ({self.n_evaluations} evaluations)")
+        if self._deadline is not None:   # the call's one deadline (message names the limit)
+            self._deadline.check("sampling")
 
     def _u(self, R: Region) -> float:
         """Upper bound on the score of every member of ``R``."""

@@ -39,7 +39,7 @@ class PermuteAndFlipMethod(SelectionMethod):
         env = build_envelope(enum, eps_select, scale)
         mech = PermuteAndFlipSampler(objective.values, env.singletons, env.values, env.regions,
                                      p, eps_select, scale, refine=env.refine,
-                                     deadline=enum.deadline)
+                                     deadline=enum.clock)
         center, L0 = enum.optimum()
         enum.stats.certified = True  # every region bound is certified
         return Release(mech, center[None, :], np.array([L0]), self.name)
