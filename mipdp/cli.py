@@ -150,7 +150,9 @@ def _demo(args: argparse.Namespace) -> int:
         print(f"  guarantee: {res.guarantee}")
         print(f"  time: {phases}")
         stats = res.stats
-        print(f"  not private, for diagnostics: optimum {res.candidates[0].tolist()} "
+        best = ("optimum" if stats.get("optimum_certified") in (None, True)
+                else "best support found (not certified optimal)")
+        print(f"  not private, for diagnostics: {best} {res.candidates[0].tolist()} "
               f"(gap {stats['optimality_gap']:.1e}), {stats['n_cuts']} cuts, "
               f"{stats['n_nogoods']} no-goods"
               + (f", {stats['sampler']['n_proposals']} proposals for "

@@ -119,7 +119,11 @@ class PrivateBSSResult(SelectionResult):
         Size of the top-R set (top-R sampler only).
     candidates, candidate_values : ndarray
         The exact top-R supports (in original feature indices) and their objectives,
-        or the mistakes centre.  **Not private**; for research and diagnostics only.
+        or the mistakes centre, or (exponential mechanism, permute-and-flip) the
+        envelope's centre: the optimum when ``stats["optimum_certified"]`` is True, else a
+        one-swap local optimum (the mechanisms never need the optimum certified, so it is
+        not certified only for this field).  **Not private**; for research and diagnostics
+        only.
     stats : dict
         Enumeration statistics: time per phase, solver calls, cuts, optimality gap,
         whether the candidate set was certified, backend; for ``method="exponential"``

@@ -125,13 +125,15 @@ class EnumerationStats:
     optimality_gap: float = float("nan")
     certified: bool = False
     backend: str = ""
+    #: whether the best support found was certified as the optimum (``None``: not asked)
+    optimum_certified: bool | None = None
 
     def as_dict(self) -> dict:
         return {"phases": {k: vars(v).copy() for k, v in self.phases.items()},
                 "n_cuts": self.n_cuts, "n_nogoods": self.n_nogoods,
                 "n_evaluations": self.n_evaluations,
                 "optimality_gap": self.optimality_gap, "certified": self.certified,
-                "backend": self.backend}
+                "optimum_certified": self.optimum_certified, "backend": self.backend}
 
 
 class SupportEnumerator:
@@ -351,6 +353,12 @@ class SupportEnumerator:
         self.stats.n_evaluations = self.objective.n_evaluations
 
     # -- optimum ----------------------------------------------------------------------------
+    @property
+    def optimum_certified(self) -> bool:
+        """Whether the centre is the certified optimum (exhaustive path, optimum phase, or
+        class bounds that certified it)."""
+        return bool(self._optimum_certified)
+
     def warm_center(self) -> tuple[np.ndarray, float]:
         """A one-swap local optimum and its value, with the master built around it.
 
