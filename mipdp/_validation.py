@@ -51,7 +51,8 @@ def _as_lazy_matrix(X, name: str):
             raise TypeError(f"{name}: expected real numeric values, got dtype {X.dtype}")
         if X.format not in ("csr", "csc"):
             X = X.tocsc()   # COO, LIL, DOK, ...: one sparse conversion (CSC is what is used)
-        return X
+        from .data import canonical_sparse
+        return canonical_sparse(X)   # duplicate entries summed (X itself is not modified)
     if isinstance(X, np.ndarray) and (np.issubdtype(X.dtype, np.floating)
                                       or np.issubdtype(X.dtype, np.integer)
                                       or X.dtype == bool):

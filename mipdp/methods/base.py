@@ -95,7 +95,7 @@ class SelectionMethod:
     """
 
     name: str
-    add_remove_factor: float | None = 0.5
+    add_remove_factor: float | None = None   # opt in, with a proof (docs/privacy.md)
     takes_delta: bool = False
     summary: str = ""
 

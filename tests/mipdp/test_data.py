@@ -153,3 +153,33 @@ def test_dask_array_on_a_local_cluster_gives_the_same_release():
         res_screen = private_bss(Xd, y, 2, 1.0, prescreen=("dp_sis", 6, 0.3), **SMALL)
     np.testing.assert_array_equal(res.supports, ref.supports)
     np.testing.assert_array_equal(res_screen.supports, ref_screen.supports)
+
+
+def test_sparse_duplicate_entries_are_summed_before_clipping():
+    """A CSR/CSC matrix may store (i, j) several times (its value is the sum): clipping the
+    stored entries one by one would let a row exceed the public bound (review finding)."""
+    import scipy.sparse as sp
+
+    from mipdp._validation import clip_design
+    from mipdp.data import max_abs
+
+    n, p = 30, 5
+    rng = np.random.default_rng(0)
+    y = rng.uniform(-0.5, 0.5, n)
+    # column 0 stores row 0 forty times (0.4 each, value 16) and row 1 once; other columns
+    # one entry each
+    indices = np.r_[np.zeros(40, int), 1, 2, 3, 4, 5]
+    data = np.r_[np.full(40, 0.4), 0.3, -0.2, 0.1, 0.25, -0.45]
+    indptr = np.array([0, 41, 42, 43, 44, 45])
+    for fmt in ("csc", "csr"):
+        X = sp.csc_matrix((data.copy(), indices.copy(), indptr.copy()), shape=(n, p))
+        if fmt == "csr":
+            X = X.tocsr()            # keeps the duplicates (non-canonical CSR)
+        assert X.nnz == 45 and not X.has_canonical_format
+        assert X.toarray()[0, 0] == pytest.approx(16.0)
+        data_before = X.data.copy()
+        Xc, _ = clip_design(X, y, 0.5, 0.5)
+        assert Xc.columns([0])[0, 0] == pytest.approx(0.5)
+        assert np.max(np.abs(Xc.columns(np.arange(p)))) <= 0.5 + 1e-12
+        assert max_abs(X) == pytest.approx(16.0)
+        np.testing.assert_array_equal(X.data, data_before)     # X itself untouched
