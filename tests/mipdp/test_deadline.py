@@ -112,12 +112,18 @@ def test_sampler_checks_the_deadline_inside_a_batch():
 @pytest.mark.slow
 @pytest.mark.parametrize("limit", [10.0, 20.0])
 def test_overshoot_at_scale(limit):
-    """n = 3000, p = 20 000 (the report's size): raises within max(1 s, 10 %) of the limit.
+    """n = 3000, p = 20 000 (the report's size): the call either finishes within the limit
+    or raises within max(1 s, 10 %) of it — never runs on past it.
 
-    Not at 3 s: validating and clipping the 6·10^7 entries takes 2–6 s on a loaded 2-core
-    machine before the first check can run (experiments/bench_time_limit.py)."""
+    (Since the envelope stopped certifying the optimum the release often finishes in under
+    10 s; the overshoot of a call that does run out is also tested, at a size that always
+    does, in the sampling test above.)  Not at 3 s: validating and clipping the 6·10^7
+    entries takes 2–6 s on a loaded 2-core machine before the first check can run
+    (experiments/bench_time_limit.py)."""
     X, y, _ = make_bss_regression(n=3000, p=20_000, s=5, random_state=0)
     t0 = time.perf_counter()
-    with pytest.raises(TimeLimitError):
+    try:
         private_bss(X, y, 5, 1.0, bounds=B, time_limit=limit, random_state=0)
+    except TimeLimitError as exc:
+        _assert_user_message(exc, limit, exc.phase)
     assert time.perf_counter() - t0 - limit < max(1.0, 0.1 * limit)
