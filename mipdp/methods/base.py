@@ -12,12 +12,14 @@ the command line, the experiments and the selector all read that list.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import ClassVar
 
 import numpy as np
 
+from ..enumeration.envelope import build_envelope
 from ..guarantee import Guarantee, Neighbour
 
-__all__ = ["SelectionMethod", "Release", "as_neighbour"]
+__all__ = ["SelectionMethod", "EnvelopeMethod", "Release", "as_neighbour"]
 
 
 @dataclass(frozen=True)
@@ -170,3 +172,28 @@ class SelectionMethod:
             Whether to report data-dependent diagnostics (labelled ``_not_private``).
         """
         raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class EnvelopeMethod(SelectionMethod):
+    """A method whose sampler draws over every support from the certified envelope.
+
+    Subclasses name their sampler class (``sampler``): the exponential mechanism and
+    permute-and-flip build the same envelope and differ only in how they sample it.
+    """
+
+    sampler: ClassVar[type]
+
+    def release(self, enum, objective, *, p, s, eps_select, scale, R, delta=None,
+                eps_test=None, rng_test=None, report_gap=False) -> Release:
+        env = build_envelope(enum, eps_select, scale)
+        mech = self.sampler(objective.values, env.singletons, env.values, env.regions, p,
+                            eps_select, scale, refine=env.refine, deadline=enum.clock)
+        # the envelope's centre: the optimum when the class bounds certified it, else a
+        # one-swap local optimum.  The mechanism never needs the optimum certified, so it
+        # is not certified only to fill the (non-private) ``candidates`` field; whether it
+        # was is ``stats["optimum_certified"]``.
+        center, L0 = enum.warm_center()
+        enum.stats.optimum_certified = enum.optimum_certified
+        enum.stats.certified = True  # every region bound is certified
+        return Release(mech, center[None, :], np.array([L0]), self.name)

@@ -11,19 +11,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
-from ..enumeration.envelope import build_envelope
 from ..guarantee import Guarantee, Neighbour
 from ..mechanisms import ExponentialMechanismSampler
-from .base import Release, SelectionMethod
+from .base import EnvelopeMethod
 
 __all__ = ["ExponentialMethod", "EXPONENTIAL"]
 
 
 @dataclass(frozen=True)
-class ExponentialMethod(SelectionMethod):
+class ExponentialMethod(EnvelopeMethod):
     """The exponential mechanism over all supports (the default method)."""
+
+    sampler = ExponentialMechanismSampler
 
     def _stage_guarantee(self, eps_select: float, n_draws: int, nb: Neighbour, *,
                          sensitivity, R, delta, eps_test, ptr_passed) -> Guarantee:
@@ -31,21 +30,6 @@ class ExponentialMethod(SelectionMethod):
                                   "supports, sampled exactly by rejection from certified "
                                   "bounds", sensitivity=sensitivity)
         return per_draw.repeat(n_draws)
-
-    def release(self, enum, objective, *, p, s, eps_select, scale, R, delta=None,
-                eps_test=None, rng_test=None, report_gap=False) -> Release:
-        env = build_envelope(enum, eps_select, scale)
-        mech = ExponentialMechanismSampler(objective.values, env.singletons, env.values,
-                                           env.regions, p, eps_select, scale,
-                                           refine=env.refine, deadline=enum.clock)
-        # the envelope's centre: the optimum when the class bounds certified it, else a
-        # one-swap local optimum.  The mechanism never needs the optimum certified, so it
-        # is not certified only to fill the (non-private) ``candidates`` field; whether it
-        # was is ``stats["optimum_certified"]``.
-        center, L0 = enum.warm_center()
-        enum.stats.optimum_certified = enum.optimum_certified
-        enum.stats.certified = True  # every region bound is certified
-        return Release(mech, center[None, :], np.array([L0]), self.name)
 
 
 EXPONENTIAL = ExponentialMethod(
