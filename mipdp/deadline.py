@@ -46,6 +46,17 @@ class Deadline:
         self.start = time.perf_counter() if start is None else float(start)
         self.end = None if self.time_limit is None else self.start + self.time_limit
 
+    @classmethod
+    def coerce(cls, deadline: "Deadline | float | None") -> "Deadline | None":
+        """``deadline`` as a :class:`Deadline`: a bare ``time.perf_counter()`` value becomes
+        one that ends then (with no user limit to name); ``None`` and a Deadline pass."""
+        if deadline is None or isinstance(deadline, cls):
+            return deadline
+        clock = cls(None)
+        clock.end = float(deadline)
+        clock.time_limit = max(0.0, float(deadline) - clock.start)
+        return clock
+
     def elapsed(self) -> float:
         """Seconds since ``start``."""
         return time.perf_counter() - self.start

@@ -47,8 +47,8 @@ from typing import Callable
 import numpy as np
 from scipy.special import logsumexp
 
-from ..deadline import Deadline
 from ..exceptions import CertificationError
+from ._envelope_sampler import _MAX_SEEN, _VIOLATION_RTOL, EnvelopeSampler
 from .regions import Region, region_members
 
 logger = logging.getLogger(__name__)
@@ -57,14 +57,11 @@ progress_logger = logging.getLogger(__name__ + ".progress")
 
 __all__ = ["ExponentialMechanismSampler"]
 
-#: an evaluated value this far (relative) below its region's bound is an invalid envelope
-_VIOLATION_RTOL = 1e-10
-_MAX_SEEN = 2_000_000
 #: a chunk of proposals evaluated between two deadline checks grows while it takes less
 _CHUNK_SECONDS = 0.1
 
 
-class ExponentialMechanismSampler:
+class ExponentialMechanismSampler(EnvelopeSampler):
     """Exact sampler of the exponential mechanism ``π(S) ∝ exp(-ε L(S) / (2Δ))``.
 
     Parameters
@@ -107,26 +104,8 @@ class ExponentialMechanismSampler:
                  singleton_values: np.ndarray, regions: list[Region], p: int, epsilon: float,
                  sensitivity: float, *, refine: Callable | None = None,
                  deadline: float | None = None) -> None:
-        self._values = values
-        self.singletons = np.atleast_2d(np.asarray(singletons, dtype=np.intp))
-        self.singleton_values = np.asarray(singleton_values, dtype=float).ravel()
-        if self.singletons.shape[0] != self.singleton_values.size:
-            raise ValueError("singleton_values: one value per singleton support expected")
-        self.p = int(p)
-        self.s = self.singletons.shape[1]
-        self.epsilon = float(epsilon)
-        self.sensitivity = float(sensitivity)
-        self.coef = self.epsilon / (2.0 * self.sensitivity)
-        self.ref = float(np.min(self.singleton_values))
-        self._refine = refine
-        if deadline is not None and not isinstance(deadline, Deadline):
-            clock = Deadline(None)   # a bare perf_counter() value: no user limit to name
-            clock.end = float(deadline)
-            clock.time_limit = max(0.0, float(deadline) - clock.start)
-            deadline = clock
-        self._deadline = deadline
-        self.n_supports = math.comb(self.p, self.s)
-        self._single_index = {tuple(r): i for i, r in enumerate(self.singletons.tolist())}
+        super().__init__(values, singletons, singleton_values, p, epsilon, sensitivity,
+                         refine=refine, deadline=deadline)
         self._single_logw = -self.coef * (self.singleton_values - self.ref)
         self._single_logZ = float(logsumexp(self._single_logw))
         self._single_cdf = np.cumsum(np.exp(self._single_logw - self._single_logw.max()))
@@ -137,11 +116,7 @@ class ExponentialMechanismSampler:
         self._best: list[tuple[float, np.ndarray | None]] = []
         for R in regions:
             self._add_region(R)
-        covered = self.singletons.shape[0] + sum(R.size for R in self.regions)
-        if covered != self.n_supports:
-            raise ValueError(f"regions: the envelope covers {covered} supports, expected "
-                             f"C({self.p}, {self.s}) = {self.n_supports}")
-        self._seen: dict[tuple, float] = {}
+        self._check_covered()
         #: statistics (**not private**: they depend on the data)
         self.n_proposals = 0
         self.n_accepted = 0
@@ -152,8 +127,7 @@ class ExponentialMechanismSampler:
     def _add_region(self, R: Region) -> None:
         if R.size == 0:
             return
-        if not R.bound > -math.inf:
-            raise ValueError("regions: every region needs a finite certified bound")
+        self._check_bounded([R])
         self.regions.append(R)
         self._acc_prob.append([])
         self._prop.append(0)
@@ -203,10 +177,8 @@ class ExponentialMechanismSampler:
                     len(self.regions), self.n_refinements)
         return np.array(out[:size], dtype=np.intp).reshape(size, self.s)
 
-    def _check_deadline(self) -> None:
-        if self._deadline is not None and self._deadline.expired():
-            raise self._deadline.error(
-                "sampling", detail=f"{self.n_proposals} proposals, {self.n_accepted} accepted, "
+    def _deadline_detail(self) -> str:
+        return (f"{self.n_proposals} proposals, {self.n_accepted} accepted, "
                 f"{len(self.regions)} regions (not private)")
 
     def _propose(self, rng: np.random.Generator, m: int, need: int | None = None
@@ -321,14 +293,7 @@ class ExponentialMechanismSampler:
 
     # -- probabilities --------------------------------------------------------------------
     def _logw(self, support) -> float:
-        key = tuple(sorted(int(i) for i in support))
-        i = self._single_index.get(key)
-        if i is not None:
-            return float(self._single_logw[i])
-        v = self._seen.get(key)
-        if v is None:
-            v = float(np.asarray(self._values(np.array([key], dtype=np.intp)))[0])
-        return -self.coef * (v - self.ref)
+        return -self.coef * (self._value(tuple(sorted(int(i) for i in support))) - self.ref)
 
     def log_probability_bounds(self, support) -> tuple[float, float]:
         """Certified bounds ``(lo, hi)`` on ``log π(support)``.
@@ -337,8 +302,8 @@ class ExponentialMechanismSampler:
         the supports evaluated so far, ``Z_up`` adds, for every region, its members not
         evaluated at the region's envelope weight.  Equal bounds mean an exact value.
         """
-        key = tuple(sorted(int(i) for i in support))
-        if len(key) != self.s or len(set(key)) != self.s or not all(0 <= i < self.p for i in key):
+        key = self._support_key(support)
+        if key is None:
             return -math.inf, -math.inf
         logw = self._logw(key)
         log_low = self.log_known_mass()
@@ -355,11 +320,6 @@ class ExponentialMechanismSampler:
         log_up = float(logsumexp(parts))
         return logw - log_up, logw - log_low
 
-    def probability_bounds(self, support) -> tuple[float, float]:
-        """Certified bounds ``(lo, hi)`` on the probability that one draw is ``support``."""
-        lo, hi = self.log_probability_bounds(support)
-        return math.exp(lo), math.exp(hi)
-
     def log_probability(self, support) -> float:
         """Exact ``log π(support)``.
 
@@ -368,8 +328,8 @@ class ExponentialMechanismSampler:
         :attr:`exact_max` supports.  Otherwise raises ``ValueError``: use
         :meth:`log_probability_bounds`.
         """
-        key = tuple(sorted(int(i) for i in support))
-        if len(key) != self.s or len(set(key)) != self.s or not all(0 <= i < self.p for i in key):
+        key = self._support_key(support)
+        if key is None:
             return -math.inf
         return self._logw(key) - self._log_normaliser()
 

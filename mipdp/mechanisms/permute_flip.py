@@ -43,8 +43,8 @@ from typing import Callable
 
 import numpy as np
 
-from ..deadline import Deadline
 from ..exceptions import CertificationError
+from ._envelope_sampler import _MAX_SEEN, _VIOLATION_RTOL, EnvelopeSampler
 from .regions import Region, region_members
 
 logger = logging.getLogger(__name__)
@@ -54,9 +54,6 @@ progress_logger = logging.getLogger(__name__ + ".progress")
 __all__ = ["PermuteAndFlipSampler", "permute_and_flip_log_law", "pf_log_probability_bounds",
            "truncated_exp_max"]
 
-#: an evaluated value this far (relative) below its region's bound is an invalid envelope
-_VIOLATION_RTOL = 1e-10
-_MAX_SEEN = 2_000_000
 #: seconds a refinement is assumed to cost before one was measured (a child's bound can
 #: take a long explicit search on flat landscapes: refine only to save more than this)
 _FIRST_SPLIT_COST = 5.0
@@ -197,7 +194,7 @@ class _State:
         self.evals, self.batch, self.best = 0, 16, best
 
 
-class PermuteAndFlipSampler:
+class PermuteAndFlipSampler(EnvelopeSampler):
     """Exact sampler of permute-and-flip over all ``C(p, s)`` supports.
 
     The release is ``argmax_S -ε L(S) / (2Δ) + E_S`` with ``E_S`` i.i.d. Exp(1)
@@ -253,39 +250,15 @@ class PermuteAndFlipSampler:
                  sensitivity: float, *, refine: Callable | None = None,
                  deadline: float | None = None, refine_after: int = 64,
                  split_cost: float | None = None) -> None:
-        self._values = values
-        self.singletons = np.atleast_2d(np.asarray(singletons, dtype=np.intp))
-        self.singleton_values = np.asarray(singleton_values, dtype=float).ravel()
-        if self.singletons.shape[0] != self.singleton_values.size:
-            raise ValueError("singleton_values: one value per singleton support expected")
-        self.p = int(p)
-        self.s = self.singletons.shape[1]
-        self.epsilon = float(epsilon)
-        self.sensitivity = float(sensitivity)
-        self.coef = self.epsilon / (2.0 * self.sensitivity)
-        self.ref = float(np.min(self.singleton_values))
-        self._refine = refine
-        if deadline is not None and not isinstance(deadline, Deadline):
-            clock = Deadline(None)   # a bare perf_counter() value: no user limit to name
-            clock.end = float(deadline)
-            clock.time_limit = max(0.0, float(deadline) - clock.start)
-            deadline = clock
-        self._deadline = deadline
+        super().__init__(values, singletons, singleton_values, p, epsilon, sensitivity,
+                         refine=refine, deadline=deadline)
         self.refine_after = int(refine_after)
         self.split_cost = None if split_cost is None else float(split_cost)
         self._t_eval = 0.0
-        self.n_supports = math.comb(self.p, self.s)
-        self._single_index = {tuple(r): i for i, r in enumerate(self.singletons.tolist())}
         self._single_q = -self.coef * (self.singleton_values - self.ref)
         self.regions: list[Region] = [R for R in regions if R.size > 0]
-        for R in self.regions:
-            if not R.bound > -math.inf:
-                raise ValueError("regions: every region needs a finite certified bound")
-        covered = self.singletons.shape[0] + sum(R.size for R in self.regions)
-        if covered != self.n_supports:
-            raise ValueError(f"regions: the envelope covers {covered} supports, expected "
-                             f"C({self.p}, {self.s}) = {self.n_supports}")
-        self._seen: dict[tuple, float] = {}
+        self._check_bounded(self.regions)
+        self._check_covered()
         #: statistics (**not private**: they depend on the data)
         self.n_draws = 0
         self.n_evaluations = 0
@@ -306,10 +279,6 @@ class PermuteAndFlipSampler:
                     "(%d refinements); not private", size, self.n_evaluations, self.n_pops,
                     len(self.regions), self.n_refinements)
         return out
-
-    def _check_deadline(self) -> None:
-        if self._deadline is not None:   # the call's one deadline (message names the limit)
-            self._deadline.check("sampling")
 
     def _u(self, R: Region) -> float:
         """Upper bound on the score of every member of ``R``."""
@@ -478,12 +447,8 @@ class PermuteAndFlipSampler:
 
     # -- probabilities --------------------------------------------------------------------
     def _L(self, key: tuple) -> float:
-        i = self._single_index.get(key)
-        if i is not None:
-            return float(self.singleton_values[i])
-        v = self._seen.get(key)
-        if v is None:
-            v = float(np.asarray(self._values(np.array([key], dtype=np.intp)))[0])
+        v = self._value(key)
+        if key not in self._single_index:
             self._seen[key] = v
         return v
 
@@ -496,8 +461,8 @@ class PermuteAndFlipSampler:
         integral bounded by :func:`pf_log_probability_bounds`.  Equal up to the quadrature's
         gap when every support has been evaluated.
         """
-        key = tuple(sorted(int(i) for i in support))
-        if len(key) != self.s or len(set(key)) != self.s or not all(0 <= i < self.p for i in key):
+        key = self._support_key(support)
+        if key is None:
             return -math.inf, -math.inf
         q_s = -self.coef * (self._L(key) - self.ref)
         seen = {k: v for k, v in self._seen.items() if k != key and k not in self._single_index}
@@ -520,11 +485,6 @@ class PermuteAndFlipSampler:
         _, hi = pf_log_probability_bounds(q_s, known, grid=grid)
         return lo, hi
 
-    def probability_bounds(self, support) -> tuple[float, float]:
-        """Certified bounds ``(lo, hi)`` on the probability that one draw is ``support``."""
-        lo, hi = self.log_probability_bounds(support)
-        return math.exp(lo), math.exp(hi)
-
     #: largest ``C(p, s)`` for which :meth:`log_probability` evaluates every support
     exact_max = 20_000
 
@@ -537,8 +497,8 @@ class PermuteAndFlipSampler:
         depends on every other support's score individually (not through a normaliser),
         so only :meth:`log_probability_bounds` is available.
         """
-        key = tuple(sorted(int(i) for i in support))
-        if len(key) != self.s or len(set(key)) != self.s or not all(0 <= i < self.p for i in key):
+        key = self._support_key(support)
+        if key is None:
             return -math.inf
         if self.regions:
             if self.n_supports > self.exact_max:
