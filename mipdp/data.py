@@ -113,6 +113,7 @@ class ClippedDesign:
         self._row_major = False
         self.chunk_rows = 0
         self._da = None        # clipped float64 dask array (lazy graph), for dask input
+        self._clipped_frac = None   # clipped_per_column(), once computed
         if is_sparse(X):
             self.kind = "sparse"
             self._sp = self._clipped_csc(X)
@@ -126,7 +127,9 @@ class ClippedDesign:
         else:
             self.kind = "dense"
             X = self.raw
-            if X.dtype == np.float64 and (self.bound is None or self._max_abs_raw() <= self.bound):
+            # one pass counts the entries beyond the bound per column: it decides whether
+            # X can be used as it is and is kept for the clipping diagnostic
+            if X.dtype == np.float64 and not np.any(self.clipped_per_column()):
                 self._dense = X                          # used as it is: no copy
             elif 8 * self.n * self.p <= cache:
                 # one clipped copy in the input's own memory order: converting a C-ordered
@@ -162,9 +165,6 @@ class ClippedDesign:
         elif self.bound is not None and data.size and np.max(np.abs(data)) > self.bound:
             data = np.clip(data, -self.bound, self.bound)
         return sp.csc_matrix((data, csc.indices, csc.indptr), shape=self.shape)
-
-    def _max_abs_raw(self) -> float:
-        return max_abs(self.raw, self.chunk_cols)
 
     # -- chunks --------------------------------------------------------------------------
     def _block(self, lo: int, hi: int) -> np.ndarray:
@@ -380,6 +380,11 @@ class ClippedDesign:
         For diagnostics only (**not private**): a clipping report can use it on memmaps,
         sparse and dask inputs without a boolean temporary of the whole matrix.
         """
+        if self._clipped_frac is None:
+            self._clipped_frac = self._count_clipped()
+        return self._clipped_frac.copy()
+
+    def _count_clipped(self) -> np.ndarray:
         if self.bound is None:
             return np.zeros(self.p)
         b, n = self.bound, max(self.n, 1)
