@@ -218,7 +218,6 @@ class SupportEnumerator:
         self.n_warm_cuts = 0 if n_warm_cuts is None else n_warm_cuts
         self._time_limit = time_limit
         self._clock = Deadline(time_limit, start=started)
-        self._deadline = self._clock.end
         self.search_gap_exact = 1e-9
         self.bound_margin = 1e-4
         self.exhaustive_class_max = 300_000
@@ -237,11 +236,6 @@ class SupportEnumerator:
     def table(self) -> tuple[np.ndarray, np.ndarray] | None:
         """``(supports, values)`` of every support on the exhaustive path, else ``None``."""
         return self._table
-
-    @property
-    def deadline(self) -> float | None:
-        """``time.perf_counter()`` value at which ``time_limit`` runs out (``None``: none)."""
-        return self._deadline
 
     @property
     def clock(self) -> Deadline:
@@ -424,7 +418,7 @@ class SupportEnumerator:
         ph = self._phase("warm_start")
         self.progress.start("warm_start", p=self.p, s=self.s, supports=self.n_supports)
         obj = self.objective
-        kw = {} if self._deadline is None else {"check": lambda: self._remaining("warm start")}
+        kw = {} if self._clock.end is None else {"check": lambda: self._remaining("warm start")}
         S0 = iht_support(obj.X, obj.y, self.s, getattr(obj.loss, "ridge", 1.0), **kw)
         center, value, swaps = local_search(obj, S0, **kw)
         self.center, self._center_swaps = center, swaps
