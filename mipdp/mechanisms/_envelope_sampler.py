@@ -15,6 +15,7 @@ from typing import Callable
 import numpy as np
 
 from ..deadline import Deadline
+from ..exceptions import CertificationError
 from .regions import Region
 
 #: relative slack below a region's bound before an evaluated value counts as a violation
@@ -70,6 +71,20 @@ class EnvelopeSampler:
     def _check_deadline(self) -> None:
         if self._deadline is not None and self._deadline.expired():
             raise self._deadline.error("sampling", detail=self._deadline_detail())
+
+    @staticmethod
+    def _check_envelope(members: np.ndarray, L: np.ndarray, bound) -> None:
+        """Raise if an evaluated value lies below its region's certified bound (``bound``:
+        one per member, or one for all): the envelope is then invalid, and nothing may be
+        released."""
+        b = np.broadcast_to(np.asarray(bound, dtype=float), L.shape)
+        low = L < b - _VIOLATION_RTOL * np.maximum(1.0, np.abs(L))
+        if np.any(low):
+            i = int(np.flatnonzero(low)[0])
+            raise CertificationError(
+                f"invalid envelope: support {members[i].tolist()} has L = {float(L[i])!r} "
+                f"below its region's certified bound {float(b[i])!r}; nothing was released "
+                "(please report this bug)")
 
     def _support_key(self, support) -> tuple | None:
         """``support`` as a sorted tuple, or ``None`` if it is not an s-subset of range(p)."""

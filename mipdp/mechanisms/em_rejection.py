@@ -47,8 +47,7 @@ from typing import Callable
 import numpy as np
 from scipy.special import logsumexp
 
-from ..exceptions import CertificationError
-from ._envelope_sampler import _MAX_SEEN, _VIOLATION_RTOL, EnvelopeSampler
+from ._envelope_sampler import _MAX_SEEN, EnvelopeSampler
 from .regions import Region, region_members
 
 logger = logging.getLogger(__name__)
@@ -242,13 +241,7 @@ class ExponentialMechanismSampler(EnvelopeSampler):
         """Evaluate the region proposals ``rows`` and decide their acceptance."""
         L = np.asarray(self._values(props[rows]), dtype=float)
         bound = np.array([self.regions[j].bound for j in comp[rows] - 1])
-        low = L < bound - _VIOLATION_RTOL * np.maximum(1.0, np.abs(L))
-        if np.any(low):
-            i = int(np.flatnonzero(low)[0])
-            raise CertificationError(
-                f"invalid envelope: support {props[rows][i].tolist()} has L = "
-                f"{L[i]!r} below its region's certified bound {bound[i]!r}; nothing was "
-                "released (please report this bug)")
+        self._check_envelope(props[rows], L, bound)
         log_acc = -self.coef * np.maximum(L - bound, 0.0)
         accept[rows] = log_u < log_acc
         for r, j, v, la in zip(rows, comp[rows] - 1, L, log_acc):

@@ -43,8 +43,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..exceptions import CertificationError
-from ._envelope_sampler import _MAX_SEEN, _VIOLATION_RTOL, EnvelopeSampler
+from ._envelope_sampler import _MAX_SEEN, EnvelopeSampler
 from .regions import Region, region_members
 
 logger = logging.getLogger(__name__)
@@ -432,13 +431,7 @@ class PermuteAndFlipSampler(EnvelopeSampler):
         L = np.asarray(self._values(members), dtype=float)
         dt = (time.perf_counter() - t0) / max(1, L.size)
         self._t_eval = dt if self._t_eval == 0.0 else 0.9 * self._t_eval + 0.1 * dt
-        low = L < R.bound - _VIOLATION_RTOL * np.maximum(1.0, np.abs(L))
-        if np.any(low):
-            i = int(np.flatnonzero(low)[0])
-            raise CertificationError(
-                f"invalid envelope: support {members[i].tolist()} has L = {L[i]!r} below its "
-                f"region's certified bound {R.bound!r}; nothing was released (please report "
-                "this bug)")
+        self._check_envelope(members, L, R.bound)
         self.n_evaluations += L.size
         if len(self._seen) < _MAX_SEEN:
             for key, v in zip(map(tuple, members.tolist()), L):
