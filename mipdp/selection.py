@@ -27,7 +27,7 @@ from .exceptions import BudgetError
 from .guarantee import Guarantee, Neighbour, compose
 from .losses import Loss, get_loss
 from .methods import registry as _registry
-from .methods.mistakes import MISTAKES_LEVEL_C, eps_test_default, mistakes_theta, ptr_level
+from .methods.mistakes import MISTAKES_LEVEL_C, mistakes_theta, ptr_level
 from .prescreen import prescreen_fraction
 from .private_ranges import (MAPPED_BOUNDS, PrivateBounds, as_private_bounds, ranges_guarantee,
                              run_with_private_ranges)
@@ -240,10 +240,6 @@ def planned_epsilon(eps: float, *, n_draws: int = 1, prescreen=None, method: str
 def _selection_epsilon(eps: float, prescreen) -> float:
     """ε of one draw: what the pre-screen's share leaves (the one place of the split)."""
     return (1.0 - prescreen_fraction(prescreen)) * float(eps)
-
-
-#: kept importable here: the mistakes method's helpers live in mipdp/methods/mistakes.py
-_eps_test = eps_test_default
 
 
 def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None,
