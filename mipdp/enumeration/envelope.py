@@ -54,7 +54,9 @@ class Envelope:
 def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, *,
                    c: float = 5.0, tol: float = 0.5, max_solves: int | None = 3,
                    refine_solves: int | None = 3, gap: float = 1e-2,
-                   full_class_max: int = 100_000) -> Envelope:
+                   full_class_max: int = 100_000, split: bool = True,
+                   split_max_leaves: int = 8,
+                   split_max_evaluations: int = 400_000) -> Envelope:
     """The natural envelope around the optimum (see the module notes).
 
     Parameters
@@ -74,6 +76,11 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
     full_class_max : int
         A class of at most this many supports, for an objective with cheap batched values,
         is evaluated in full: its members become singletons (exact values).
+    split : bool
+        Bound a class by explicit search at its level (:func:`_below_level`): the members
+        below the level become singletons, the rest a region bounded by the level.  When
+        that would take more than ``split_max_leaves`` explicit searches or
+        ``split_max_evaluations`` evaluations, the class keeps the MIP bound.
     """
     # The envelope needs valid region bounds, not a certified optimum: it is built around
     # the warm start, and the class bounds certify it as the optimum when they all pass L0.
@@ -118,15 +125,28 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
             logger.info("envelope: class %d (%d supports) evaluated in full (not private)", k,
                         R.size)
             continue
-        rb = enum.region_bound(R, level=level(R.size), abs_tol=tol * unit, max_solves=max_solves,
-                               gap=gap)
+        lev = level(R.size)
+        parts = _below_level(enum, R, lev, max_leaves=split_max_leaves,
+                             max_evaluations=split_max_evaluations) if split else None
+        if parts is not None:   # the members below the level, exact; the rest above it
+            sup, val, rest = parts
+            extra_sup.append(sup)
+            extra_val.append(val)
+            class_lower.append(float(min([lev, *val.tolist()])))
+            regions.extend(rest)
+            logger.info("envelope: class %d (%d supports): %d member(s) below the level L0 + "
+                        "%.4g (units of 2Δ/ε) evaluated, the rest bounded by it in %d "
+                        "sub-region(s) (not private)", k, R.size, val.size,
+                        (lev - L0) / unit, len(rest))
+            continue
+        rb = enum.region_bound(R, level=lev, abs_tol=tol * unit, max_solves=max_solves, gap=gap)
         R.bound = rb.lower
         class_lower.append(float(rb.lower))
         regions.append(R)
         logger.info("envelope: class %d (%d supports) bound L0 + %.4g (units of 2Δ/ε), "
                     "best member found L0 + %.4g, level L0 + %.4g; %d solves (not private)",
                     k, R.size, (rb.lower - L0) / unit, (rb.best - L0) / unit,
-                    (level(R.size) - L0) / unit, rb.solves)
+                    (lev - L0) / unit, rb.solves)
 
     enum.progress.done("envelope", regions=len(regions))
     enum.certify_center(class_lower)
@@ -148,6 +168,64 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
         return children
 
     if extra_sup:
-        singletons = np.vstack([singletons] + extra_sup)
+        singletons = np.vstack([singletons] + [np.asarray(a, dtype=np.intp).reshape(-1, enum.s)
+                                               for a in extra_sup])
         values = np.concatenate([values] + extra_val)
     return Envelope(singletons, values, regions, refine)
+
+
+def _below_level(enum: SupportEnumerator, region: Region, level: float, *,
+                 max_leaves: int = 8, max_evaluations: int = 400_000):
+    """Every member of ``region`` with ``L < level``, exactly, and the rest bounded by ``level``.
+
+    The region is split on features (:meth:`~SupportEnumerator.split_feature`) into at most
+    ``max_leaves`` sub-regions of at most ``enum.explicit_max`` members; each is searched
+    explicitly with the fixed threshold ``level``
+    (:func:`~mipdp.enumeration.explicit.explicit_search`), which evaluates every member
+    that may lie below it and excludes the others with a cut proof.  So every member not
+    evaluated below the level has ``L >= level``: the sub-region with those members made
+    holes carries the certified bound ``level``.
+
+    Returns ``(supports, values, regions)`` — the members below the level (moved to the
+    singletons, with their exact values) and the sub-regions bounded by ``level`` — or
+    ``None`` when the region needs more than ``max_leaves`` explicit searches or more than
+    ``max_evaluations`` evaluations in all (the caller then bounds it by the MIP); the
+    work done is kept (cuts, evaluated supports), nothing else changes.
+    """
+    from .explicit import explicit_search
+
+    cap = max(1, int(enum.explicit_max))
+    leaves, stack = [], [region]
+    while stack:
+        R = stack.pop()
+        if R.size == 0:
+            continue
+        if R.size <= cap:
+            leaves.append(R)
+        else:
+            stack.extend(R.split(enum.split_feature(R, None)))
+        if len(leaves) + len(stack) > max_leaves:
+            return None
+    budget = int(max_evaluations)
+    sup, val, rest = [], [], []
+    for R in leaves:
+        res = explicit_search(enum, R, threshold=lambda: level, level=level,
+                              name=f"class_{R.k}", max_evaluations=budget)
+        budget -= res.n_evaluated
+        if not res.complete:
+            logger.debug("envelope: class %d: more than %d members to evaluate below the "
+                         "level; the MIP bounds it instead (not private)", R.k, max_evaluations)
+            return None
+        keys = [k for k, v in enum.found.items() if v < level]
+        below = np.array(keys, dtype=np.intp).reshape(-1, R.s)
+        if below.size:
+            below = below[R.contains(below)]
+        vals = np.array([enum.found[tuple(r)] for r in below.tolist()], dtype=float)
+        sup.append(below)
+        val.append(vals)
+        child = R.without(below)
+        child.bound = level
+        if child.size:
+            rest.append(child)
+    return (np.vstack(sup) if sup else np.zeros((0, region.s), dtype=np.intp),
+            np.concatenate(val) if val else np.zeros(0), rest)

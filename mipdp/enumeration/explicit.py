@@ -188,10 +188,14 @@ class ExplicitResult:
     n_evaluated: int
     n_cuts: int
     n_excluded_by_cuts: int
+    #: False when the search stopped at ``max_evaluations``: then ``threshold`` proves
+    #: nothing (it is ``-inf``) and only ``best`` (a member's exact value) holds
+    complete: bool = True
 
 
 def explicit_search(enum, region: Region, *, threshold=None, level: float = math.inf,
-                    abs_tol: float = 0.0, name: str = "explicit") -> ExplicitResult:
+                    abs_tol: float = 0.0, name: str = "explicit",
+                    max_evaluations: int | None = None) -> ExplicitResult:
     """Evaluate every member of ``region`` whose ``L`` may lie below the threshold.
 
     Parameters
@@ -210,6 +214,10 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
         Accuracy wanted for the minimum (objective units).
     name : str
         Phase name (statistics and progress).
+    max_evaluations : int, optional
+        Stop once this many members have been evaluated with others still to decide; the
+        result is then incomplete (``complete=False``, ``threshold=-inf``: no member not
+        evaluated is bounded).  ``None``: no limit.
 
     Returns
     -------
@@ -269,7 +277,11 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
     batch = 16
     max_batch = 65_536 if cheap else 4096
     last_report = time.perf_counter()
+    complete = True
     while iK.size:
+        if max_evaluations is not None and n_eval >= max_evaluations:
+            complete = False
+            break
         enum.remaining_time(name)
         if iK.size <= batch:
             take = np.argsort(lb, kind="stable")
@@ -336,10 +348,10 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
                                  threshold=thr())
     ph.evaluations += n_eval
     ph.time += time.perf_counter() - t_start
-    final = thr()
+    final = thr() if complete else -math.inf
     logger.debug("%s: class-%d region of %d members: %d evaluated, %d excluded by cuts, %d new "
                  "cuts, best %.10g, threshold %.10g", name, region.k, table.size, n_eval,
                  excluded, n_cuts, best[0], final)
     return ExplicitResult(best=float(best[0]), best_support=best[1], threshold=float(final),
                           n_members=table.size, n_evaluated=n_eval, n_cuts=n_cuts,
-                          n_excluded_by_cuts=int(excluded))
+                          n_excluded_by_cuts=int(excluded), complete=complete)

@@ -13,6 +13,12 @@ exactly (a Python integer), and a uniform member is two independent uniform subs
 Splitting a region on a free feature ``j`` gives the members with ``j`` and those
 without: a partition, so bounds of the parent stay valid for both children.
 
+A region may have *holes*: a few of its members taken out (the envelope moves members
+whose objective is known, e.g. every member below a level found by an explicit search, to
+its exactly-weighted singletons).  ``size`` counts the members without the holes, a uniform
+draw rejects the holes (uniform over the rest), ``contains`` is false on them, and a
+split gives each child the holes it contains.
+
 Nothing here looks at data; the bound a region carries is supplied by the caller.
 """
 
@@ -60,7 +66,10 @@ class Region:
     fixed_in, fixed_out : ndarray of int
         Features every member contains / avoids (disjoint).
     bound : float
-        A certified lower bound on the objective over the region (``-inf`` if unknown).
+        A certified lower bound on the objective over the region (``-inf`` if unknown),
+        holes excluded.
+    holes : frozenset of tuple, optional
+        Members taken out of the region (sorted tuples); each must be a member.
     """
 
     center: np.ndarray
@@ -69,6 +78,7 @@ class Region:
     fixed_in: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.intp))
     fixed_out: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.intp))
     bound: float = -math.inf
+    holes: frozenset = frozenset()
 
     def __post_init__(self) -> None:
         self.center = np.sort(np.asarray(self.center, dtype=np.intp))
@@ -86,27 +96,54 @@ class Region:
         self._in_outside = self.fixed_in[~in_center[self.fixed_in]]
         self.n_keep = s - self.k - self._in_center.size  # still to choose from free_center
         self.n_add = self.k - self._in_outside.size  # still to choose from free_outside
-        self.size = (math.comb(self.free_center.size, self.n_keep)
-                     * math.comb(self.free_outside.size, self.n_add)
-                     if self.n_keep >= 0 and self.n_add >= 0 else 0)
+        #: members before the holes are taken out
+        self.full_size = (math.comb(self.free_center.size, self.n_keep)
+                          * math.comb(self.free_outside.size, self.n_add)
+                          if self.n_keep >= 0 and self.n_add >= 0 else 0)
+        self.holes = frozenset(tuple(int(i) for i in h) for h in self.holes)
+        if self.holes:
+            rows = np.array(sorted(self.holes), dtype=np.intp).reshape(-1, s)
+            if not (np.all(np.diff(rows, axis=1) > 0) and self._contains_all(rows).all()):
+                raise ValueError("holes: every hole must be a member of the region "
+                                 "(a sorted support)")
+        self.size = self.full_size - len(self.holes)
         self.log_size = math.log(self.size) if self.size else -math.inf
 
     @property
     def s(self) -> int:
         return self.center.size
 
-    def sample(self, rng: np.random.Generator, m: int) -> np.ndarray:
-        """``m`` independent uniform members, shape ``(m, s)``, rows sorted."""
-        if self.size == 0:
-            raise ValueError("sample: the region is empty")
+    def _sample_full(self, rng: np.random.Generator, m: int) -> np.ndarray:
         keep = self.free_center[random_subsets(rng, self.free_center.size, self.n_keep, m)]
         add = self.free_outside[random_subsets(rng, self.free_outside.size, self.n_add, m)]
         fixed = np.broadcast_to(self.fixed_in, (m, self.fixed_in.size))
         return np.sort(np.concatenate([keep, add, fixed], axis=1), axis=1)
 
-    def contains(self, supports: np.ndarray) -> np.ndarray:
-        """Membership of each row of ``supports`` (shape ``(m, s)``), as a bool array."""
-        T = np.atleast_2d(np.asarray(supports, dtype=np.intp))
+    def _in_holes(self, rows: np.ndarray) -> np.ndarray:
+        holes = self.holes
+        return np.fromiter((tuple(r) in holes for r in rows.tolist()), bool, rows.shape[0])
+
+    def sample(self, rng: np.random.Generator, m: int) -> np.ndarray:
+        """``m`` independent uniform members (holes excluded), shape ``(m, s)``, rows sorted.
+
+        With holes, a draw that falls in a hole is drawn again (rejection: uniform over
+        the other members); a region that is mostly holes is listed instead.
+        """
+        if self.size == 0:
+            raise ValueError("sample: the region is empty")
+        if not self.holes:
+            return self._sample_full(rng, m)
+        if 2 * len(self.holes) >= self.full_size:   # mostly holes: list the others
+            rows = np.vstack(list(region_members(self)))
+            return rows[rng.integers(0, rows.shape[0], size=m)]
+        out = self._sample_full(rng, m)
+        bad = np.flatnonzero(self._in_holes(out))
+        while bad.size:
+            out[bad] = self._sample_full(rng, bad.size)
+            bad = bad[self._in_holes(out[bad])]
+        return out
+
+    def _contains_all(self, T: np.ndarray) -> np.ndarray:
         ok = (T.shape[1] - np.isin(T, self.center).sum(axis=1)) == self.k
         if self.fixed_in.size:
             ok &= np.isin(T, self.fixed_in).sum(axis=1) == self.fixed_in.size
@@ -114,21 +151,42 @@ class Region:
             ok &= ~np.isin(T, self.fixed_out).any(axis=1)
         return ok
 
+    def contains(self, supports: np.ndarray) -> np.ndarray:
+        """Membership of each row of ``supports`` (shape ``(m, s)``, sorted rows for the
+        hole test), as a bool array; holes are not members."""
+        T = np.atleast_2d(np.asarray(supports, dtype=np.intp))
+        ok = self._contains_all(T)
+        if self.holes and ok.any():
+            idx = np.flatnonzero(ok)
+            ok[idx[self._in_holes(np.sort(T[idx], axis=1))]] = False
+        return ok
+
+    def without(self, supports) -> "Region":
+        """This region with the members among ``supports`` (sorted rows) made holes too."""
+        T = np.atleast_2d(np.asarray(supports, dtype=np.intp))
+        new = {tuple(r) for r in T[self.contains(T)].tolist()} if T.size else set()
+        return Region(self.center, self.k, self.p, self.fixed_in, self.fixed_out, self.bound,
+                      self.holes | new)
+
     def split(self, j: int) -> tuple["Region", "Region"]:
         """The members containing free feature ``j`` and those avoiding it (bounds inherited)."""
         j = int(j)
         if j in set(self.fixed_in.tolist()) | set(self.fixed_out.tolist()):
             raise ValueError(f"split: feature {j} is already fixed in this region")
+        has_j = frozenset(h for h in self.holes if j in h)
         with_j = Region(self.center, self.k, self.p, np.append(self.fixed_in, j), self.fixed_out,
-                        self.bound)
+                        self.bound, has_j)
         without_j = Region(self.center, self.k, self.p, self.fixed_in,
-                           np.append(self.fixed_out, j), self.bound)
+                           np.append(self.fixed_out, j), self.bound, self.holes - has_j)
         return with_j, without_j
 
     def describe(self) -> dict:
-        """Data-free description (for statistics)."""
-        return {"k": self.k, "size": self.size, "fixed_in": self.fixed_in.tolist(),
-                "fixed_out": self.fixed_out.tolist()}
+        """Description (for statistics); with holes it depends on the data (not private)."""
+        out = {"k": self.k, "size": self.size, "fixed_in": self.fixed_in.tolist(),
+               "fixed_out": self.fixed_out.tolist()}
+        if self.holes:
+            out["holes"] = len(self.holes)
+        return out
 
 
 def _combinations(n: int, q: int) -> np.ndarray:
@@ -154,4 +212,7 @@ def region_members(region: Region, chunk: int = 200_000):
         rows = np.concatenate([np.repeat(keep, add.shape[0], axis=0),
                                np.tile(add, (keep.shape[0], 1)),
                                np.broadcast_to(region.fixed_in, (m, region.fixed_in.size))], axis=1)
-        yield np.sort(rows, axis=1)
+        rows = np.sort(rows, axis=1)
+        if region.holes:
+            rows = rows[~region._in_holes(rows)]
+        yield rows
