@@ -175,6 +175,11 @@ class SupportEnumerator:
         Before each master solve, fix to zero the columns the cut store proves to be in no
         support of the search below its cutoff (:mod:`mipdp.enumeration.fixing`; exact).
         At large ``p`` almost every column is fixed and the master shrinks to the rest.
+    envelope_split : bool, default True
+        The envelope of the exponential mechanism and permute-and-flip bounds a mistake
+        class whose MIP bound stays below its level by explicit search at the level
+        (:func:`mipdp.enumeration.envelope.build_envelope`, ``split``; exact): tight
+        envelopes on correlated designs.  ``False``: MIP bounds only.
     explicit_max : int, default 6 000 000
         Regions (mistake classes, sub-regions) with at most this many supports are searched
         explicitly (:mod:`mipdp.enumeration.explicit`: the bound of every cut for every
@@ -194,7 +199,7 @@ class SupportEnumerator:
                  time_limit: float | None = None, n_warm_cuts: int | None = None,
                  search_gap: float = 1e-4, tol: float = 1e-9,
                  cutoff_margin: float = 1e-5, dominance: bool = True, screening: bool = True,
-                 exhaustive_max: int = 200_000, explicit_max: int = 6_000_000,
+                 envelope_split: bool = True, exhaustive_max: int = 200_000, explicit_max: int = 6_000_000,
                  progress=None, started: float | None = None) -> None:
         self.objective = objective
         self.p, self.s = objective.p, s
@@ -204,6 +209,7 @@ class SupportEnumerator:
         self.cutoff_margin = cutoff_margin
         self.dominance = dominance
         self.screening = screening
+        self.envelope_split = bool(envelope_split)
         self._solving = False
         self._dominance = DominanceCache()
         self._screen_prev = None  # (pattern, cutoff, mask) of the last screening

@@ -54,9 +54,9 @@ class Envelope:
 def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, *,
                    c: float = 5.0, tol: float = 0.5, max_solves: int | None = 3,
                    refine_solves: int | None = 3, gap: float = 1e-2,
-                   full_class_max: int = 100_000, split: bool = True,
-                   split_max_leaves: int = 8,
-                   split_max_evaluations: int = 400_000) -> Envelope:
+                   full_class_max: int = 100_000, split: bool | None = None,
+                   split_slack: float = 0.5, split_max_leaves: int = 24,
+                   split_max_evaluations: int = 150_000) -> Envelope:
     """The natural envelope around the optimum (see the module notes).
 
     Parameters
@@ -76,11 +76,13 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
     full_class_max : int
         A class of at most this many supports, for an objective with cheap batched values,
         is evaluated in full: its members become singletons (exact values).
-    split : bool
-        Bound a class by explicit search at its level (:func:`_below_level`): the members
-        below the level become singletons, the rest a region bounded by the level.  When
-        that would take more than ``split_max_leaves`` explicit searches or
-        ``split_max_evaluations`` evaluations, the class keeps the MIP bound.
+    split : bool, optional
+        Default: the enumerator's ``envelope_split`` (True).  A class whose MIP bound is
+        more than ``split_slack`` (units of ``2Δ/ε``) below its level is searched
+        explicitly at the level (:func:`_below_level`): the members below the level become
+        singletons, the rest regions bounded by the level; leaves that would take more
+        than ``split_max_evaluations`` evaluations in all keep the MIP bound, and a class
+        that needs more than ``split_max_leaves`` explicit searches keeps it whole.
     """
     # The envelope needs valid region bounds, not a certified optimum: it is built around
     # the warm start, and the class bounds certify it as the optimum when they all pass L0.
@@ -107,6 +109,8 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
     if K >= 2:
         enum.warm_class_cuts()
     full_max = full_class_max if enum.objective.cheap_values else 0
+    if split is None:
+        split = getattr(enum, "envelope_split", True)
     extra_sup, extra_val = [], []
     class_lower = []
     for k in range(2, K + 1):
@@ -126,20 +130,30 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
                         R.size)
             continue
         lev = level(R.size)
-        parts = _below_level(enum, R, lev, max_leaves=split_max_leaves,
-                             max_evaluations=split_max_evaluations) if split else None
+        rb = enum.region_bound(R, level=lev, abs_tol=tol * unit, max_solves=max_solves, gap=gap)
+        parts = None
+        if split and rb.lower < lev - split_slack * unit:
+            logger.info("envelope: class %d (%d supports): MIP bound L0 + %.4g, level L0 + "
+                        "%.4g (units of 2Δ/ε); explicit search at the level (not private)",
+                        k, R.size, (rb.lower - L0) / unit, (lev - L0) / unit)
+            def leaf_bound(Q, floor=rb.lower):
+                return max(floor, enum.region_bound(Q, level=lev, abs_tol=tol * unit,
+                                                    max_solves=max_solves, gap=gap).lower)
+
+            parts = _below_level(enum, R, lev, fallback=leaf_bound,
+                                 max_leaves=split_max_leaves,
+                                 max_evaluations=split_max_evaluations)
         if parts is not None:   # the members below the level, exact; the rest above it
             sup, val, rest = parts
             extra_sup.append(sup)
             extra_val.append(val)
-            class_lower.append(float(min([lev, *val.tolist()])))
+            class_lower.append(float(min([lev, *val.tolist(), *(Q.bound for Q in rest)])))
             regions.extend(rest)
             logger.info("envelope: class %d (%d supports): %d member(s) below the level L0 + "
                         "%.4g (units of 2Δ/ε) evaluated, the rest bounded by it in %d "
                         "sub-region(s) (not private)", k, R.size, val.size,
                         (lev - L0) / unit, len(rest))
             continue
-        rb = enum.region_bound(R, level=lev, abs_tol=tol * unit, max_solves=max_solves, gap=gap)
         R.bound = rb.lower
         class_lower.append(float(rb.lower))
         regions.append(R)
@@ -175,26 +189,36 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
 
 
 def _below_level(enum: SupportEnumerator, region: Region, level: float, *,
-                 max_leaves: int = 8, max_evaluations: int = 400_000):
+                 fallback=None, max_leaves: int = 8,
+                 max_evaluations: int = 150_000):
     """Every member of ``region`` with ``L < level``, exactly, and the rest bounded by ``level``.
 
     The region is split on features (:meth:`~SupportEnumerator.split_feature`) into at most
-    ``max_leaves`` sub-regions of at most ``enum.explicit_max`` members; each is searched
+    ``max_leaves`` leaves of at most ``enum.explicit_max`` members; each is searched
     explicitly with the fixed threshold ``level``
     (:func:`~mipdp.enumeration.explicit.explicit_search`), which evaluates every member
     that may lie below it and excludes the others with a cut proof.  So every member not
-    evaluated below the level has ``L >= level``: the sub-region with those members made
-    holes carries the certified bound ``level``.
+    evaluated below the level has ``L >= level``: the leaf with those members made holes
+    carries the certified bound ``level``.  A leaf whose search would evaluate more than
+    the budget left (``max_evaluations`` in all, a hundredth of it for objectives whose
+    values are not cheap, e.g. the hinge loss) is bounded by ``fallback(leaf)`` instead (a
+    certified bound, e.g. by the MIP; default ``-inf``), with no holes.
 
-    Returns ``(supports, values, regions)`` — the members below the level (moved to the
-    singletons, with their exact values) and the sub-regions bounded by ``level`` — or
-    ``None`` when the region needs more than ``max_leaves`` explicit searches or more than
-    ``max_evaluations`` evaluations in all (the caller then bounds it by the MIP); the
-    work done is kept (cuts, evaluated supports), nothing else changes.
+    A leaf is only searched when the cuts' bounds at 256 uniform members of it suggest no
+    more candidates (members whose cut bound is below the level, each to be evaluated)
+    than the budget left (:func:`_candidates_estimate`).
+
+    Returns ``(supports, values, regions)`` — the members below the level (for the
+    singletons, with their exact values) and the leaves — or ``None`` when the region needs
+    more than ``max_leaves`` leaves, when no leaf could be searched, or when
+    ``enum.explicit_max`` is 0 (no explicit search): the caller then keeps the region whole.  The work done is kept (cuts,
+    evaluated supports); nothing else changes.
     """
     from .explicit import explicit_search
 
-    cap = max(1, int(enum.explicit_max))
+    cap = int(enum.explicit_max)
+    if cap <= 0:   # explicit searches are switched off: MIP bounds only
+        return None
     leaves, stack = [], [region]
     while stack:
         R = stack.pop()
@@ -206,26 +230,51 @@ def _below_level(enum: SupportEnumerator, region: Region, level: float, *,
             stack.extend(R.split(enum.split_feature(R, None)))
         if len(leaves) + len(stack) > max_leaves:
             return None
-    budget = int(max_evaluations)
+    cheap = bool(getattr(enum.objective, "cheap_values", False))
+    budget = int(max_evaluations) if cheap else int(max_evaluations) // 100
     sup, val, rest = [], [], []
+    searched = 0
+    rng = np.random.default_rng(0x5EED)   # probes only decide the running time, never a law
     for R in leaves:
-        res = explicit_search(enum, R, threshold=lambda: level, level=level,
-                              name=f"class_{R.k}", max_evaluations=budget)
-        budget -= res.n_evaluated
-        if not res.complete:
-            logger.debug("envelope: class %d: more than %d members to evaluate below the "
-                         "level; the MIP bounds it instead (not private)", R.k, max_evaluations)
-            return None
+        res = None
+        if _candidates_estimate(enum, R, level, rng) <= budget:
+            res = explicit_search(enum, R, threshold=lambda: level, level=level,
+                                  name=f"class_{R.k}", max_evaluations=max(0, budget))
+            budget -= res.n_evaluated
+        if res is None or not res.complete:
+            R.bound = -math.inf if fallback is None else float(fallback(R))
+            rest.append(R)
+            continue
+        searched += 1
         keys = [k for k, v in enum.found.items() if v < level]
         below = np.array(keys, dtype=np.intp).reshape(-1, R.s)
         if below.size:
             below = below[R.contains(below)]
-        vals = np.array([enum.found[tuple(r)] for r in below.tolist()], dtype=float)
         sup.append(below)
-        val.append(vals)
+        val.append(np.array([enum.found[tuple(r)] for r in below.tolist()], dtype=float))
         child = R.without(below)
         child.bound = level
         if child.size:
             rest.append(child)
+    if not searched:
+        logger.debug("envelope: class %d: every leaf has more candidates than the budget; "
+                     "the MIP bounds it instead (not private)", region.k)
+        return None
     return (np.vstack(sup) if sup else np.zeros((0, region.s), dtype=np.intp),
             np.concatenate(val) if val else np.zeros(0), rest)
+
+
+def _candidates_estimate(enum: SupportEnumerator, region: Region, level: float,
+                         rng: np.random.Generator, m: int = 256) -> float:
+    """Estimated number of members of ``region`` whose cut bound is at most ``level``.
+
+    The fraction among ``m`` uniform members (bounds of every cut in the store, no
+    objective evaluated) times the region's size.  It only decides whether an explicit
+    search is worth its time.
+    """
+    a, G = enum.cuts.arrays
+    if a.size == 0 or region.size <= m:
+        return float(region.size)
+    probe = region.sample(rng, m)
+    b = (a[:, None] + G[:, probe].sum(axis=2)).max(axis=0)
+    return float(np.mean(b <= level)) * region.size

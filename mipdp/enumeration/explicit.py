@@ -131,6 +131,18 @@ def subset_sums(g: np.ndarray, q: int) -> np.ndarray:
     return T
 
 
+def _cut_region_minima(a: np.ndarray, G: np.ndarray, region: Region) -> np.ndarray:
+    """``min_{S ∈ region} a_t + Σ_{i∈S} G_{t,i}`` for every cut ``t`` (holes ignored: a
+    lower value, still a bound)."""
+    out = a + G[:, region.fixed_in].sum(axis=1)
+    for pool, q in ((region.free_center, region.n_keep), (region.free_outside, region.n_add)):
+        if q > 0:
+            Gp = G[:, pool]
+            out = out + (np.partition(Gp, q - 1, axis=1)[:, :q].sum(axis=1)
+                         if q < pool.size else Gp.sum(axis=1))
+    return out
+
+
 class RegionTable:
     """The members of a region, indexed by a pair ``(iK, iA)`` without being listed.
 
@@ -174,6 +186,21 @@ class RegionTable:
         if iK is None:
             return u[:, None] + v[None, :]
         return u[iK] + v[iA]
+
+    def added(self, iA: np.ndarray) -> np.ndarray:
+        """Positions in ``free_outside`` of the added features of members ``iA``,
+        shape ``(m, n_add)`` (for :meth:`member_bound` on few members)."""
+        R = self.region
+        return unrank_combinations(R.free_outside.size, R.n_add, iA).reshape(iA.size, -1)
+
+    def member_bound(self, a: float, g: np.ndarray, iK: np.ndarray,
+                     added: np.ndarray) -> np.ndarray:
+        """:meth:`cut_bound` of the members ``(iK, ·)`` whose added features are ``added``
+        (:meth:`added`): ``O(m · s)`` work, where :meth:`cut_bound` sums over every
+        ``C(|F_O|, n_add)`` added set whatever the number of members asked for."""
+        c = a + float(g[self.fixed].sum())
+        u = c + g[self.keep].sum(axis=1)
+        return u[iK] + g[self.region.free_outside][added].sum(axis=1)
 
 
 @dataclass
@@ -251,26 +278,57 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
 
     # -- bounds of every member from the cuts found so far, excluding as we go -----------
     a, G = store.arrays
+    # Each cut's exact minimum over the region (its fixed features, the n_keep smallest
+    # terms of the free centre features and the n_add smallest of the free outside ones):
+    # one that passes the threshold excludes every member at once, and the cuts are
+    # applied in decreasing order of it (the most excluding first).
+    order = np.arange(a.size)
+    if a.size:
+        rmin = _cut_region_minima(a, G, region)
+        if rmin.max() > thr() + margin():
+            ph.time += time.perf_counter() - t_start
+            return ExplicitResult(best=float(best[0]), best_support=best[1],
+                                  threshold=float(thr()), n_members=table.size, n_evaluated=0,
+                                  n_cuts=0, n_excluded_by_cuts=table.size)
+        order = np.argsort(rmin, kind="stable")   # applied from the end: largest first
     iK = iA = lb = None  # members still alive and their bounds (None: all, not computed)
-    for t in range(a.size - 1, -1, -1):  # most recent cuts first: usually the closest
-        b = table.cut_bound(a[t], G[t], iK, iA)
+    added = None  # the alive members' added features, once they are few (member_bound)
+    few = max(1, table.nA // (4 * max(1, region.n_add)))
+
+    def bound_of(t):
+        if added is not None:
+            return table.member_bound(a[t], G[t], iK, added)
+        return table.cut_bound(a[t], G[t], iK, iA)
+
+    for t in order[::-1]:
+        b = bound_of(t)
         if iK is None:
             lb = b if lb is None else np.maximum(lb, b, out=lb)
             keep = lb <= thr() + margin()
-            if keep.mean() < 0.5 or t == 0:  # sparse from here on
+            if keep.mean() < 0.5 or t == order[0]:  # sparse from here on
                 iK, iA = (x.astype(np.int32) for x in np.nonzero(keep))
                 lb = lb[keep]
         else:
             np.maximum(lb, b, out=lb)
             keep = lb <= thr() + margin()
             iK, iA, lb = iK[keep], iA[keep], lb[keep]
+            if added is not None:
+                added = added[keep]
         if iK is not None and iK.size == 0:
             break
+        if added is None and iK is not None and iK.size <= few:
+            added = table.added(iA)
     if iK is None:
         iK, iA = (x.astype(np.int32).ravel() for x in np.indices((table.nK, table.nA)))
         lb = np.full(table.size, -math.inf)
     excluded = table.size - iK.size
     n_eval = n_cuts = 0
+    if max_evaluations is not None and iK.size > max_evaluations:
+        # more candidates than the budget: give up before evaluating any
+        ph.time += time.perf_counter() - t_start
+        return ExplicitResult(best=float(best[0]), best_support=best[1], threshold=-math.inf,
+                              n_members=table.size, n_evaluated=0, n_cuts=0,
+                              n_excluded_by_cuts=int(excluded), complete=False)
     # -- evaluate, lowest bound first; cut where it pays -------------------------------------
     t_val, t_cut = (1e-6, 1e-3) if cheap else (1e-3, 1e-2)  # seconds per value, per cut
     gain = math.inf  # members the last cut excluded
@@ -292,6 +350,8 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
         mask = np.ones(iK.size, dtype=bool)
         mask[take] = False
         iK, iA, lb = iK[mask], iA[mask], lb[mask]
+        if added is not None:
+            added = added[mask]
         vals = np.empty(rows.shape[0])
         todo = []
         for i, key in enumerate(map(tuple, rows.tolist())):
@@ -328,10 +388,14 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
         n_before = iK.size
         if new_cut and iK.size:
             a, G = store.arrays
+            if added is None and iK.size <= few:
+                added = table.added(iA)
             for t in range(n_store, a.size):   # the new cut and the objective's extra cuts
-                np.maximum(lb, table.cut_bound(a[t], G[t], iK, iA), out=lb)
+                np.maximum(lb, bound_of(t), out=lb)
         keep = lb <= thr() + margin()
         iK, iA, lb = iK[keep], iA[keep], lb[keep]
+        if added is not None:
+            added = added[keep]
         excluded += n_before - iK.size
         if new_cut:
             gain = n_before - iK.size
