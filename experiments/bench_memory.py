@@ -133,6 +133,9 @@ def child(args) -> dict:
             X = np.asarray(X, dtype=np.float64)
         kw = dict(bounds=(0.5, 0.5), ridge=120.0, radius=1.1)
     out["shape"] = list(X.shape)
+    if args.prescreen:
+        kw["prescreen"] = (args.prescreen[0], int(args.prescreen[1]), float(args.prescreen[2]))
+        out["prescreen"] = args.prescreen
     if args.mode == "data_path":
         out.update(_data_path(X, y, args.s, kw))
         return out
@@ -160,6 +163,8 @@ def _run(case, mode, trace, args, path=None) -> dict:
            "--seed", str(args.seed), "--time-limit", str(args.time_limit)]
     if trace:
         cmd.append("--trace")
+    if args.prescreen:
+        cmd += ["--prescreen", *args.prescreen]
     if path:
         cmd += ["--path", path]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=os.getcwd())
@@ -178,6 +183,9 @@ def main(argv=None) -> None:
     ap.add_argument("--time-limit", type=float, default=1800.0)
     ap.add_argument("--p-memmap", type=int, default=100_000)
     ap.add_argument("--n-memmap", type=int, default=2000)
+    ap.add_argument("--prescreen", nargs=3, metavar=("NAME", "K", "FRACTION"), default=None,
+                    help="run private_bss with prescreen=(NAME, K, FRACTION), e.g. "
+                         "--prescreen kendall 200 0.3 (the data path ignores it)")
     ap.add_argument("--no-baseline", action="store_true",
                     help="skip the densified float64 baseline (it needs 2 × 8np bytes)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
