@@ -9,7 +9,8 @@ before inputs were clipped lazily: a float64 copy, then a clipped copy).
 
 Cases
 -----
-``sparse``: a 1000 × 20 000 CSR matrix of density 0.001 (about 244 KB) plus ``s`` dense
+``sparse``: a 1000 × 20 000 CSR matrix of density 0.001 (about 244 KB; 0.29 MB with the
+dense columns) plus ``s`` dense
 true columns (seed 002's coefficients), ``y = X β + noise``.  Target: peak increase
 ``<= 10 ×`` the sparse matrix's size ``+ O(n·s)``.
 
@@ -19,10 +20,20 @@ release runs on the memmap.  Peak RSS counts the pages of the file that were rea
 page cache mapped into the process), so the target is a peak near the file's size, not
 twice it.
 
+``--prescreen NAME K FRACTION`` runs the release with ``prescreen=(NAME, K, FRACTION)``
+(e.g. ``kendall 200 0.3``, ``two_stage 200 0.3``): the pre-screens read ``X`` chunk by
+chunk as well (docs/design.md, "Memory", "Pre-screens").
+
+In the sparse case the ``tracemalloc`` peak of the whole run is the MIP enumeration's state
+(cuts of length p, the one-swap neighbourhood), not ``X``: nothing densifies ``X``
+(docs/design.md, "Where the sparse run's memory goes").
+
 Example::
 
     PYTHONPATH=. python experiments/bench_memory.py --cases sparse memmap --p-memmap 100000 \
         --n-memmap 2000
+    PYTHONPATH=. python experiments/bench_memory.py --cases sparse --no-baseline \
+        --prescreen kendall 200 0.3
 
 Timings depend on load (the machine is shared); memory figures do not.
 """
