@@ -9,9 +9,8 @@ before inputs were clipped lazily: a float64 copy, then a clipped copy).
 
 Cases
 -----
-``sparse``: a 1000 × 20 000 CSR matrix of density 0.001 (about 244 KB; 0.29 MB with the
-dense columns) plus ``s`` dense
-true columns (seed 002's coefficients), ``y = X β + noise``.  Target: peak increase
+``sparse``: a 1000 × 20 000 CSR matrix of density 0.001 (about 244 KB) plus ``s`` dense
+true columns (seed 002's coefficients; 0.29 MB in all), ``y = X β + noise``.  Target: peak increase
 ``<= 10 ×`` the sparse matrix's size ``+ O(n·s)``.
 
 ``memmap``: seed 002's AR(1) design (ρ = 0.1) at ``n = 2000, p = 100 000`` in float32,

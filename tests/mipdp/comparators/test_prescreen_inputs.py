@@ -68,6 +68,17 @@ def test_release_identical_for_every_input_kind(method, tmp_path):
         np.testing.assert_array_equal(after, before[kind])
 
 
+@pytest.mark.parametrize("method", ["kendall", "two_stage", "dp_sis"])
+def test_release_identical_on_a_dask_array(method):
+    da = pytest.importorskip("dask.array")
+    import dask
+    X32, y = _data(3)
+    X64 = X32.astype(np.float64)
+    with dask.config.set(scheduler="synchronous"):
+        got = METHODS[method](da.from_array(X64, chunks=(50, 16)), y, 0).supports
+    np.testing.assert_array_equal(got, METHODS[method](X64, y, 0).supports)
+
+
 @pytest.mark.parametrize("name", ["kendall", "two_stage", "dp_sis"])
 def test_run_prescreen_identical_for_every_input_kind(name, tmp_path):
     """What private_bss calls: the chosen columns match the dense float64 array's."""
