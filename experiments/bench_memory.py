@@ -10,7 +10,7 @@ before inputs were clipped lazily: a float64 copy, then a clipped copy).
 Cases
 -----
 ``sparse``: a 1000 × 20 000 CSR matrix of density 0.001 (about 244 KB) plus ``s`` dense
-true columns (seed 002's coefficients), ``y = X β + noise``.  Target: peak increase
+true columns (seed 002's coefficients; 0.29 MB in all), ``y = X β + noise``.  Target: peak increase
 ``<= 10 ×`` the sparse matrix's size ``+ O(n·s)``.
 
 ``memmap``: seed 002's AR(1) design (ρ = 0.1) at ``n = 2000, p = 100 000`` in float32,
@@ -19,10 +19,20 @@ release runs on the memmap.  Peak RSS counts the pages of the file that were rea
 page cache mapped into the process), so the target is a peak near the file's size, not
 twice it.
 
+``--prescreen NAME K FRACTION`` runs the release with ``prescreen=(NAME, K, FRACTION)``
+(e.g. ``kendall 200 0.3``, ``two_stage 200 0.3``): the pre-screens read ``X`` chunk by
+chunk as well (docs/design.md, "Memory", "Pre-screens").
+
+In the sparse case the ``tracemalloc`` peak of the whole run is the MIP enumeration's state
+(cuts of length p, the one-swap neighbourhood), not ``X``: nothing densifies ``X``
+(docs/design.md, "Where the sparse run's memory goes").
+
 Example::
 
     PYTHONPATH=. python experiments/bench_memory.py --cases sparse memmap --p-memmap 100000 \
         --n-memmap 2000
+    PYTHONPATH=. python experiments/bench_memory.py --cases sparse --no-baseline \
+        --prescreen kendall 200 0.3
 
 Timings depend on load (the machine is shared); memory figures do not.
 """
@@ -133,6 +143,9 @@ def child(args) -> dict:
             X = np.asarray(X, dtype=np.float64)
         kw = dict(bounds=(0.5, 0.5), ridge=120.0, radius=1.1)
     out["shape"] = list(X.shape)
+    if args.prescreen:
+        kw["prescreen"] = (args.prescreen[0], int(args.prescreen[1]), float(args.prescreen[2]))
+        out["prescreen"] = args.prescreen
     if args.mode == "data_path":
         out.update(_data_path(X, y, args.s, kw))
         return out
@@ -160,6 +173,8 @@ def _run(case, mode, trace, args, path=None) -> dict:
            "--seed", str(args.seed), "--time-limit", str(args.time_limit)]
     if trace:
         cmd.append("--trace")
+    if args.prescreen:
+        cmd += ["--prescreen", *args.prescreen]
     if path:
         cmd += ["--path", path]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=os.getcwd())
@@ -178,6 +193,9 @@ def main(argv=None) -> None:
     ap.add_argument("--time-limit", type=float, default=1800.0)
     ap.add_argument("--p-memmap", type=int, default=100_000)
     ap.add_argument("--n-memmap", type=int, default=2000)
+    ap.add_argument("--prescreen", nargs=3, metavar=("NAME", "K", "FRACTION"), default=None,
+                    help="run private_bss with prescreen=(NAME, K, FRACTION), e.g. "
+                         "--prescreen kendall 200 0.3 (the data path ignores it)")
     ap.add_argument("--no-baseline", action="store_true",
                     help="skip the densified float64 baseline (it needs 2 × 8np bytes)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)

@@ -1,4 +1,4 @@
-"""The ``mipdp`` command: demo, backends, experiment, plot and audit subcommands."""
+"""The ``mipdp`` command: demo, select, backends, experiment, plot and audit subcommands."""
 
 from __future__ import annotations
 
@@ -182,6 +182,164 @@ def _backends(args: argparse.Namespace) -> int:
     return 0
 
 
+def load_design(path: str):
+    """``X`` from a file, without densifying or loading it whole.
+
+    ``.npy``: ``np.load(path, mmap_mode="r")``, a read-only :class:`numpy.memmap` (pages are
+    read as the products need them); ``.npz``: ``scipy.sparse.load_npz(path)``, a sparse
+    matrix saved with ``scipy.sparse.save_npz``.  Both are passed to
+    :func:`mipdp.private_bss` as they are (docs/guide.md, "Large, sparse and out-of-core X").
+
+    Raises
+    ------
+    ValueError
+        Another extension, a ``.npz`` archive that is not a scipy sparse matrix, or an
+        array that is not 2-D numeric.
+    """
+    import os
+    ext = os.path.splitext(str(path))[1].lower()
+    if ext == ".npy":
+        try:
+            X = np.load(path, mmap_mode="r")
+        except ValueError as exc:      # object arrays cannot be memory-mapped
+            raise ValueError(f"X: could not memory-map {path} ({exc}); save a numeric array "
+                             "with np.save") from None
+    elif ext == ".npz":
+        import scipy.sparse as sp
+        try:
+            X = sp.load_npz(path)
+        except (ValueError, KeyError, OSError) as exc:
+            raise ValueError(f"X: {path} is not a scipy sparse matrix saved with "
+                             f"scipy.sparse.save_npz ({exc}); save a dense array with np.save "
+                             "(.npy) instead") from None
+    else:
+        raise ValueError(f"X: expected a .npy file (dense, opened as a memmap) or a .npz "
+                         f"file (scipy.sparse.save_npz), got {path!r}")
+    if X.ndim != 2:
+        raise ValueError(f"X: expected a 2-D array in {path}, got shape {X.shape}")
+    return X
+
+
+def load_targets(path: str) -> np.ndarray:
+    """``y`` from a ``.npy`` file or a text file (``.csv``: comma-separated; otherwise
+    whitespace), as a 1-D float array."""
+    import os
+    ext = os.path.splitext(str(path))[1].lower()
+    if ext == ".npy":
+        y = np.load(path)
+    elif ext in (".csv", ".txt", ".dat", ""):
+        y = np.loadtxt(path, delimiter="," if ext == ".csv" else None, ndmin=1)
+    else:
+        raise ValueError(f"y: expected a .npy, .csv or .txt file, got {path!r}")
+    return np.asarray(y)
+
+
+def _select(args: argparse.Namespace) -> int:
+    """``mipdp select``: a bad file or parameter prints one line and returns 2."""
+    from . import selection
+    from .exceptions import CertificationError, SolverError
+    try:
+        if len(args.bounds) not in (1, 2):
+            raise ValueError(f"--bounds: expected 'B_X B_Y' or one value, got {args.bounds}")
+        if len(args.bounds) == 1:
+            bounds = (args.bounds[0], None if args.loss == "hinge" else args.bounds[0])
+        else:
+            bounds = tuple(args.bounds)
+        prescreen = None
+        if args.prescreen is not None:
+            name, k, frac = args.prescreen
+            try:
+                prescreen = (name, int(k), float(frac))
+            except ValueError:
+                raise ValueError(f"--prescreen: expected NAME K FRACTION, e.g. kendall 200 "
+                                 f"0.3, got {' '.join(args.prescreen)}") from None
+        X = load_design(args.X)
+        y = load_targets(args.y)
+        kind = ("sparse " + X.format.upper() if hasattr(X, "format")
+                else f"memmap {X.dtype}")
+        print(f"X: {args.X} ({kind}, {X.shape[0]} x {X.shape[1]}, not densified); "
+              f"y: {args.y}")
+        res = selection.private_bss(
+            X, y, args.s, args.eps, bounds=bounds, loss=args.loss, ridge=args.ridge,
+            radius=args.radius, method=args.method, backend=args.backend,
+            n_draws=args.draws, prescreen=prescreen, time_limit=args.time_limit,
+            random_state=args.seed)
+    except (ValueError, TypeError, OSError, CertificationError, SolverError) as exc:
+        print(f"mipdp select: {exc}", file=sys.stderr)
+        return 2
+    return _report_selection(args, res, bounds, prescreen)
+
+
+def _json_number(x):
+    """A float for JSON: ``None`` for NaN (a release that is not private has ε = NaN)."""
+    x = float(x)
+    return None if np.isnan(x) else x
+
+
+def _report_selection(args, res, bounds, prescreen) -> int:
+    import json
+    for i, S in enumerate(res.supports):
+        print(f"released support{'' if res.supports.shape[0] == 1 else f' {i + 1}'}: "
+              f"{S.tolist()}")
+    print(f"guarantee: {res.guarantee}")
+    clipped = res.info.get("clipped_fraction_not_private")
+    if clipped is not None:
+        print(f"not private, for the analyst: {clipped['X']:.1%} of X clipped to |x| <= "
+              f"{bounds[0]:g}")
+    if args.out:
+        record = {"supports": res.supports.tolist(), "method": args.method,
+                  "epsilon": _json_number(res.epsilon), "delta": _json_number(res.delta),
+                  "is_private": res.is_private, "guarantee": str(res.guarantee),
+                  "bounds": list(bounds), "s": args.s, "eps_per_draw": args.eps,
+                  "n_draws": args.draws, "prescreen": None if prescreen is None
+                  else list(prescreen)}
+        with open(args.out, "w", encoding="utf-8") as fh:
+            json.dump(record, fh, indent=2)
+        print(f"written: {args.out}")
+    return 0
+
+
+def _add_select_parser(sub) -> None:
+    from .methods.registry import method_names
+    sel = sub.add_parser(
+        "select", help="release a support privately from X and y stored in files",
+        description="Run private_bss on your data: X from a .npy file (opened as a "
+                    "read-only memmap, never loaded whole) or a .npz file written by "
+                    "scipy.sparse.save_npz (kept sparse); y from a .npy, .csv or .txt "
+                    "file. Prints the released support(s) and the guarantee.")
+    sel.add_argument("X", help="design matrix: X.npy (dense, memory-mapped) or X.npz "
+                               "(scipy sparse)")
+    sel.add_argument("y", help="targets: y.npy, y.csv or y.txt (±1 labels for --loss hinge)")
+    sel.add_argument("--s", type=int, required=True, help="support size")
+    sel.add_argument("--eps", type=float, required=True, help="privacy budget of one draw")
+    sel.add_argument("--bounds", type=float, nargs="+", required=True, metavar="B",
+                     help="public clipping bounds from domain knowledge, not from the data: "
+                          "'B_X B_Y', or one value for both (for --loss hinge: B_X)")
+    sel.add_argument("--loss", default="least_squares",
+                     choices=["least_squares", "hinge", "huber"],
+                     help="loss of the objective (default least_squares)")
+    sel.add_argument("--method", default="exponential", choices=list(method_names()),
+                     help="sampler (default exponential)")
+    sel.add_argument("--draws", type=int, default=1,
+                     help="independent releases (default 1; N draws spend N times --eps)")
+    sel.add_argument("--prescreen", nargs=3, default=None, metavar=("NAME", "K", "FRACTION"),
+                     help="private pre-screen: NAME (dp_sis, kendall, two_stage) keeps K "
+                          "columns with FRACTION of --eps")
+    sel.add_argument("--ridge", type=float, default=None,
+                     help="ridge of the objective (default: derived from the bounds)")
+    sel.add_argument("--radius", type=float, default=None,
+                     help="radius of the coefficient ball (default: derived from the bounds)")
+    sel.add_argument("--backend", default="highs",
+                     help="MIP solver: highs (default), gurobi or pyomo")
+    sel.add_argument("--time-limit", dest="time_limit", type=float, default=None,
+                     help="seconds for the whole call; nothing is released on timeout")
+    sel.add_argument("--seed", type=int, default=None,
+                     help="seed of the sampler (default: fresh randomness)")
+    sel.add_argument("--out", default=None,
+                     help="also write the release (supports, guarantee) to this JSON file")
+    sel.set_defaults(func=_select)
+
+
 def _print_report(rep) -> None:
     for msg in rep.messages:
         print(msg, file=sys.stderr)
@@ -359,6 +517,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="mipdp",
         description="Differentially private best subset selection by mixed-integer "
                     "optimization. Subcommands: demo (the samplers on synthetic data), "
+                    "select (a private release from X and y stored in .npy/.npz files), "
                     "backends (which MIP solvers are installed), experiment (resumable "
                     "studies), plot (their figures), audit (exact and empirical privacy "
                     "audit). 'mipdp SUBCOMMAND --help' lists the options of each.")
@@ -401,6 +560,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=0,
                       help="seed of the data and of the sampler (default 0)")
     demo.set_defaults(func=_demo)
+    _add_select_parser(sub)
     back = sub.add_parser("backends", help="list the MIP backends and whether they are installed")
     back.set_defaults(func=_backends)
     _add_experiment_parser(sub)

@@ -13,6 +13,7 @@ from scipy.special import logsumexp
 from .._param_validation import check_less_than, validate_params
 from .._validation import check_epsilon, check_random_state, check_sparsity, check_X_y
 from ..accounting import check_release, record_release
+from ..data import is_sparse
 from ..guarantee import Guarantee
 from ..result import SelectionResult
 from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, support_size_alias, check_neighbour, finalize_guarantee,
@@ -97,14 +98,44 @@ def _kendall_counts(Xt: np.ndarray, y: np.ndarray):
     return _kendall_counts_cols(Xt.T, y)
 
 
+def _column_batch(X, rows: np.ndarray, cols) -> np.ndarray:
+    """Float64 columns ``cols`` (a slice or indices) of ``X``, rows in the order ``rows``,
+    as a C-contiguous ``(len(cols), n)`` array.
+
+    ``X`` is a numpy array or :class:`numpy.memmap` of any numeric dtype (only these
+    columns are read and converted), a scipy sparse matrix (only these columns are
+    densified; CSC is the fast format) or a dask array.  The values are those of
+    ``np.asarray(X, float64)[rows][:, cols].T``, so the Kendall counts do not depend on the
+    input's type or dtype (float32 → float64 is exact).
+    """
+    if is_sparse(X):
+        B = X[:, cols].toarray()[rows]
+    elif not isinstance(X, np.ndarray):       # dask: these columns are computed, then gathered
+        B = np.asarray(X[:, cols])[rows]
+    elif isinstance(cols, slice):
+        B = X[rows, cols]
+    else:
+        B = X[rows[:, None], np.asarray(cols)[None, :]]
+    return np.ascontiguousarray(B.T, dtype=np.float64)
+
+
+def _column(X, j: int) -> np.ndarray:
+    """Column ``j`` of an array, memmap, sparse or dask matrix as a float64 vector."""
+    if is_sparse(X):
+        return X[:, [j]].toarray().ravel().astype(np.float64, copy=False)
+    return np.asarray(X[:, j], dtype=np.float64)
+
+
 def _kendall_counts_cols(X: np.ndarray, y: np.ndarray, cols: np.ndarray | None = None):
     """``(P, n0, tx, ty)`` for the columns ``cols`` (default: all) of ``X`` (n, p) against ``y``.
 
     The columns are gathered in batches straight from ``X`` (no transposed copy of
-    the whole matrix). Per batch: rows in ``y`` order, an (unstable, fast) argsort
+    the whole matrix; a memmap, sparse or float32 ``X`` is converted batch by batch,
+    :func:`_column_batch`). Per batch: rows in ``y`` order, an (unstable, fast) argsort
     by ``x``; a batch row whose ``x`` has ties is re-sorted stably, so every row
     ends in the lexicographic ``(x, y)`` order Knight's algorithm needs. The
-    tied-pair counts are only formed for rows that have ties.
+    tied-pair counts are only formed for rows that have ties.  Memory: the batch,
+    ``_BATCH_ENTRIES`` values (2 MiB as float64) and a few integer arrays of its size.
     """
     n = X.shape[0]
     idx = np.arange(X.shape[1]) if cols is None else np.asarray(cols, dtype=np.intp)
@@ -119,10 +150,8 @@ def _kendall_counts_cols(X: np.ndarray, y: np.ndarray, cols: np.ndarray | None =
     tx = np.zeros(m, dtype=np.int64)
     step = max(1, _BATCH_ENTRIES // max(n, 1))
     for lo in range(0, m, step):
-        if cols is None:                                        # (batch, n), rows in y order
-            xb = np.ascontiguousarray(X[oy, lo:lo + step].T)
-        else:
-            xb = np.ascontiguousarray(X[oy[:, None], idx[None, lo:lo + step]].T)
+        # (batch, n) float64, rows in y order
+        xb = _column_batch(X, oy, slice(lo, lo + step) if cols is None else idx[lo:lo + step])
         order = np.argsort(xb, axis=1)
         xs = np.take_along_axis(xb, order, axis=1)
         same_x = xs[:, 1:] == xs[:, :-1]
@@ -322,6 +351,11 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "re
     Parameters
     ----------
     X : array_like, shape (n, p)
+        A numpy array (any numeric dtype), a :class:`numpy.memmap`, a scipy sparse matrix
+        or a dask array: never densified whole nor copied (a CSR matrix becomes CSC, an
+        ``O(nnz)`` copy); columns are read and converted to float64 in batches of
+        ``2¹⁸`` values.  The release is the same as on ``np.asarray(X, float64)`` for the
+        same ``random_state`` (the scores depend on ranks only).
     y : array_like, shape (n,)
     k : int
         Number of features, ``1 <= k < p``.
@@ -370,7 +404,11 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "re
     neighbour = check_neighbour(neighbour)
     guarantee = _guarantee(eps, neighbour, k, n_draws)
     acc = check_release(accountant, guarantee)
-    X, y = check_X_y(X, y)
+    # arrays (any numeric dtype), memmaps, sparse: not copied; columns are read and
+    # converted to float64 batch by batch (ranks only: the same output as on the float64 array)
+    X, y = check_X_y(X, y, lazy=True)
+    if is_sparse(X):
+        X = X.tocsc()      # column batches; an O(nnz) copy when X is CSR
     n, p = X.shape
     k = check_less_than(k, p, "k", "p", "dp_kendall")
     rng = check_random_state(random_state)
@@ -385,7 +423,7 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "re
         nonlocal n_pairs
         todo = [c for c in chosen if (j, c) not in pair_cache]
         if todo:
-            P = _kendall_counts_cols(X, X[:, j], np.asarray(todo))[0]   # P is symmetric
+            P = _kendall_counts_cols(X, _column(X, j), np.asarray(todo))[0]   # P is symmetric
             n_pairs += len(todo)
             for c, v in zip(todo, np.abs(P / (n - 1))):
                 pair_cache[(j, c)] = float(v)

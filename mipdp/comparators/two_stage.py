@@ -16,6 +16,7 @@ from .._param_validation import (POSITIVE_INT, POSITIVE_REAL, check_less_than,
                                  validate_params)
 from .._validation import check_random_state, check_X_y
 from ..accounting import check_release, record_release
+from ..data import is_sparse
 from ..exceptions import PrivacyLeakWarning
 from ..guarantee import Guarantee
 from ..result import SelectionResult
@@ -66,6 +67,22 @@ def block_vote(Xb: np.ndarray, yb: np.ndarray, k: int, alpha: float | None = Non
     return np.sort(top.astype(np.intp))
 
 
+def _block_rows(X, rows: np.ndarray) -> np.ndarray:
+    """Float64 rows ``rows`` of ``X`` (C-ordered, shape ``(len(rows), p)``): the one block
+    :func:`block_vote` fits.
+
+    ``X`` is a numpy array or :class:`numpy.memmap` of any numeric dtype (only these rows
+    are read and converted), a scipy sparse matrix (only these rows are densified; CSR is
+    the fast format) or a dask array.  The values are those of
+    ``np.asarray(X, float64)[rows]`` and the block is C-ordered whatever the input's
+    layout, so a block's fit, and the release, do not depend on the input's type, dtype or
+    memory order.
+    """
+    if is_sparse(X):
+        return X[rows].toarray().astype(np.float64, copy=False)
+    return np.ascontiguousarray(np.asarray(X[rows]), dtype=np.float64)
+
+
 def _partition(n: int, n_blocks: int, neighbour: str, rng: np.random.Generator) -> list:
     if neighbour == ADD_REMOVE:
         labels = rng.integers(n_blocks, size=n)
@@ -96,6 +113,11 @@ def two_stage(X, y, k: int, eps: float, n_blocks: int | None = None, alpha: floa
     Parameters
     ----------
     X : array_like, shape (n, p)
+        A numpy array (any numeric dtype), a :class:`numpy.memmap`, a scipy sparse matrix
+        or a dask array: never densified whole nor copied; each block's ``~n/m`` rows are
+        read and converted to float64 when the block is fitted (peak about three float64
+        copies of one block, ``24 ⌈n/m⌉ p`` bytes).  The release is the same as on
+        ``np.asarray(X, float64)`` for the same ``random_state``.
     y : array_like, shape (n,)
     k : int
         Number of features, ``1 <= k < p``.
@@ -141,7 +163,11 @@ def two_stage(X, y, k: int, eps: float, n_blocks: int | None = None, alpha: floa
     topk_fn = get_topk(topk)
     guarantee = _guarantee(eps, neighbour, k, topk, n_draws, n_blocks)
     acc = check_release(accountant, guarantee)
-    X, y = check_X_y(X, y)
+    # arrays (any numeric dtype), memmaps, sparse: not copied; each block's rows are read
+    # and converted to float64 when it is fitted (the same blocks as on the float64 array)
+    X, y = check_X_y(X, y, lazy=True)
+    if is_sparse(X):
+        X = X.tocsr()      # row blocks; an O(nnz) copy when X is CSC
     n, p = X.shape
     k = check_less_than(k, p, "k", "p", "two_stage")
     rng = check_random_state(random_state)
@@ -164,7 +190,7 @@ def two_stage(X, y, k: int, eps: float, n_blocks: int | None = None, alpha: floa
         votes = np.zeros(p)
         with threadpool_limits(limits=1, user_api="blas"):
             for rows in _partition(n, n_blocks, neighbour, rng):
-                votes[block_vote(X[rows], y[rows], k, alpha)] += 1.0   # distinct indices
+                votes[block_vote(_block_rows(X, rows), y[rows], k, alpha)] += 1.0   # distinct
         tb = time.perf_counter()
         supports.append(topk_fn(votes, k, eps, 1.0, rng))
         tc = time.perf_counter()

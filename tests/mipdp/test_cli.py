@@ -98,3 +98,105 @@ def test_demo_reports_the_frequency_over_draws_and_explains_its_lines(capsys):
     for word in ("class_k", "no-goods", "proposals", "cuts", "clipping", "not private"):
         assert word in out, word
     assert "of X and" in out and "clipped to the bound 0.5" in out
+
+
+# -- issue 21: X from a .npy memmap or a scipy sparse .npz, never densified ----------------
+
+def _files(tmp_path, seed=0, n=80, p=12):
+    import numpy as np
+    import scipy.sparse as sp
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    X[rng.random((n, p)) > 0.4] = 0.0
+    X[:, [1, 4]] = rng.standard_normal((n, 2))
+    y = X[:, 1] - X[:, 4] + 0.2 * rng.standard_normal(n)
+    np.save(tmp_path / "X.npy", X)
+    sp.save_npz(tmp_path / "Xr.npz", sp.csr_matrix(X))
+    sp.save_npz(tmp_path / "Xc.npz", sp.csc_matrix(X))
+    np.save(tmp_path / "y.npy", y)
+    np.savetxt(tmp_path / "y.csv", y, delimiter=",")
+    return X, y
+
+
+def test_load_design_keeps_memmap_and_sparse(tmp_path):
+    import numpy as np
+    import scipy.sparse as sp
+    from mipdp.cli import load_design, load_targets
+    X, y = _files(tmp_path)
+    M = load_design(tmp_path / "X.npy")
+    assert isinstance(M, np.memmap) and not M.flags.writeable
+    np.testing.assert_array_equal(M, X)
+    for name, fmt in (("Xr.npz", "csr"), ("Xc.npz", "csc")):
+        S = load_design(tmp_path / name)
+        assert sp.issparse(S) and S.format == fmt
+        np.testing.assert_array_equal(S.toarray(), X)
+    np.testing.assert_allclose(load_targets(tmp_path / "y.csv"), y)
+    np.testing.assert_array_equal(load_targets(tmp_path / "y.npy"), y)
+
+
+@pytest.mark.parametrize("xfile", ["X.npy", "Xr.npz", "Xc.npz"])
+def test_select_passes_X_through_and_releases_as_on_the_array(xfile, tmp_path, monkeypatch,
+                                                               capsys):
+    """The CLI hands the memmap / sparse matrix to private_bss as it is (no dense copy) and
+    releases what private_bss releases on the dense array with the same seed."""
+    import json
+
+    import numpy as np
+    import scipy.sparse as sp
+    import mipdp.selection as selection
+    X, y = _files(tmp_path)
+    real = selection.private_bss
+    seen = []
+
+    def spy(X_in, *args, **kwargs):
+        seen.append(X_in)
+        return real(X_in, *args, **kwargs)
+
+    monkeypatch.setattr(selection, "private_bss", spy)
+    out = tmp_path / "res.json"
+    argv = ["select", str(tmp_path / xfile), str(tmp_path / "y.csv"), "--s", "2", "--eps", "3",
+            "--bounds", "1.5", "2", "--draws", "2", "--seed", "7", "--out", str(out)]
+    assert main(argv) == 0
+    assert len(seen) == 1
+    if xfile.endswith(".npy"):
+        assert isinstance(seen[0], np.memmap)
+    else:
+        assert sp.issparse(seen[0])
+    ref = real(X, np.loadtxt(tmp_path / "y.csv", delimiter=","), 2, 3.0, bounds=(1.5, 2.0),
+               n_draws=2, random_state=7)
+    rec = json.loads(out.read_text())
+    assert rec["supports"] == ref.supports.tolist()
+    assert rec["epsilon"] == pytest.approx(6.0) and rec["delta"] == 0.0 and rec["is_private"]
+    text = capsys.readouterr().out
+    assert "not densified" in text and f"released support 1: {ref.supports[0].tolist()}" in text
+
+
+def test_select_with_prescreen_and_hinge(tmp_path, capsys):
+    import numpy as np
+    X, y = _files(tmp_path, 1, n=120, p=20)
+    np.save(tmp_path / "labels.npy", np.where(y > 0, 1.0, -1.0))
+    assert main(["select", str(tmp_path / "Xr.npz"), str(tmp_path / "labels.npy"), "--s", "2",
+                 "--eps", "4", "--bounds", "1.5", "--loss", "hinge", "--seed", "0",
+                 "--prescreen", "kendall", "6", "0.25"]) == 0
+    out = capsys.readouterr().out
+    assert "released support:" in out and "guarantee: 4-DP" in out and "Kendall" in out
+
+
+def test_select_bad_files_print_one_line(tmp_path, capsys):
+    import numpy as np
+    _files(tmp_path)
+    np.savez(tmp_path / "plain.npz", a=np.zeros((3, 3)))
+    y = str(tmp_path / "y.npy")
+    common = ["--s", "2", "--eps", "1", "--bounds", "1", "1"]
+    for xfile, needle in (("plain.npz", "not a scipy sparse matrix"),
+                          ("X.csv", "expected a .npy file"),
+                          ("missing.npy", "No such file")):
+        assert main(["select", str(tmp_path / xfile), y, *common]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("mipdp select: ") and needle in err, err
+    assert main(["select", str(tmp_path / "X.npy"), y, "--s", "2", "--eps", "1",
+                 "--bounds", "1", "1", "1"]) == 2
+    assert "--bounds" in capsys.readouterr().err
+    assert main(["select", str(tmp_path / "X.npy"), y, "--s", "20", "--eps", "1",
+                 "--bounds", "1", "1"]) == 2
+    assert "s" in capsys.readouterr().err
