@@ -46,6 +46,8 @@ DENSE_CACHE_BYTES = 6 * 2 ** 30
 MEMMAP_CACHE_BYTES = 256 * 2 ** 20
 #: bytes of one float64 column chunk of the lazy path
 CHUNK_BYTES = 8 * 2 ** 20
+#: columns of a dask design kept on the client once fetched (float64 bytes)
+DASK_COLUMN_CACHE_BYTES = 256 * 2 ** 20
 
 
 def is_sparse(X) -> bool:
@@ -122,8 +124,15 @@ class ClippedDesign:
             # length-n or length-p vectors and the supports' columns come back
             import dask.array as da
             self.kind = "dask"
-            Xd = X.astype(np.float64)
+            # On a distributed cluster X is persisted in the workers' memory (as given: no
+            # float64 or clipped copy): every product would otherwise re-read X from its
+            # source (a file, a generating graph), 10x slower per call in
+            # experiments/bench_dask.py
+            client = _distributed_client()
+            self._da_raw = client.persist(X) if client is not None else X
+            Xd = self._da_raw.astype(np.float64)
             self._da = Xd if self.bound is None else da.clip(Xd, -self.bound, self.bound)
+            self._col_cache: dict[int, np.ndarray] = {}   # columns fetched from the cluster
         else:
             self.kind = "dense"
             X = self.raw
@@ -276,12 +285,30 @@ class ClippedDesign:
         elif self._sp is not None:
             out = self._sp[:, flat].toarray()
         elif self._da is not None:
-            uniq, inv = np.unique(flat, return_inverse=True)
-            out = np.asarray(self._da[:, uniq].compute())[:, inv]
+            out = self._dask_columns(flat)
         else:
             out = self.raw[:, flat]
             out = self._clip(np.array(out, dtype=np.float64))
         return out.reshape((self.n,) + idx.shape)
+
+    def _dask_columns(self, flat: np.ndarray) -> np.ndarray:
+        """Columns of a dask design: those not fetched before come back in one compute
+        and are kept (up to :data:`DASK_COLUMN_CACHE_BYTES`): the searches ask for the
+        same few hundred columns many times, and each compute costs a round trip."""
+        cache = self._col_cache
+        uniq, inv = np.unique(flat, return_inverse=True)
+        missing = np.array([j for j in uniq.tolist() if j not in cache], dtype=np.intp)
+        got = {}
+        if missing.size:
+            block = np.asarray(self._da[:, missing].compute())
+            room = DASK_COLUMN_CACHE_BYTES // (8 * max(self.n, 1)) - len(cache)
+            for i, j in enumerate(missing.tolist()):
+                got[j] = block[:, i]
+                if i < room:
+                    cache[j] = got[j]
+        cols = np.column_stack([cache[j] if j in cache else got[j] for j in uniq.tolist()]) \
+            if uniq.size else np.empty((self.n, 0))
+        return cols[:, inv.reshape(-1)]
 
     def rows_T(self, idx) -> np.ndarray:
         """The columns ``idx`` as rows: shape ``idx.shape + (n,)`` (``Xcᵀ[idx]``), C-contiguous."""
@@ -395,6 +422,7 @@ class ClippedDesign:
             return np.bincount(cols, weights=np.abs(csc.data) > b, minlength=self.p) / n
         if is_dask(raw):
             import dask.array as da
+            raw = getattr(self, "_da_raw", raw)
             return np.asarray((da.abs(raw) > b).sum(axis=0).compute()) / n
         counts = np.zeros(self.p)
         if self._row_major:
@@ -431,6 +459,19 @@ class ClippedDesign:
     def __repr__(self) -> str:
         return (f"ClippedDesign(shape={self.shape}, bound={self.bound}, kind={self.kind!r}, "
                 f"input={type(self.raw).__name__}/{getattr(self.raw, 'dtype', None)})")
+
+
+def _distributed_client():
+    """The active ``distributed.Client``, or ``None`` (``distributed`` not imported by the
+    caller, or no client)."""
+    import sys
+    dist = sys.modules.get("distributed")
+    if dist is None:
+        return None
+    try:
+        return dist.default_client()
+    except ValueError:   # no client
+        return None
 
 
 def canonical_sparse(X):

@@ -149,6 +149,10 @@ def test_dask_array_on_a_local_cluster_gives_the_same_release():
         np.testing.assert_allclose(D.T @ v, Xc.T @ v, rtol=1e-12)
         np.testing.assert_array_equal(D.columns(np.array([[3, 1], [3, 9]])),
                                       Xc[:, np.array([[3, 1], [3, 9]])])
+        # X is persisted on the cluster, and fetched columns are kept on the client
+        assert D._da_raw is not Xd and sorted(D._col_cache) == [1, 3, 9]
+        np.testing.assert_array_equal(D.columns(np.array([9, 0, 3])), Xc[:, [9, 0, 3]])
+        assert sorted(D._col_cache) == [0, 1, 3, 9]
         res = private_bss(Xd, y, 2, 1.0, **SMALL)
         res_screen = private_bss(Xd, y, 2, 1.0, prescreen=("dp_sis", 6, 0.3), **SMALL)
     np.testing.assert_array_equal(res.supports, ref.supports)
