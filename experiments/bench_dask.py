@@ -4,9 +4,11 @@ Seed 002's AR(1) design (ρ = 0.1, s = 5, β* = 1/√s at 1, 3, …, 9, y = Xβ*
 is written column chunk by column chunk to a float32 ``.npy`` file (never whole in RAM).
 Two releases are timed in the same invocation, each in a fresh subprocess:
 
-* ``dask`` — ``X = da.from_array(np.load(path, mmap_mode="r"), chunks=(n, --chunk))`` on a
-  ``distributed.LocalCluster`` (``--workers`` worker processes, one thread each): the
-  workers read their column chunks from the file and compute ``X_cᵀ v``, ``X_c β``, column
+* ``dask`` — X is a dask array of column chunks (``--chunk`` columns) that the workers of
+  a ``distributed.LocalCluster`` (``--workers`` processes, one thread each) read from the
+  file themselves (``dask.delayed`` loaders: nothing large is shipped from the client;
+  ``da.from_array`` on a memmap would pickle the whole array into every graph); mipdp
+  persists it in the workers' memory, and they compute ``X_cᵀ v``, ``X_c β``, column
   norms and the supports' columns; only vectors of length n or p come back to the client,
   where the MIP master runs.  A real cluster is the same call with
   ``Client("tcp://scheduler:8786")`` and the file on storage every worker can read.
@@ -52,6 +54,23 @@ def _write(path: str, n: int, p: int, rho: float, seed: int, chunk: int = 2000) 
     return y
 
 
+def _load_columns(path: str, lo: int, hi: int) -> np.ndarray:
+    """Runs on a worker: columns ``lo:hi`` read from the file (nothing large is shipped)."""
+    return np.array(np.load(path, mmap_mode="r")[:, lo:hi])
+
+
+def _dask_from_file(path: str, shape, dtype, chunk: int):
+    """A dask array whose column chunks the workers read from ``path`` themselves (as from
+    any storage they share: a network file system, object storage, Zarr)."""
+    import dask
+    import dask.array as da
+    n, p = shape
+    parts = [da.from_delayed(dask.delayed(_load_columns)(path, lo, min(lo + chunk, p)),
+                             shape=(n, min(lo + chunk, p) - lo), dtype=dtype)
+             for lo in range(0, p, chunk)]
+    return da.concatenate(parts, axis=1)
+
+
 def _child(spec: dict) -> dict:
     import warnings
     warnings.simplefilter("ignore")
@@ -65,7 +84,7 @@ def _child(spec: dict) -> dict:
         from distributed import Client, LocalCluster
         with LocalCluster(n_workers=spec["workers"], threads_per_worker=1, processes=True,
                           dashboard_address=None) as cluster, Client(cluster):
-            X = da.from_array(Xm, chunks=(Xm.shape[0], spec["chunk"]))
+            X = _dask_from_file(spec["X"], Xm.shape, Xm.dtype, spec["chunk"])
             t0 = time.perf_counter()
             res = private_bss(X, y, 5, 1.0, **kw)
             out["time"] = time.perf_counter() - t0
