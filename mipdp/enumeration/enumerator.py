@@ -715,7 +715,8 @@ class SupportEnumerator:
 
     # -- regions and mistake classes --------------------------------------------------------------
     def region_bound(self, region: Region, *, level: float = np.inf, abs_tol: float = 0.0,
-                     max_solves: int | None = None, gap: float | None = None) -> RegionBound:
+                     max_solves: int | None = None, gap: float | None = None,
+                     explicit: bool = True) -> RegionBound:
         """A certified lower bound on ``L`` over ``region``, and its best member found.
 
         An improving outer-approximation search inside the region: the master (one row on
@@ -739,13 +740,16 @@ class SupportEnumerator:
             Most master solves (``None``: until the master is infeasible).
         gap : float, optional
             Relative MIP gap of each master solve (default ``search_gap``).
+        explicit : bool
+            Search a region of at most ``explicit_max`` members explicitly (no budget)
+            rather than by master solves.  ``False``: master solves only.
 
         Returns
         -------
         RegionBound
         """
         self.warm_center()
-        if 0 < region.size <= self.explicit_max:
+        if explicit and 0 < region.size <= self.explicit_max:
             name = f"class_{region.k}"
             self.progress.start(name, members=region.size)
             res = explicit_search(self, region, level=level, abs_tol=abs_tol, name=name)

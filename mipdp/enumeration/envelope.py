@@ -136,9 +136,11 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
             logger.info("envelope: class %d (%d supports): MIP bound L0 + %.4g, level L0 + "
                         "%.4g (units of 2Δ/ε); explicit search at the level (not private)",
                         k, R.size, (rb.lower - L0) / unit, (lev - L0) / unit)
-            def leaf_bound(Q, floor=rb.lower):
+            def leaf_bound(Q, floor=rb.lower):   # master solves (the explicit search
+                # of this leaf already passed its budget)
                 return max(floor, enum.region_bound(Q, level=lev, abs_tol=tol * unit,
-                                                    max_solves=max_solves, gap=gap).lower)
+                                                    max_solves=max_solves, gap=gap,
+                                                    explicit=False).lower)
 
             parts = _below_level(enum, R, lev, fallback=leaf_bound,
                                  max_leaves=split_max_leaves,
@@ -189,7 +191,7 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
 
 
 def _below_level(enum: SupportEnumerator, region: Region, level: float, *,
-                 fallback=None, max_leaves: int = 8,
+                 fallback=None, max_leaves: int = 24,
                  max_evaluations: int = 150_000):
     """Every member of ``region`` with ``L < level``, exactly, and the rest bounded by ``level``.
 
@@ -202,7 +204,8 @@ def _below_level(enum: SupportEnumerator, region: Region, level: float, *,
     carries the certified bound ``level``.  A leaf whose search would evaluate more than
     the budget left (``max_evaluations`` in all, a hundredth of it for objectives whose
     values are not cheap, e.g. the hinge loss) is bounded by ``fallback(leaf)`` instead (a
-    certified bound, e.g. by the MIP; default ``-inf``), with no holes.
+    certified bound; :func:`build_envelope` uses master solves only; default ``-inf``),
+    with no holes — computed only when some other leaf was searched.
 
     A leaf is only searched when the cuts' bounds at 256 uniform members of it suggest no
     more candidates (members whose cut bound is below the level, each to be evaluated)
@@ -232,8 +235,7 @@ def _below_level(enum: SupportEnumerator, region: Region, level: float, *,
             return None
     cheap = bool(getattr(enum.objective, "cheap_values", False))
     budget = int(max_evaluations) if cheap else int(max_evaluations) // 100
-    sup, val, rest = [], [], []
-    searched = 0
+    sup, val, rest, unsearched = [], [], [], []
     rng = np.random.default_rng(0x5EED)   # probes only decide the running time, never a law
     for R in leaves:
         res = None
@@ -242,10 +244,8 @@ def _below_level(enum: SupportEnumerator, region: Region, level: float, *,
                                   name=f"class_{R.k}", max_evaluations=max(0, budget))
             budget -= res.n_evaluated
         if res is None or not res.complete:
-            R.bound = -math.inf if fallback is None else float(fallback(R))
-            rest.append(R)
+            unsearched.append(R)
             continue
-        searched += 1
         keys = [k for k, v in enum.found.items() if v < level]
         below = np.array(keys, dtype=np.intp).reshape(-1, R.s)
         if below.size:
@@ -256,10 +256,13 @@ def _below_level(enum: SupportEnumerator, region: Region, level: float, *,
         child.bound = level
         if child.size:
             rest.append(child)
-    if not searched:
+    if len(unsearched) == len(leaves):
         logger.debug("envelope: class %d: every leaf has more candidates than the budget; "
                      "the MIP bounds it instead (not private)", region.k)
         return None
+    for R in unsearched:
+        R.bound = -math.inf if fallback is None else float(fallback(R))
+        rest.append(R)
     return (np.vstack(sup) if sup else np.zeros((0, region.s), dtype=np.intp),
             np.concatenate(val) if val else np.zeros(0), rest)
 

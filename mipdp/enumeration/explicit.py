@@ -135,11 +135,14 @@ def _cut_region_minima(a: np.ndarray, G: np.ndarray, region: Region) -> np.ndarr
     """``min_{S ∈ region} a_t + Σ_{i∈S} G_{t,i}`` for every cut ``t`` (holes ignored: a
     lower value, still a bound)."""
     out = a + G[:, region.fixed_in].sum(axis=1)
+    step = max(1, (1 << 22) // max(1, G.shape[1]))   # cuts per block: ~32 MB temporaries
     for pool, q in ((region.free_center, region.n_keep), (region.free_outside, region.n_add)):
-        if q > 0:
-            Gp = G[:, pool]
-            out = out + (np.partition(Gp, q - 1, axis=1)[:, :q].sum(axis=1)
-                         if q < pool.size else Gp.sum(axis=1))
+        if q <= 0:
+            continue
+        for lo in range(0, a.size, step):
+            Gp = G[lo:lo + step, pool]
+            out[lo:lo + step] += (np.partition(Gp, q - 1, axis=1)[:, :q].sum(axis=1)
+                                  if q < pool.size else Gp.sum(axis=1))
     return out
 
 

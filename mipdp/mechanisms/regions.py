@@ -69,7 +69,8 @@ class Region:
         A certified lower bound on the objective over the region (``-inf`` if unknown),
         holes excluded.
     holes : frozenset of tuple, optional
-        Members taken out of the region (sorted tuples); each must be a member.
+        Members taken out of the region (sorted tuples); each must be a member.  Set at
+        construction only (``size`` is computed from it): use :meth:`without`.
     """
 
     center: np.ndarray
@@ -133,8 +134,10 @@ class Region:
             raise ValueError("sample: the region is empty")
         if not self.holes:
             return self._sample_full(rng, m)
-        if 2 * len(self.holes) >= self.full_size:   # mostly holes: list the others
-            rows = np.vstack(list(region_members(self)))
+        if 2 * len(self.holes) >= self.full_size:   # mostly holes: list the others (once)
+            rows = self.__dict__.get("_listed")
+            if rows is None:
+                rows = self.__dict__["_listed"] = np.vstack(list(region_members(self)))
             return rows[rng.integers(0, rows.shape[0], size=m)]
         out = self._sample_full(rng, m)
         bad = np.flatnonzero(self._in_holes(out))
@@ -152,8 +155,8 @@ class Region:
         return ok
 
     def contains(self, supports: np.ndarray) -> np.ndarray:
-        """Membership of each row of ``supports`` (shape ``(m, s)``, sorted rows for the
-        hole test), as a bool array; holes are not members."""
+        """Membership of each row of ``supports`` (shape ``(m, s)``, in any order), as a
+        bool array; holes are not members."""
         T = np.atleast_2d(np.asarray(supports, dtype=np.intp))
         ok = self._contains_all(T)
         if self.holes and ok.any():
@@ -163,7 +166,7 @@ class Region:
 
     def without(self, supports) -> "Region":
         """This region with the members among ``supports`` (sorted rows) made holes too."""
-        T = np.atleast_2d(np.asarray(supports, dtype=np.intp))
+        T = np.sort(np.atleast_2d(np.asarray(supports, dtype=np.intp)), axis=1)
         new = {tuple(r) for r in T[self.contains(T)].tolist()} if T.size else set()
         return Region(self.center, self.k, self.p, self.fixed_in, self.fixed_out, self.bound,
                       self.holes | new)
@@ -215,4 +218,6 @@ def region_members(region: Region, chunk: int = 200_000):
         rows = np.sort(rows, axis=1)
         if region.holes:
             rows = rows[~region._in_holes(rows)]
+            if rows.shape[0] == 0:   # a chunk of holes only
+                continue
         yield rows

@@ -207,3 +207,15 @@ def test_permute_and_flip_law_with_split_envelope(instance):
                                     eps, scale, refine=env.refine, refine_after=4)
     draws = sampler.sample(np.random.default_rng(seed), 3000)
     assert _pvalue(draws, sup, logp) > 1e-3
+
+
+def test_region_members_skips_chunks_of_holes_and_without_sorts():
+    """A chunk made only of holes yields nothing (no empty chunk reaches an objective), and
+    ``without`` accepts rows in any order (review findings)."""
+    R = Region(np.array([0, 1, 2]), 1, 7)                 # C(3,2) C(4,1) = 12 members
+    rows = np.vstack(list(region_members(R)))
+    H = R.without(rows[:3][:, ::-1])                       # unsorted rows
+    assert H.size == 9
+    chunks = list(region_members(H, chunk=3))
+    assert all(c.shape[0] > 0 for c in chunks)
+    assert sum(c.shape[0] for c in chunks) == 9
