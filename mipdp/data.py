@@ -10,14 +10,26 @@ the support objectives need, computed column chunk by column chunk:
 * columns of supports as dense float64 (:meth:`~ClippedDesign.columns`,
   :meth:`~ClippedDesign.rows_T`, ``design[:, idx]``),
 * squared column norms (:meth:`~ClippedDesign.col_sq`) and the Gram matrix
-  ``XcᵀXc`` when ``p`` is small (:meth:`~ClippedDesign.gram`).
+  ``XcᵀXc`` when ``p`` is small (:meth:`~ClippedDesign.gram`),
+* ``Xcᵀu`` and ``Xc(Xcᵀu + shift)`` in one pass (:meth:`~ClippedDesign.rmatvec_matvec`),
+  and Gram columns ``Xcᵀx_j`` kept between calls (:attr:`~ClippedDesign.column_gram`,
+  :mod:`mipdp.column_gram`).
+
+Passes over ``X`` are what costs at large ``p`` (2.4 GB at n = 3000, p = 10⁵; 8 GB for a
+float32 memmap at n = 2000, p = 10⁶), so the first pass (at construction) computes every
+figure that needs no other input at once: the clipped copy when one is kept, the clipped
+counts of the diagnostic, ``‖Xc_j‖²`` and ``Xcᵀv`` for the constructor's ``vectors`` (the
+clipped ``y``); :meth:`~ClippedDesign.rmatvec` then returns those (and the last two 1-D
+products) without another pass.
 
 Memory (docs/design.md, "Memory"): besides ``X`` itself, a dense input keeps at most one
-chunk of ``chunk_bytes`` (float64, clipped) at a time: row blocks for a C-ordered input
-(contiguous reads of a ``.npy`` memmap), column blocks otherwise; a clipped float64 copy of
+tile of ``min(chunk_bytes, TILE_BYTES)`` (float64, clipped) at a time, small enough to be
+converted, clipped and multiplied in cache: rows of ``min(p, TILE_COLS)`` columns for a
+C-ordered input (contiguous reads of a ``.npy`` memmap; full rows when ``p`` is at most
+``TILE_COLS``), column blocks otherwise; a clipped float64 copy of
 the whole matrix is kept only when it is at most ``dense_cache_bytes`` (then every product
-is one BLAS call, as before): 6 GiB for an in-memory array, 256 MiB for a memmap.  A float64 array already inside the
-bounds is used as it is (no copy).  A sparse input is held as one CSC matrix whose
+is one BLAS call, as before): 6 GiB for an in-memory array, 256 MiB for a memmap.  A float64
+array already inside the bounds is used as it is (no copy).  A sparse input is held as one CSC matrix whose
 values are clipped (``clip(0) = 0``: the sparsity is kept), sharing the index arrays of
 ``X`` when it is CSC already.  ``X`` is never modified.
 

@@ -256,3 +256,41 @@ def test_finite_check_of_blocks(order):
         Y[17, 13] = bad
         assert not _all_finite(Y)
         assert not _all_finite(Y.astype(np.float32))
+
+
+@pytest.mark.parametrize("loss", ["least_squares", "hinge"])
+def test_release_same_on_tiles_memmap_and_float32_mip_path(loss, tmp_path, monkeypatch):
+    """The MIP path (cuts from kept Gram columns, dominance, fixing) releases the same
+    supports on a float64 array (clipped copy), a float32 array, a Fortran-ordered array
+    and a float32 ``.npy`` memmap read in tiles; and, with tiles narrower than p (the
+    layout of p = 10⁶), on the memmap and on an in-memory array.
+
+    Identical draws need identical products, bit for bit: the master's bounds after a
+    fixed number of solves depend on the last bits of the cuts.  Paths that sum in another
+    order (a BLAS pass over the copy against narrow tiles over many row blocks) release
+    from the same law but may draw other supports."""
+    rng = np.random.default_rng(11)
+    n, p = 100, 300          # classes above the envelope's full-evaluation size: master solves
+    X = rng.standard_normal((n, p)).astype(np.float32).astype(np.float64)
+    y = X[:, [2, 5, 11]] @ np.array([1.0, -1.0, 0.8]) + 0.4 * rng.standard_normal(n)
+    if loss == "hinge":
+        y = np.where(y > 0, 1.0, -1.0)
+    kw = dict(loss=loss, bounds=(1.0, 2.0), random_state=3, n_draws=4,
+              enumeration_options={"exhaustive_max": 0, "explicit_max": 0})
+    ref = private_bss(X, y, 3, 1.0, **kw)
+    if loss == "least_squares":
+        assert sum(ph.get("solves", 0) for ph in ref.stats["phases"].values()) > 0
+    path = tmp_path / "x.npy"
+    np.save(path, X.astype(np.float32))
+    got = {"float32": private_bss(X.astype(np.float32), y, 3, 1.0, **kw),
+           "fortran": private_bss(np.asfortranarray(X), y, 3, 1.0, **kw)}
+    monkeypatch.setattr(data_mod, "MEMMAP_CACHE_BYTES", 0)
+    got["memmap"] = private_bss(np.load(path, mmap_mode="r"), y, 3, 1.0, **kw)
+    for name, res in got.items():
+        np.testing.assert_array_equal(res.supports, ref.supports, err_msg=name)
+    monkeypatch.setattr(data_mod, "DENSE_CACHE_BYTES", 0)
+    monkeypatch.setattr(data_mod, "CHUNK_BYTES", 8 * 16 * 64)
+    monkeypatch.setattr(data_mod, "TILE_COLS", 64)         # tiles of 16 rows × 64 columns
+    narrow = private_bss(np.load(path, mmap_mode="r"), y, 3, 1.0, **kw)
+    res = private_bss(X, y, 3, 1.0, **kw)
+    np.testing.assert_array_equal(res.supports, narrow.supports)
