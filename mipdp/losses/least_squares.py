@@ -142,6 +142,8 @@ class LeastSquaresObjective(SupportObjective):
     """:class:`LeastSquares` on fixed data."""
 
     cheap_values = True
+    #: entries of the ``(m, s, s)`` one-swap systems solved in one batch
+    _SWAP_BATCH = 2 ** 21
 
     def __init__(self, loss: LeastSquares, X: np.ndarray, y: np.ndarray) -> None:
         super().__init__(loss, X, y)
@@ -240,19 +242,25 @@ class LeastSquaresObjective(SupportObjective):
         s = S.size
         C = self.X.column_gram.get(S).T  # (s, p)
         out = np.full((s, self.p), np.inf)
-        outside = np.setdiff1d(np.arange(self.p), S)
-        m = outside.size
-        self.n_evaluations += s * m
+        outside_all = np.setdiff1d(np.arange(self.p), S)
+        self.n_evaluations += s * outside_all.size
+        # batches of neighbours: the (m, s, s) systems and the solver's copies of them stay
+        # ~100 MB (1.5 GB at p = 10⁶ in one batch); each neighbour's value is computed on
+        # its own, so the batching changes nothing
+        step = max(1, self._SWAP_BATCH // (s * s))
         for a in range(s):
             rest = np.delete(np.arange(s), a)
-            A = np.empty((m, s, s))
-            A[:, :s - 1, :s - 1] = C[np.ix_(rest, S[rest])] + self.lam * np.eye(s - 1)
-            cross = C[rest][:, outside].T  # (m, s-1)
-            A[:, :s - 1, s - 1] = cross
-            A[:, s - 1, :s - 1] = cross
-            A[:, s - 1, s - 1] = self.col_sq[outside] + self.lam
-            b = np.empty((m, s))
-            b[:, :s - 1] = self.Xty[S[rest]]
-            b[:, s - 1] = self.Xty[outside]
-            out[a, outside] = ridge_ball_values(A, b, self.yty, self.n, self.radius)
+            for lo in range(0, outside_all.size, step):
+                outside = outside_all[lo:lo + step]
+                m = outside.size
+                A = np.empty((m, s, s))
+                A[:, :s - 1, :s - 1] = C[np.ix_(rest, S[rest])] + self.lam * np.eye(s - 1)
+                cross = C[rest][:, outside].T  # (m, s-1)
+                A[:, :s - 1, s - 1] = cross
+                A[:, s - 1, :s - 1] = cross
+                A[:, s - 1, s - 1] = self.col_sq[outside] + self.lam
+                b = np.empty((m, s))
+                b[:, :s - 1] = self.Xty[S[rest]]
+                b[:, s - 1] = self.Xty[outside]
+                out[a, outside] = ridge_ball_values(A, b, self.yty, self.n, self.radius)
         return out

@@ -104,3 +104,14 @@ def test_iht_support_unchanged(seed, kind, monkeypatch):
     D = ClippedDesign(X, b, **opts)
     got = iht_support(D, y, 3, 1.0)
     np.testing.assert_array_equal(got, _iht_reference(Xc, y, 3, 1.0))
+
+
+def test_one_swap_batches_change_nothing(monkeypatch):
+    from mipdp.losses.least_squares import LeastSquaresObjective
+    X, y = _data(2, n=50, p=400)
+    D = ClippedDesign(X, 0.7, vectors=(np.clip(y, -1, 1),))
+    obj = LeastSquares(2.0, 0.3).bind(D, np.clip(y, -1, 1))
+    S = np.array([1, 3, 5, 90])
+    whole = obj.one_swap_values(S)
+    monkeypatch.setattr(LeastSquaresObjective, "_SWAP_BATCH", 16 * 37)   # 37 per batch
+    np.testing.assert_array_equal(obj.one_swap_values(S), whole)
