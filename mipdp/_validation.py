@@ -69,8 +69,19 @@ def _all_finite(X) -> bool:
         return bool(da.isfinite(X).all().compute())
     if X.ndim != 2 or not np.issubdtype(X.dtype, np.floating):
         return bool(np.all(np.isfinite(X)))
-    w = max(1, CHUNK_BYTES // (8 * max(X.shape[0], 1)))
-    return all(bool(np.all(np.isfinite(X[:, lo:lo + w]))) for lo in range(0, X.shape[1], w))
+    # contiguous blocks of about CHUNK_BYTES (rows of a C-ordered array, e.g. a .npy memmap
+    # read sequentially; columns otherwise).  A block's sum is finite only if every entry
+    # is (NaN and ±inf propagate), so the entry-wise test runs only on a block whose sum
+    # is not finite (NaN, inf, or an overflowing sum of finite values)
+    n, p = X.shape
+    if X.flags.c_contiguous:
+        step = max(1, CHUNK_BYTES // (X.itemsize * max(p, 1)))
+        blocks = (X[lo:lo + step] for lo in range(0, n, step))
+    else:
+        step = max(1, CHUNK_BYTES // (X.itemsize * max(n, 1)))
+        blocks = (X[:, lo:lo + step] for lo in range(0, p, step))
+    with np.errstate(over="ignore", invalid="ignore"):   # the sum may overflow: then test
+        return all(np.isfinite(B.sum()) or bool(np.all(np.isfinite(B))) for B in blocks)
 
 
 def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -273,8 +284,10 @@ def clip_design(X, y: np.ndarray | None, b_x: float, b_y: float | None, **option
     product needs it (:mod:`mipdp.data`).  ``options`` go to the design.
     """
     from .data import ClippedDesign
-    Xc = ClippedDesign(X, b_x, **options)
     yc = None if y is None else (y.copy() if b_y is None else np.clip(y, -b_y, b_y))
+    # Xcᵀyc comes out of the design's first pass over X (every loss asks for it)
+    options.setdefault("vectors", () if yc is None else (yc,))
+    Xc = ClippedDesign(X, b_x, **options)
     return Xc, yc
 
 

@@ -10,14 +10,26 @@ the support objectives need, computed column chunk by column chunk:
 * columns of supports as dense float64 (:meth:`~ClippedDesign.columns`,
   :meth:`~ClippedDesign.rows_T`, ``design[:, idx]``),
 * squared column norms (:meth:`~ClippedDesign.col_sq`) and the Gram matrix
-  ``XcᵀXc`` when ``p`` is small (:meth:`~ClippedDesign.gram`).
+  ``XcᵀXc`` when ``p`` is small (:meth:`~ClippedDesign.gram`),
+* ``Xcᵀu`` and ``Xc(Xcᵀu + shift)`` in one pass (:meth:`~ClippedDesign.rmatvec_matvec`),
+  and Gram columns ``Xcᵀx_j`` kept between calls (:attr:`~ClippedDesign.column_gram`,
+  :mod:`mipdp.column_gram`).
+
+Passes over ``X`` are what costs at large ``p`` (2.4 GB at n = 3000, p = 10⁵; 8 GB for a
+float32 memmap at n = 2000, p = 10⁶), so the first pass (at construction) computes every
+figure that needs no other input at once: the clipped copy when one is kept, the clipped
+counts of the diagnostic, ``‖Xc_j‖²`` and ``Xcᵀv`` for the constructor's ``vectors`` (the
+clipped ``y``); :meth:`~ClippedDesign.rmatvec` then returns those (and the last two 1-D
+products) without another pass.
 
 Memory (docs/design.md, "Memory"): besides ``X`` itself, a dense input keeps at most one
-chunk of ``chunk_bytes`` (float64, clipped) at a time: row blocks for a C-ordered input
-(contiguous reads of a ``.npy`` memmap), column blocks otherwise; a clipped float64 copy of
+tile of ``min(chunk_bytes, TILE_BYTES)`` (float64, clipped) at a time, small enough to be
+converted, clipped and multiplied in cache: rows of ``min(p, TILE_COLS)`` columns for a
+C-ordered input (contiguous reads of a ``.npy`` memmap; full rows when ``p`` is at most
+``TILE_COLS``), column blocks otherwise; a clipped float64 copy of
 the whole matrix is kept only when it is at most ``dense_cache_bytes`` (then every product
-is one BLAS call, as before): 6 GiB for an in-memory array, 256 MiB for a memmap.  A float64 array already inside the
-bounds is used as it is (no copy).  A sparse input is held as one CSC matrix whose
+is one BLAS call, as before): 6 GiB for an in-memory array, 256 MiB for a memmap.  A float64
+array already inside the bounds is used as it is (no copy).  A sparse input is held as one CSC matrix whose
 values are clipped (``clip(0) = 0``: the sparsity is kept), sharing the index arrays of
 ``X`` when it is CSC already.  ``X`` is never modified.
 
@@ -35,7 +47,7 @@ import numpy as np
 logger = logging.getLogger(__name__)
 
 __all__ = ["ClippedDesign", "as_design", "DENSE_CACHE_BYTES", "MEMMAP_CACHE_BYTES",
-           "CHUNK_BYTES", "is_sparse",
+           "CHUNK_BYTES", "TILE_BYTES", "is_sparse",
            "is_dask"]
 
 #: a clipped float64 copy of an in-memory ``X`` is kept when it takes at most this many
@@ -48,6 +60,23 @@ MEMMAP_CACHE_BYTES = 256 * 2 ** 20
 CHUNK_BYTES = 8 * 2 ** 20
 #: columns of a dask design kept on the client once fetched (float64 bytes)
 DASK_COLUMN_CACHE_BYTES = 256 * 2 ** 20
+#: bytes of one float64 tile of the chunked path: a tile is converted, clipped and
+#: multiplied while it is in the cache (2 MiB tiles made a pass over a 2000 × 10⁶ float32
+#: memmap 1.5–3 times faster than full-height column blocks of 2–32 MiB)
+TILE_BYTES = 2 * 2 ** 20
+#: widest tile of a C-ordered input (columns): 16 KiB of float32 per row and tile
+TILE_COLS = 4096
+#: bytes of the float64 column block kept while :meth:`ClippedDesign.rmatvec_matvec` uses it
+#: twice (``Xcᵀu`` then ``Xc w``): about a share of the L3 cache
+FUSED_BLOCK_BYTES = 8 * 2 ** 20
+
+
+def _one_blas_thread():
+    """Limit BLAS to one thread for a loop over tiles: their products are small, and
+    OpenBLAS's threads on small products cost more than they save (8 times slower on a
+    pass of 2 MiB tiles at p = 10⁵ on a loaded 2-core machine)."""
+    from threadpoolctl import threadpool_limits
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def is_sparse(X) -> bool:
@@ -87,11 +116,16 @@ class ClippedDesign:
         (default :data:`DENSE_CACHE_BYTES`, 6 GiB, for an in-memory array;
         :data:`MEMMAP_CACHE_BYTES`, 256 MiB, for a memmap); ``0`` forces the chunked path.
     chunk_bytes : int, optional
-        Size of one float64 column chunk of the chunked path (default :data:`CHUNK_BYTES`).
+        Size of one float64 column chunk of the chunked path (default :data:`CHUNK_BYTES`);
+        its tiles take at most ``min(chunk_bytes, TILE_BYTES)``.
+    vectors : sequence of ndarray (n,), optional
+        Vectors ``v`` whose products ``Xcᵀv`` are computed in the first pass over a dense
+        or chunked ``X`` (with the squared column norms and the clipped counts), so that
+        :meth:`rmatvec` returns them without another pass (e.g. the clipped ``y``).
     """
 
     def __init__(self, X, bound: float | None = None, *, dense_cache_bytes: int | None = None,
-                 chunk_bytes: int | None = None) -> None:
+                 chunk_bytes: int | None = None, vectors=()) -> None:
         self.raw = X
         self.bound = None if bound is None else float(bound)
         self.shape = tuple(int(d) for d in X.shape)
@@ -116,6 +150,10 @@ class ClippedDesign:
         self.chunk_rows = 0
         self._da = None        # clipped float64 dask array (lazy graph), for dask input
         self._clipped_frac = None   # clipped_per_column(), once computed
+        self._memo = []        # [(v, Xcᵀv)]: the two most recent 1-D products (rmatvec)
+        self._known = []       # [(v, Xcᵀv)] of the constructor's vectors (kept)
+        self._tile = (0, 0)    # tile shape (rows, columns) of the chunked path
+        self._gram_cols = None  # ColumnGram (columns of XcᵀXc), created on first use
         if is_sparse(X):
             self.kind = "sparse"
             self._sp = self._clipped_csc(X)
@@ -136,24 +174,27 @@ class ClippedDesign:
         else:
             self.kind = "dense"
             X = self.raw
-            # one pass counts the entries beyond the bound per column: it decides whether
-            # X can be used as it is and is kept for the clipping diagnostic
-            if X.dtype == np.float64 and not np.any(self.clipped_per_column()):
+            c_order = bool(getattr(X, "flags", None) is not None
+                           and X.flags.c_contiguous and not X.flags.f_contiguous)
+            self._tile = self._tile_shape(c_order, min(chunk, TILE_BYTES))
+            # a float64 X inside the bounds is used as it is (one read pass: max and min);
+            # otherwise one pass makes the clipped copy and counts the clipped entries
+            if X.dtype == np.float64 and self._inside_bounds():
                 self._dense = X                          # used as it is: no copy
+                self._clipped_frac = np.zeros(self.p)
             elif 8 * self.n * self.p <= cache:
                 # one clipped copy in the input's own memory order: converting a C-ordered
                 # array to column-major cost 4 s more than the copy at n = 3000, p = 10^5
                 # (the products are BLAS calls either way; a support's columns are s gathers)
-                if X.dtype == np.float64 and self.bound is not None:
-                    self._dense = np.clip(X, -self.bound, self.bound)
-                else:
-                    self._dense = self._clip(np.array(X, dtype=np.float64, order="K"))
+                order = "F" if (not c_order and X.flags.f_contiguous) else "C"
+                self._dense = np.empty(self.shape, order=order)
             else:
                 self.kind = "chunked"
-                # a C-ordered input (e.g. a .npy memmap) is read in contiguous row blocks
-                self._row_major = bool(getattr(X, "flags", None) is not None
-                                       and X.flags.c_contiguous and not X.flags.f_contiguous)
-                self.chunk_rows = max(1, chunk // (8 * max(self.p, 1)))
+                # tiles: contiguous row blocks when p is at most TILE_COLS and X is
+                # C-ordered (e.g. a .npy memmap), column blocks when X is F-ordered
+                self._row_major = c_order and self._tile[1] == self.p
+                self.chunk_rows = self._tile[0] if self._row_major else 0
+            self._first_pass(vectors)
         logger.debug("ClippedDesign: %s, shape %s, dtype %s, bound %s, chunk %d columns",
                      self.kind, self.shape, getattr(X, "dtype", None), self.bound,
                      self.chunk_cols)
@@ -175,6 +216,110 @@ class ClippedDesign:
             data = np.clip(data, -self.bound, self.bound)
         return sp.csc_matrix((data, csc.indices, csc.indptr), shape=self.shape)
 
+    # -- tiles (dense and chunked inputs) ---------------------------------------------------
+    def _tile_shape(self, c_order: bool, nbytes: int) -> tuple[int, int]:
+        """``(rows, columns)`` of a float64 tile of at most ``nbytes``: wide and short for a
+        C-ordered input (rows of ``min(p, TILE_COLS)`` columns are contiguous reads), full
+        height for any other (contiguous columns of an F-ordered input)."""
+        n, p = max(self.n, 1), max(self.p, 1)
+        if c_order:
+            w = min(p, TILE_COLS, max(1, nbytes // 8))
+            return min(n, max(1, nbytes // (8 * w))), w
+        return n, max(1, min(p, nbytes // (8 * n)))
+
+    def _inside_bounds(self) -> bool:
+        """Whether every ``|x_ij| <= bound`` (one read pass, tile by tile; no bound: yes)."""
+        if self.bound is None:
+            return True
+        b = self.bound
+        for r0, r1, c0, c1 in self._tile_ranges():
+            T = self.raw[r0:r1, c0:c1]
+            if T.size and (T.max() > b or T.min() < -b):
+                return False
+        return True
+
+    def _tile_ranges(self, tile: tuple[int, int] | None = None):
+        """``(r0, r1, c0, c1)`` of the tiles, column block by column block."""
+        r, w = self._tile if tile is None else tile
+        for c0 in range(0, self.p, w):
+            c1 = min(c0 + w, self.p)
+            for r0 in range(0, self.n, r):
+                yield r0, min(r0 + r, self.n), c0, c1
+
+    def _load_tile(self, buf: np.ndarray, r0: int, r1: int, c0: int, c1: int) -> np.ndarray:
+        """The clipped float64 tile ``X[r0:r1, c0:c1]`` written into ``buf`` (reused)."""
+        T = buf[:r1 - r0, :c1 - c0]
+        src = self.raw[r0:r1, c0:c1]
+        if self.bound is not None and src.dtype == np.float64:
+            np.clip(src, -self.bound, self.bound, out=T)
+        else:   # convert first: a bound is clipped in float64, not in the input's precision
+            np.copyto(T, src, casting="unsafe")
+            self._clip(T)
+        return T
+
+    def tiles(self, tile: tuple[int, int] | None = None):
+        """Yield ``(r0, r1, c0, c1, T)``: the clipped float64 tiles covering ``X`` (dense and
+        chunked inputs), column block by column block.  ``T`` is a buffer reused for the
+        next tile: use it before asking for the next one."""
+        r, w = self._tile if tile is None else tile
+        if self._dense is not None:
+            for r0, r1, c0, c1 in self._tile_ranges((r, w)):
+                yield r0, r1, c0, c1, self._dense[r0:r1, c0:c1]
+            return
+        buf = np.empty((min(r, self.n), min(w, self.p)))
+        for r0, r1, c0, c1 in self._tile_ranges((r, w)):
+            yield r0, r1, c0, c1, self._load_tile(buf, r0, r1, c0, c1)
+
+    def _first_pass(self, vectors) -> None:
+        """One pass over ``X`` (dense and chunked inputs): the clipped copy (when one is
+        held and not filled yet), the clipped counts (when unknown), ``‖Xc_j‖²`` and
+        ``Xcᵀv`` for each of ``vectors`` — every figure from the tile while it is in cache."""
+        V = [np.asarray(v, dtype=np.float64) for v in vectors if v is not None]
+        V = [v for v in V if v.shape == (self.n,)]
+        copy = self._dense is not None and self._dense is not self.raw
+        need_count = self._clipped_frac is None and self.bound is not None
+        if not (copy or need_count or V):
+            return
+        Vm = np.stack(V, axis=1) if V else None
+        counts = np.zeros(self.p, dtype=np.intp) if need_count else None
+        col_sq = np.zeros(self.p)
+        prod = np.zeros((self.p, len(V))) if V else None
+        buf = None if copy else np.empty((min(self._tile[0], self.n), min(self._tile[1], self.p)))
+        with _one_blas_thread():
+            self._first_pass_tiles(copy, buf, counts, col_sq, Vm, prod)
+        if counts is not None:
+            self._clipped_frac = counts / max(self.n, 1)
+        elif self._clipped_frac is None:
+            self._clipped_frac = np.zeros(self.p)
+        self._col_sq = col_sq
+        self._known = [(v.copy(), prod[:, k].copy()) for k, v in enumerate(V)]
+
+    def _first_pass_tiles(self, copy, buf, counts, col_sq, Vm, prod) -> None:
+        b = self.bound
+        for r0, r1, c0, c1 in self._tile_ranges():
+            src = self.raw[r0:r1, c0:c1]
+            if copy:
+                T = self._dense[r0:r1, c0:c1]
+                if b is not None and src.dtype == np.float64:
+                    np.clip(src, -b, b, out=T)
+                else:
+                    np.copyto(T, src, casting="unsafe")
+                    self._clip(T)
+            else:
+                T = self._load_tile(buf, r0, r1, c0, c1)
+            if counts is not None:   # clipped iff changed (compared in float64)
+                counts[c0:c1] += np.count_nonzero(T != src, axis=0)
+            col_sq[c0:c1] += np.einsum("ij,ij->j", T, T)
+            if Vm is not None:
+                prod[c0:c1] += T.T @ Vm[r0:r1]
+
+    def _recall(self, v: np.ndarray) -> np.ndarray | None:
+        """A copy of ``Xcᵀv`` if it was computed for this very ``v`` (same values)."""
+        for u, out in self._known + self._memo:
+            if u.shape == v.shape and np.array_equal(u, v):
+                return out.copy()
+        return None
+
     # -- chunks --------------------------------------------------------------------------
     def _block(self, lo: int, hi: int) -> np.ndarray:
         """Clipped float64 columns ``lo:hi`` of the chunked path."""
@@ -187,25 +332,6 @@ class ClippedDesign:
         if clean is None:
             clean = self._clean[lo] = bool(np.max(np.abs(B), initial=0.0) <= self.bound)
         return np.asarray(B) if clean else np.clip(B, -self.bound, self.bound)
-
-    def _rows(self, lo: int, hi: int) -> np.ndarray:
-        """Clipped float64 rows ``lo:hi`` of a row-major chunked input."""
-        B = self.raw[lo:hi]
-        if B.dtype != np.float64:
-            return self._clip(B.astype(np.float64))
-        if self.bound is None:
-            return np.asarray(B)
-        key = ("rows", lo)
-        clean = self._clean.get(key)
-        if clean is None:
-            clean = self._clean[key] = bool(np.max(np.abs(B), initial=0.0) <= self.bound)
-        return np.asarray(B) if clean else np.clip(B, -self.bound, self.bound)
-
-    def row_blocks(self):
-        """Yield ``(lo, hi, rows)``: clipped float64 row chunks (row-major chunked input)."""
-        for lo in range(0, self.n, self.chunk_rows):
-            hi = min(lo + self.chunk_rows, self.n)
-            yield lo, hi, self._rows(lo, hi)
 
     def blocks(self):
         """Yield ``(lo, hi, block)``: clipped float64 column chunks covering ``X``."""
@@ -223,29 +349,96 @@ class ClippedDesign:
 
     # -- products ------------------------------------------------------------------------
     def rmatvec(self, v) -> np.ndarray:
-        """``Xcᵀ v`` for ``v`` of shape ``(n,)`` or ``(n, k)``."""
+        """``Xcᵀ v`` for ``v`` of shape ``(n,)`` or ``(n, k)``.
+
+        The products of the constructor's ``vectors`` and of the last two 1-D ``v`` are
+        kept: asked again for the same values, they are returned without a pass over ``X``.
+        """
         v = np.asarray(v, dtype=np.float64)
+        if v.ndim == 1:
+            out = self._recall(v)
+            if out is not None:
+                return out
+        out = self._rmatvec(v)
+        if v.ndim == 1:
+            self._memo.insert(0, (v.copy(), out.copy()))
+            del self._memo[2:]
+        return out
+
+    def _rmatvec(self, v: np.ndarray) -> np.ndarray:
         if self._dense is not None:
             return self._dense.T @ v
         if self._sp is not None:
             return np.asarray(self._sp.T @ v)
         if self._da is not None:
             return np.asarray((self._da.T @ v).compute())
-        if self._row_major:
-            out = np.zeros((self.p,) + v.shape[1:])
-            for lo, hi, B in self.row_blocks():
-                out += B.T @ v[lo:hi]
-            return out
-        out = np.empty((self.p,) + v.shape[1:])
-        for lo, hi, B in self.blocks():
-            out[lo:hi] = B.T @ v
+        out = np.zeros((self.p,) + v.shape[1:])
+        with _one_blas_thread():
+            for r0, r1, c0, c1, T in self.tiles():
+                out[c0:c1] += T.T @ v[r0:r1]
         return out
+
+    def rmatvec_matvec(self, u, shift=None, *, matvec: bool = True):
+        """``w = Xcᵀu + shift`` and ``z = Xc w`` (``None`` without ``matvec``), in one pass.
+
+        A column block ``B`` of ``Xc`` gives its entries of ``w`` (``Bᵀu``) and at once its
+        share ``B w_B`` of ``z`` while it is still in cache: one pass over ``X`` instead of
+        two (e.g. the power iteration of IHT).  Equal to ``rmatvec`` then ``matvec`` up to
+        floating-point summation order.
+        """
+        u = np.asarray(u, dtype=np.float64)
+        shift = None if shift is None else np.asarray(shift, dtype=np.float64)
+        if self.kind not in ("dense", "chunked") or not matvec:
+            w = self.rmatvec(u)
+            if shift is not None:
+                w = w + shift
+            return w, (self.matvec(w) if matvec else None)
+        if self._dense is not None and not self._dense.flags.f_contiguous:
+            # a C-ordered array: its column blocks are strided (one page per row); two BLAS
+            # passes are faster than one over blocks
+            w = self._dense.T @ u
+            if shift is not None:
+                w += shift
+            return w, self._dense @ w
+        wcols = max(1, min(self.p, FUSED_BLOCK_BYTES // (8 * max(self.n, 1))))
+        w = np.empty(self.p)
+        z = np.zeros(self.n)
+        if self._dense is not None:
+            for c0 in range(0, self.p, wcols):
+                B = self._dense[:, c0:c0 + wcols]
+                wb = B.T @ u
+                if shift is not None:
+                    wb += shift[c0:c0 + wcols]
+                w[c0:c0 + wcols] = wb
+                z += B @ wb
+            return w, z
+        # chunked: the block is filled tile by tile (contiguous reads of a C-ordered
+        # input), then used a second time from this buffer
+        r = min(self.n, max(1, self._tile[0] * self._tile[1] // wcols))
+        buf = np.empty((self.n, wcols))
+        with _one_blas_thread():
+            for c0 in range(0, self.p, wcols):
+                c1 = min(c0 + wcols, self.p)
+                B = buf[:, :c1 - c0]
+                for r0 in range(0, self.n, r):
+                    r1 = min(r0 + r, self.n)
+                    self._load_tile(B[r0:r1], r0, r1, c0, c1)
+                wb = B.T @ u
+                if shift is not None:
+                    wb += shift[c0:c1]
+                w[c0:c1] = wb
+                z += B @ wb
+        return w, z
 
     def matvec(self, beta) -> np.ndarray:
         """``Xc β`` for ``β`` of shape ``(p,)`` or ``(p, k)``; a sparse ``β`` (few
         non-zeros) reads only its columns."""
         beta = np.asarray(beta, dtype=np.float64)
         if self._dense is not None:
+            if beta.ndim == 1 and self.p >= 512:
+                nz = np.flatnonzero(beta)
+                if nz.size <= 64:     # e.g. the iterates of IHT: s columns, not a pass
+                    return self._dense[:, nz] @ beta[nz]
             return self._dense @ beta
         if self._sp is not None:
             return np.asarray(self._sp @ beta)
@@ -258,14 +451,10 @@ class ClippedDesign:
             nz = np.flatnonzero(beta)
             if nz.size <= self.chunk_cols:
                 return self.columns(nz) @ beta[nz]
-        if self._row_major:
-            out = np.empty((self.n,) + beta.shape[1:])
-            for lo, hi, B in self.row_blocks():
-                out[lo:hi] = B @ beta
-            return out
         out = np.zeros((self.n,) + beta.shape[1:])
-        for lo, hi, B in self.blocks():
-            out += B @ beta[lo:hi]
+        with _one_blas_thread():
+            for r0, r1, c0, c1, T in self.tiles():
+                out[r0:r1] += T @ beta[c0:c1]
         return out
 
     def __matmul__(self, beta):
@@ -309,6 +498,15 @@ class ClippedDesign:
         cols = np.column_stack([cache[j] if j in cache else got[j] for j in uniq.tolist()]) \
             if uniq.size else np.empty((self.n, 0))
         return cols[:, inv.reshape(-1)]
+
+    @property
+    def column_gram(self):
+        """The Gram columns ``Xcᵀx_j`` kept for this design
+        (:class:`mipdp.column_gram.ColumnGram`: ``get(idx)``, ``product(idx, coef)``)."""
+        if self._gram_cols is None:
+            from .column_gram import ColumnGram
+            self._gram_cols = ColumnGram(self)
+        return self._gram_cols
 
     def rows_T(self, idx) -> np.ndarray:
         """The columns ``idx`` as rows: shape ``idx.shape + (n,)`` (``Xcᵀ[idx]``), C-contiguous."""
@@ -367,15 +565,11 @@ class ClippedDesign:
                 self._col_sq = np.asarray(self._sp.multiply(self._sp).sum(axis=0)).ravel()
             elif self._da is not None:
                 self._col_sq = np.asarray((self._da * self._da).sum(axis=0).compute())
-            elif self._row_major:
-                out = np.zeros(self.p)
-                for lo, hi, B in self.row_blocks():
-                    out += np.einsum("ij,ij->j", B, B)
-                self._col_sq = out
             else:
-                out = np.empty(self.p)
-                for lo, hi, B in self.blocks():
-                    out[lo:hi] = np.einsum("ij,ij->j", B, B)
+                out = np.zeros(self.p)
+                with _one_blas_thread():
+                    for r0, r1, c0, c1, T in self.tiles():
+                        out[c0:c1] += np.einsum("ij,ij->j", T, T)
                 self._col_sq = out
         return self._col_sq
 
@@ -389,10 +583,11 @@ class ClippedDesign:
                 self._gram = np.asarray((self._sp.T @ self._sp).toarray())
             elif self._da is not None:
                 self._gram = np.asarray((self._da.T @ self._da).compute())
-            elif self._row_major:
+            elif self._tile[1] == self.p:   # full-width tiles: row blocks
                 G = np.zeros((self.p, self.p))
-                for lo, hi, B in self.row_blocks():
-                    G += B.T @ B
+                with _one_blas_thread():
+                    for r0, r1, c0, c1, T in self.tiles():
+                        G += T.T @ T
                 self._gram = G
             else:
                 G = np.empty((self.p, self.p))
@@ -424,14 +619,9 @@ class ClippedDesign:
             import dask.array as da
             raw = getattr(self, "_da_raw", raw)
             return np.asarray((da.abs(raw) > b).sum(axis=0).compute()) / n
-        counts = np.zeros(self.p)
-        if self._row_major:
-            for lo in range(0, self.n, self.chunk_rows):
-                counts += np.count_nonzero(np.abs(raw[lo:lo + self.chunk_rows]) > b, axis=0)
-        else:
-            for lo in range(0, self.p, self.chunk_cols):
-                counts[lo:lo + self.chunk_cols] = np.count_nonzero(
-                    np.abs(raw[:, lo:lo + self.chunk_cols]) > b, axis=0)
+        counts = np.zeros(self.p, dtype=np.intp)
+        for r0, r1, c0, c1 in self._tile_ranges():
+            counts[c0:c1] += np.count_nonzero(np.abs(raw[r0:r1, c0:c1]) > np.float64(b), axis=0)
         return counts / n
 
     def subset(self, columns) -> "ClippedDesign":

@@ -16,9 +16,46 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["CutStore"]
+__all__ = ["CutStore", "RowStack"]
 
 _EPS = np.finfo(float).eps
+
+
+class RowStack:
+    """Rows of length ``p`` appended one at a time and read as one ``(T, p)`` array.
+
+    The rows live in one buffer with spare rows (a quarter more, at least 16), so reading
+    is a view and appending copies nothing until the buffer is full: one copy of the cuts
+    is held (at p = 10⁶ each row is 8 MB), not a list of rows beside its stacked copy.
+    A view read earlier stays valid (rows are only ever written past its end).
+    """
+
+    def __init__(self, p: int) -> None:
+        self.p = int(p)
+        self._buf = np.zeros((0, self.p))
+        self._n = 0
+
+    def __len__(self) -> int:
+        return self._n
+
+    def append(self, row: np.ndarray) -> None:
+        """Append a copy of ``row``."""
+        if self._n == self._buf.shape[0]:
+            grown = np.empty((self._n + max(16, self._n // 4), self.p))
+            grown[:self._n] = self._buf[:self._n]
+            self._buf = grown
+        self._buf[self._n] = row
+        self._n += 1
+
+    @property
+    def array(self) -> np.ndarray:
+        """The rows so far, shape ``(T, p)`` (a view: do not write to it)."""
+        return self._buf[:self._n]
+
+    def __getitem__(self, t: int) -> np.ndarray:
+        if not -self._n <= t < self._n:
+            raise IndexError(t)
+        return self._buf[t % self._n]
 
 
 class CutStore:
@@ -33,8 +70,7 @@ class CutStore:
     def __init__(self, p: int, s: int) -> None:
         self.p, self.s = p, s
         self._a: list[float] = []
-        self._G: list[np.ndarray] = []
-        self._arr: tuple[np.ndarray, np.ndarray] | None = None
+        self._G = RowStack(p)
         self._absmax = 0.0
 
     def __len__(self) -> int:
@@ -42,21 +78,16 @@ class CutStore:
 
     def add(self, support: np.ndarray, lower: float, grad: np.ndarray) -> None:
         """Add the cut at ``support`` (``lower <= L(support)`` certified, slope ``grad``)."""
-        g = np.asarray(grad, dtype=float).copy()
+        g = np.asarray(grad, dtype=float)       # copied into the store by append
         a = float(lower) - float(g[np.asarray(support, dtype=np.intp)].sum())
         self._a.append(a)
         self._G.append(g)
-        self._arr = None
         self._absmax = max(self._absmax, abs(a) + abs(float(lower)) + self.s * float(np.max(np.abs(g))))
 
     @property
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """``(a, G)``: shapes ``(T,)`` and ``(T, p)``."""
-        if self._arr is None:
-            a = np.array(self._a, dtype=float)
-            G = np.vstack(self._G) if self._G else np.zeros((0, self.p))
-            self._arr = (a, G)
-        return self._arr
+        return np.array(self._a, dtype=float), self._G.array
 
     def slack(self) -> float:
         """Bound on the rounding error of any computed cut bound (objective units)."""

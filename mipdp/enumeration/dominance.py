@@ -65,15 +65,92 @@ def dominated_columns(G: np.ndarray, groups: list[np.ndarray], need: int, *,
     return out
 
 
+def _popcount_rows(bits: np.ndarray) -> np.ndarray:
+    """Number of set bits in each row of a ``(k, W)`` uint64 array."""
+    if hasattr(np, "bitwise_count"):                       # numpy >= 2.0
+        return np.bitwise_count(bits).sum(axis=1, dtype=np.intp)
+    table = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+    by = np.ascontiguousarray(bits).view(np.uint8).reshape(bits.shape[0], -1)
+    return table[by].sum(axis=1, dtype=np.intp)
+
+
+def _bits(positions: np.ndarray, W: int) -> np.ndarray:
+    """A ``(W,)`` uint64 bit set of ``positions`` (ints in ``[0, 64 W)``)."""
+    out = np.zeros(W, dtype=np.uint64)
+    positions = np.asarray(positions, dtype=np.intp)
+    np.bitwise_or.at(out, positions // 64, np.left_shift(np.uint64(1),
+                                                         (positions % 64).astype(np.uint64)))
+    return out
+
+
+def _prefix_bits(order: np.ndarray, W: int) -> np.ndarray:
+    """``(m + 1, W)``: row ``r`` is the bit set of ``order[:r]`` (candidate positions)."""
+    m = order.size
+    single = np.zeros((m + 1, W), dtype=np.uint64)
+    single[np.arange(1, m + 1), order // 64] = np.left_shift(
+        np.uint64(1), (order % 64).astype(np.uint64))
+    return np.bitwise_or.accumulate(single, axis=0)
+
+
+class _GroupState:
+    """Dominance state of one group against its candidates, as bit sets over candidates.
+
+    Row ``i`` of ``le`` holds the candidates ``c`` with ``G[t, c] <= G[t, idx[i]]`` in every
+    cut seen so far; row ``i`` of ``strict`` those with ``G[t, c] < G[t, idx[i]]`` in some
+    cut or ``c < idx[i]`` (the index tie-break).  For one cut, ``{c : G[t, c] <= v}`` is a
+    prefix of the candidates sorted by ``G[t, ·]``, so a cut costs two ``searchsorted`` of
+    the group's values and two gathers of ``W = ⌈m / 64⌉`` words per column.
+    """
+
+    def __init__(self, idx: np.ndarray, cand: np.ndarray) -> None:
+        self.idx, self.cand = idx, cand
+        m = cand.size
+        self.W = W = max(1, -(-m // 64))
+        if m == 0 or idx.size == 0:
+            self.le = self.strict = self.own = np.zeros((idx.size, W), dtype=np.uint64)
+            return
+        self.le = np.empty((idx.size, W), dtype=np.uint64)
+        self.le[:] = _prefix_bits(np.arange(m), W)[m]
+        by_index = np.argsort(cand, kind="stable")
+        below = np.searchsorted(cand[by_index], idx, side="left")    # candidates c < j
+        self.strict = _prefix_bits(by_index, W)[below]
+        # the column's own bit, where it is a candidate (a column never dominates itself)
+        pos = np.searchsorted(cand[by_index], idx)
+        pos = np.minimum(pos, m - 1)
+        is_cand = cand[by_index][pos] == idx
+        self.own = np.zeros((idx.size, W), dtype=np.uint64)
+        if np.any(is_cand):
+            c = by_index[pos[is_cand]]
+            self.own[np.flatnonzero(is_cand), c // 64] = np.left_shift(
+                np.uint64(1), (c % 64).astype(np.uint64))
+
+    def add_cuts(self, G_new: np.ndarray) -> None:
+        for g in G_new:
+            gc = g[self.cand]
+            order = np.argsort(gc, kind="stable")
+            sv = gc[order]
+            pre = _prefix_bits(order, self.W)
+            gj = g[self.idx]
+            self.le &= pre[np.searchsorted(sv, gj, side="right")]
+            self.strict |= pre[np.searchsorted(sv, gj, side="left")]
+
+    def counts(self, live: np.ndarray) -> np.ndarray:
+        """Live strict dominators of each column of the group."""
+        ok = _bits(np.flatnonzero(live[self.cand]), self.W)
+        return _popcount_rows(self.le & self.strict & ok[None, :] & ~self.own)
+
+
 class DominanceCache:
     """Dominance counts kept across the solves of a search and across searches.
 
     Along a search cuts are only ever added, and a new cut can only remove a pair
-    ``(j dominates j')``: the pair matrix of the columns of each group against a fixed
-    candidate set is updated with the new cuts alone (``O(|group| m ΔT)``) instead of
-    recomputed (``O(|group| m T)``).  Any candidate set gives a valid count (fewer
-    candidates only fix fewer columns), so the candidates of the first computation are
-    kept; the matrices are rebuilt when the groups change (another region pattern).
+    ``(j dominates j')``: the pairs of the columns of each group against a fixed
+    candidate set are updated with the new cuts alone instead of recomputed.  Any
+    candidate set gives a valid count (fewer candidates only fix fewer columns), so the
+    candidates of the first computation are kept; the state is rebuilt when the groups
+    change (another region pattern).  The pairs are bit sets over the candidates
+    (:class:`_GroupState`): a cut costs ``O(|group| (log m + m/64))``, and the state
+    ``3 · 8⌈m/64⌉`` bytes per column.
 
     :meth:`mask` counts only dominators in ``live`` (columns not fixed by other means), so
     every dominator counted can take the dominated column's place (the claim above).
@@ -81,7 +158,7 @@ class DominanceCache:
 
     def __init__(self) -> None:
         self._key: list[np.ndarray] | None = None
-        self._state: list[tuple] = []
+        self._state: list[_GroupState] = []
         self._T = 0
 
     def mask(self, G: np.ndarray, groups: list[np.ndarray], need: int, live: np.ndarray,
@@ -100,22 +177,16 @@ class DominanceCache:
             for idx in groups:
                 m = min(idx.size, 4 * need + 64)
                 cand = idx[np.lexsort((idx, total[idx]))][:m]
-                le = np.ones((idx.size, cand.size), dtype=bool)
-                strict = cand[None, :] < idx[:, None]
-                self._state.append((idx, cand, le, strict))
+                self._state.append(_GroupState(idx, cand))
             self._T = 0
-        for idx, cand, le, strict in self._state:
-            if T > self._T and idx.size and cand.size:
-                Gc = G[self._T:, cand].T[None, :, :]  # (1, m, ΔT)
-                for lo in range(0, idx.size, chunk):
-                    Gj = G[self._T:, idx[lo:lo + chunk]].T[:, None, :]  # (c, 1, ΔT)
-                    le[lo:lo + chunk] &= np.all(Gc <= Gj, axis=2)
-                    strict[lo:lo + chunk] |= np.any(Gc < Gj, axis=2)
+        if T > self._T:
+            for st in self._state:
+                if st.idx.size and st.cand.size:
+                    st.add_cuts(G[self._T:])
         self._T = T
         out = np.zeros(p, dtype=bool)
-        for idx, cand, le, strict in self._state:
-            if idx.size <= need or not cand.size:
+        for st in self._state:
+            if st.idx.size <= need or not st.cand.size:
                 continue
-            ok = live[cand][None, :] & (cand[None, :] != idx[:, None])
-            out[idx] = (le & strict & ok).sum(axis=1) >= need
+            out[st.idx] = st.counts(live) >= need
         return out

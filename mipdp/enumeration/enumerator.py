@@ -232,6 +232,7 @@ class SupportEnumerator:
         self._backend_options = backend_options
         self.stats = EnumerationStats()
         self.found: dict[tuple, float] = {}
+        self._ints: list[int] = []   # int objects of the features, shared by found's keys
         self.nogoods: set[tuple] = set()
         self.master: MasterProblem | None = None
         self.center: np.ndarray | None = None
@@ -309,12 +310,19 @@ class SupportEnumerator:
         ph.evaluations += 1
         return key, v, self._master_rows(S, lower, g)
 
-    def _record_swaps(self, center: np.ndarray, swaps: np.ndarray) -> None:
+    def _record_swaps(self, center: np.ndarray, swaps: np.ndarray, chunk: int = 65536) -> None:
+        # s (p - s) keys: built a chunk at a time from one shared int object per feature
+        # (tolist() would make one per entry: 0.6 GB more at p = 10⁶, s = 5)
         a_idx, j_idx = np.nonzero(np.isfinite(swaps))
         rest = np.array([np.delete(center, a) for a in range(center.size)])
-        sup = np.sort(np.column_stack([rest[a_idx], j_idx]), axis=1)
-        for row, v in zip(map(tuple, sup.tolist()), swaps[a_idx, j_idx].tolist()):
-            self.found.setdefault(row, v)
+        if len(self._ints) < self.p:
+            self._ints = list(range(self.p))
+        feat = self._ints.__getitem__
+        for lo in range(0, a_idx.size, chunk):
+            a, j = a_idx[lo:lo + chunk], j_idx[lo:lo + chunk]
+            sup = np.sort(np.column_stack([rest[a], j]), axis=1)
+            for row, v in zip(sup.tolist(), swaps[a, j].tolist()):
+                self.found.setdefault(tuple(map(feat, row)), v)
 
     def _solve(self, phase: _Phase, oracle, gap: float, *, name: str = "search", fields=None):
         calls = [0]
@@ -872,7 +880,7 @@ class SupportEnumerator:
         K = min(self.s, self.p - self.s)
         swaps = self._center_swaps
         G0 = self.master.cut_gradients()[0] if self.master.n_cuts else None
-        rows = []
+        rows, todo = [], []
         for k in range(2, K + 1):
             drops = list(itertools.combinations(range(self.s), k))
             if len(drops) > max_per_class and G0 is not None:
@@ -883,11 +891,19 @@ class SupportEnumerator:
                 best_add = np.min(swaps[list(d)], axis=0)  # best one-swap using each outside j
                 A = np.argsort(best_add)[:k]
                 S = np.sort(np.r_[np.delete(center, list(d)), A])
-                if self.master.has_cut(S):
-                    continue
-                self._remaining("envelope (warm cuts)")
-                v, lower, g = self._evaluate_cut(S)
-                rows.extend(self._master_rows(S, lower, g))
+                if not self.master.has_cut(S) and not any(np.array_equal(S, T) for T in todo):
+                    todo.append(S)
+        # the objective may prepare the products of all these supports at once (least
+        # squares: the Gram columns of their features in one pass over X)
+        prepare = getattr(self.objective, "prepare_supports", None)
+        if todo and prepare is not None:
+            prepare(np.array(todo))
+        for S in todo:
+            if self.master.has_cut(S):
+                continue
+            self._remaining("envelope (warm cuts)")
+            v, lower, g = self._evaluate_cut(S)
+            rows.extend(self._master_rows(S, lower, g))
         if rows:
             self.master.backend.add_rows(rows)
         self._sync_stats()

@@ -18,6 +18,8 @@ import numpy as np
 from mipdp.solvers import get_backend
 from mipdp.solvers.base import MIPBackend, SolveResult, SolverError
 
+from .cuts import RowStack
+
 logger = logging.getLogger(__name__)
 
 __all__ = ["MasterProblem"]
@@ -58,7 +60,7 @@ class MasterProblem:
         self.n_nogoods = 0
         self._region_rows: dict[tuple, int] = {}
         self._cut_supports: set[tuple] = set()
-        self._cut_grads: list[np.ndarray] = []
+        self._cut_grads = RowStack(p)      # the cuts' coefficients of z (master units)
         self._fixed = np.zeros(p, dtype=bool)  # dominance fixing (to zero)
         self.region_center = np.zeros(0, dtype=np.intp)  # centre of the active region row
         self.region_count: tuple[float, float] | None = None  # its bounds (None: no row active)
@@ -101,7 +103,7 @@ class MasterProblem:
 
     def cut_gradients(self) -> np.ndarray:
         """Coefficients of ``z`` in every cut, shape ``(T, p)`` (``η >= c_t + G_t z``)."""
-        return np.vstack(self._cut_grads)
+        return self._cut_grads.array
 
     def set_fixed_zero(self, mask: np.ndarray) -> None:
         """Fix ``z_j = 0`` exactly where ``mask`` (dominance fixing; freed where it no longer is)."""

@@ -13,6 +13,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..data import as_design
 from ..losses.base import SupportObjective
 
 __all__ = ["iht_support", "local_search"]
@@ -28,27 +29,37 @@ def iht_support(X: np.ndarray, y: np.ndarray, s: int, ridge: float, *, n_iter: i
 
     Deterministic (power iteration starts from a data-free vector), so a warm start
     never consumes randomness.  Used for every loss as a cheap linear-model guess; a
-    few iterations suffice because the one-swap local search that follows polishes it
-    (the defaults cost ~40 products with ``X`` and ``Xᵀ``).  ``check()``, if given, is
-    called before every iteration (a deadline raises from it).
+    few iterations suffice because the one-swap local search that follows polishes it.
+    Passes over ``X``: one per power iteration (``Xᵀ(Xv)`` and the next ``Xv`` together,
+    :meth:`mipdp.data.ClippedDesign.rmatvec_matvec`) and one per batch of features new to
+    the iterates (their Gram columns, :mod:`mipdp.column_gram`; ``Xᵀy`` is the design's).
+    ``check()``, if given, is called before every iteration (a deadline raises from it).
     """
     check = check or (lambda: None)
+    X = as_design(X)
     n, p = X.shape
     v = np.ones(p) / np.sqrt(p)
     lip = 1.0
-    for _ in range(power_iter):
+    u = X @ v
+    for it in range(power_iter):
         check()
-        w = X.T @ (X @ v) + ridge * v
+        # w = Xᵀ(X v) + λ v and the next X v = X w / ‖w‖ in one pass over X
+        w, z = X.rmatvec_matvec(u, ridge * v, matvec=it + 1 < power_iter)
         lip = float(np.linalg.norm(w))
         if lip == 0.0:
             break
         v = w / lip
+        if z is not None:
+            u = z / lip
     lip = max(lip, 1e-12) / n
+    Xty = X.rmatvec(y)
     beta = np.zeros(p)
-    support = _top_s(X.T @ y, s)
+    support = _top_s(Xty, s)
     for it in range(n_iter):
         check()
-        grad = (X.T @ (X @ beta - y) + ridge * beta) / n
+        # Xᵀ(X β - y) = XᵀX_B β_B - Xᵀy (B: the s features of β) from kept Gram columns
+        B = np.flatnonzero(beta)
+        grad = (X.column_gram.product(B, beta[B]) - Xty + ridge * beta) / n
         full = beta - grad / lip
         new = _top_s(full, s)
         beta = np.zeros(p)

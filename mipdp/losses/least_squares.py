@@ -142,6 +142,8 @@ class LeastSquaresObjective(SupportObjective):
     """:class:`LeastSquares` on fixed data."""
 
     cheap_values = True
+    #: entries of the ``(m, s, s)`` one-swap systems solved in one batch
+    _SWAP_BATCH = 2 ** 21
 
     def __init__(self, loss: LeastSquares, X: np.ndarray, y: np.ndarray) -> None:
         super().__init__(loss, X, y)
@@ -201,7 +203,9 @@ class LeastSquaresObjective(SupportObjective):
                                           self.radius, return_coef=True)
         beta, lam_pp = beta[0], lam + float(nu[0])
         rho = self.y - XS @ beta
-        corr = self.X.rmatvec(rho)
+        # Xᵀρ = Xᵀy - XᵀX_S β from the kept Gram columns (mipdp.column_gram): a pass
+        # over X only for features no earlier support had
+        corr = self.Xty - self.X.column_gram.product(S, beta)
         wS = corr[S]
         ball = (lam_pp - lam) * self.radius ** 2 if np.isfinite(self.radius) else 0.0
         base = rho @ self.y - 0.5 * (rho @ rho)
@@ -210,6 +214,13 @@ class LeastSquaresObjective(SupportObjective):
         g = -c2 / (2.0 * n * lam_pp)
         self._extra = (tuple(S.tolist()), base, c2, float(wS @ wS), lam_pp)
         return float(val[0]), min(float(lower), float(val[0])), g
+
+    def prepare_supports(self, supports: np.ndarray) -> None:
+        """Compute the Gram columns of every feature of ``supports`` (one pass over ``X``
+        for those not kept yet), before their cuts are evaluated one by one."""
+        feats = np.unique(np.asarray(supports, dtype=np.intp))
+        if feats.size <= self.X.column_gram.max_columns:
+            self.X.column_gram.get(feats)
 
     def extra_cuts(self, support: np.ndarray) -> list[tuple[float, np.ndarray]]:
         """Tangents of the same dual at larger ball multipliers (:mod:`._tangents`)."""
@@ -223,26 +234,33 @@ class LeastSquaresObjective(SupportObjective):
     def one_swap_values(self, support: np.ndarray) -> np.ndarray:
         """All one-swap objectives from ``s`` batched ``(p - s)``-wide Gram updates.
 
-        One pass over ``X`` (``C = X_SᵀX``, O(n p s)), then an ``s × s``
+        One pass over ``X`` (``C = X_SᵀX``, O(n p s)) for the features of ``S`` whose Gram
+        columns are not kept yet (:mod:`mipdp.column_gram`), then an ``s × s``
         eigendecomposition per neighbour: no neighbour touches ``X`` again.
         """
         S = np.asarray(support, dtype=np.intp)
         s = S.size
-        C = self.X.rmatvec(self.X.columns(S)).T  # (s, p)
+        C = self.X.column_gram.get(S).T  # (s, p)
         out = np.full((s, self.p), np.inf)
-        outside = np.setdiff1d(np.arange(self.p), S)
-        m = outside.size
-        self.n_evaluations += s * m
+        outside_all = np.setdiff1d(np.arange(self.p), S)
+        self.n_evaluations += s * outside_all.size
+        # batches of neighbours: the (m, s, s) systems and the solver's copies of them stay
+        # ~100 MB (1.5 GB at p = 10⁶ in one batch); each neighbour's value is computed on
+        # its own, so the batching changes nothing
+        step = max(1, self._SWAP_BATCH // (s * s))
         for a in range(s):
             rest = np.delete(np.arange(s), a)
-            A = np.empty((m, s, s))
-            A[:, :s - 1, :s - 1] = C[np.ix_(rest, S[rest])] + self.lam * np.eye(s - 1)
-            cross = C[rest][:, outside].T  # (m, s-1)
-            A[:, :s - 1, s - 1] = cross
-            A[:, s - 1, :s - 1] = cross
-            A[:, s - 1, s - 1] = self.col_sq[outside] + self.lam
-            b = np.empty((m, s))
-            b[:, :s - 1] = self.Xty[S[rest]]
-            b[:, s - 1] = self.Xty[outside]
-            out[a, outside] = ridge_ball_values(A, b, self.yty, self.n, self.radius)
+            for lo in range(0, outside_all.size, step):
+                outside = outside_all[lo:lo + step]
+                m = outside.size
+                A = np.empty((m, s, s))
+                A[:, :s - 1, :s - 1] = C[np.ix_(rest, S[rest])] + self.lam * np.eye(s - 1)
+                cross = C[rest][:, outside].T  # (m, s-1)
+                A[:, :s - 1, s - 1] = cross
+                A[:, s - 1, :s - 1] = cross
+                A[:, s - 1, s - 1] = self.col_sq[outside] + self.lam
+                b = np.empty((m, s))
+                b[:, :s - 1] = self.Xty[S[rest]]
+                b[:, s - 1] = self.Xty[outside]
+                out[a, outside] = ridge_ball_values(A, b, self.yty, self.n, self.radius)
         return out

@@ -187,3 +187,114 @@ def test_sparse_duplicate_entries_are_summed_before_clipping():
         assert np.max(np.abs(Xc.columns(np.arange(p)))) <= 0.5 + 1e-12
         assert max_abs(X) == pytest.approx(16.0)
         np.testing.assert_array_equal(X.data, data_before)     # X itself untouched
+
+
+@pytest.mark.parametrize("kind", ["c_tiles", "fortran", "float32_memmap", "cached",
+                                  "inside_bounds"])
+def test_tiles_and_fused_products_match_clipped_copy(kind, tmp_path, monkeypatch):
+    """Tiles narrower than p and shorter than n (C order), column blocks (F order), the
+    fused ``Xcᵀu`` / ``Xc w`` pass and the products kept from the first pass."""
+    monkeypatch.setattr(data_mod, "TILE_COLS", 4)
+    X, y = _data(4, n=40, p=11)
+    b = 10.0 if kind == "inside_bounds" else 0.6
+    X32 = X.astype(np.float32)
+    ref_in = X32.astype(np.float64) if kind == "float32_memmap" else X
+    Xc = np.clip(ref_in, -b, b)
+    opts = dict(dense_cache_bytes=0, chunk_bytes=8 * 4 * 3)   # tiles of 3 rows × 4 columns
+    if kind == "c_tiles":
+        D = ClippedDesign(X, b, vectors=(y,), **opts)
+        assert D.kind == "chunked" and D._tile == (3, 4) and not D._row_major
+    elif kind == "fortran":
+        D = ClippedDesign(np.asfortranarray(X), b, vectors=(y,), **opts)
+        assert D.kind == "chunked" and D._tile[0] == 40
+    elif kind == "float32_memmap":
+        path = tmp_path / "x.npy"
+        np.save(path, X32)
+        D = ClippedDesign(np.load(path, mmap_mode="r"), b, vectors=(y,), **opts)
+        assert D.kind == "chunked"
+    elif kind == "cached":
+        D = ClippedDesign(X, b, vectors=(y,))
+        assert D._dense is not X
+    else:
+        D = ClippedDesign(X, b, vectors=(y,))
+        assert D._dense is X
+    np.testing.assert_allclose(D.rmatvec(y), Xc.T @ y, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(D.col_sq(), (Xc * Xc).sum(0), rtol=1e-12)
+    np.testing.assert_allclose(D.clipped_per_column(), (np.abs(ref_in) > b).mean(axis=0))
+    u = np.random.default_rng(3).standard_normal(40)
+    shift = np.random.default_rng(4).standard_normal(11)
+    w, z = D.rmatvec_matvec(u, shift)
+    np.testing.assert_allclose(w, Xc.T @ u + shift, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(z, Xc @ (Xc.T @ u + shift), rtol=1e-12, atol=1e-12)
+    w2, z2 = D.rmatvec_matvec(u, matvec=False)
+    np.testing.assert_allclose(w2, Xc.T @ u, rtol=1e-12, atol=1e-12)
+    assert z2 is None
+    V = np.random.default_rng(5).standard_normal((40, 3))
+    np.testing.assert_allclose(D.rmatvec(V), Xc.T @ V, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(D.matvec(shift), Xc @ shift, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(D.gram(), Xc.T @ Xc, rtol=1e-12, atol=1e-12)
+
+
+def test_rmatvec_keeps_products_without_sharing_them():
+    X, y = _data(5)
+    D = ClippedDesign(X, 0.5, vectors=(y,))
+    first = D.rmatvec(y)
+    first[:] = 0.0                                   # the caller's copy
+    np.testing.assert_allclose(D.rmatvec(y), np.clip(X, -0.5, 0.5).T @ y, rtol=1e-12)
+    v = y + 1.0
+    a = D.rmatvec(v)
+    a[0] = np.nan
+    assert np.isfinite(D.rmatvec(v)).all()
+    assert not np.array_equal(D.rmatvec(v + 1e-9), D.rmatvec(v))   # values, not identity
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_finite_check_of_blocks(order):
+    from mipdp._validation import _all_finite
+    X = np.asarray(np.ones((30, 20)), order=order)
+    assert _all_finite(X)
+    big = np.full((30, 20), 1e308, order=order)        # finite, but its sum overflows
+    assert _all_finite(big) and _all_finite(np.full((30, 20), 3e38, np.float32, order=order))
+    for bad in (np.nan, np.inf, -np.inf):
+        Y = X.copy(order=order)
+        Y[17, 13] = bad
+        assert not _all_finite(Y)
+        assert not _all_finite(Y.astype(np.float32))
+
+
+@pytest.mark.parametrize("loss", ["least_squares", "hinge"])
+def test_release_same_on_tiles_memmap_and_float32_mip_path(loss, tmp_path, monkeypatch):
+    """The MIP path (cuts from kept Gram columns, dominance, fixing) releases the same
+    supports on a float64 array (clipped copy), a float32 array, a Fortran-ordered array
+    and a float32 ``.npy`` memmap read in tiles; and, with tiles narrower than p (the
+    layout of p = 10⁶), on the memmap and on an in-memory array.
+
+    Identical draws need identical products, bit for bit: the master's bounds after a
+    fixed number of solves depend on the last bits of the cuts.  Paths that sum in another
+    order (a BLAS pass over the copy against narrow tiles over many row blocks) release
+    from the same law but may draw other supports."""
+    rng = np.random.default_rng(11)
+    n, p = 100, 300          # classes above the envelope's full-evaluation size: master solves
+    X = rng.standard_normal((n, p)).astype(np.float32).astype(np.float64)
+    y = X[:, [2, 5, 11]] @ np.array([1.0, -1.0, 0.8]) + 0.4 * rng.standard_normal(n)
+    if loss == "hinge":
+        y = np.where(y > 0, 1.0, -1.0)
+    kw = dict(loss=loss, bounds=(1.0, 2.0), random_state=3, n_draws=4,
+              enumeration_options={"exhaustive_max": 0, "explicit_max": 0})
+    ref = private_bss(X, y, 3, 1.0, **kw)
+    if loss == "least_squares":
+        assert sum(ph.get("solves", 0) for ph in ref.stats["phases"].values()) > 0
+    path = tmp_path / "x.npy"
+    np.save(path, X.astype(np.float32))
+    got = {"float32": private_bss(X.astype(np.float32), y, 3, 1.0, **kw),
+           "fortran": private_bss(np.asfortranarray(X), y, 3, 1.0, **kw)}
+    monkeypatch.setattr(data_mod, "MEMMAP_CACHE_BYTES", 0)
+    got["memmap"] = private_bss(np.load(path, mmap_mode="r"), y, 3, 1.0, **kw)
+    for name, res in got.items():
+        np.testing.assert_array_equal(res.supports, ref.supports, err_msg=name)
+    monkeypatch.setattr(data_mod, "DENSE_CACHE_BYTES", 0)
+    monkeypatch.setattr(data_mod, "CHUNK_BYTES", 8 * 16 * 64)
+    monkeypatch.setattr(data_mod, "TILE_COLS", 64)         # tiles of 16 rows × 64 columns
+    narrow = private_bss(np.load(path, mmap_mode="r"), y, 3, 1.0, **kw)
+    res = private_bss(X, y, 3, 1.0, **kw)
+    np.testing.assert_array_equal(res.supports, narrow.supports)

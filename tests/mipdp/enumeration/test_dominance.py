@@ -69,3 +69,42 @@ def test_cache_matches_full_recount_as_cuts_arrive(seed):
                     c += bool(le and strict)
                 if got[jp]:
                     assert c >= need
+
+
+def _pairwise_cache_reference(G, groups, need, live, need_first, T_first):
+    """The pair matrices of the cache (candidates fixed at the first call), recounted."""
+    total = G[:T_first].sum(axis=0)
+    out = np.zeros(G.shape[1], dtype=bool)
+    for idx in groups:
+        m = min(idx.size, 4 * need_first + 64)
+        cand = idx[np.lexsort((idx, total[idx]))][:m]
+        if idx.size <= need or not cand.size:
+            continue
+        Gc, Gj = G[:, cand].T[None, :, :], G[:, idx].T[:, None, :]
+        le = np.all(Gc <= Gj, axis=2)
+        strict = np.any(Gc < Gj, axis=2) | (cand[None, :] < idx[:, None])
+        ok = live[cand][None, :] & (cand[None, :] != idx[:, None])
+        out[idx] = (le & strict & ok).sum(axis=1) >= need
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("n_cand", ["few", "many"])
+def test_cache_equals_pairwise_count_of_its_candidates(seed, n_cand):
+    """The bit-set cache fixes exactly the columns the pairwise count of its candidates
+    fixes (ties, duplicates, own column, live mask, more than 64 and 128 candidates)."""
+    from mipdp.enumeration.dominance import DominanceCache
+    rng = np.random.default_rng(seed)
+    p = 40 if n_cand == "few" else 400
+    G = -np.round(rng.random((9, p)), 1)
+    G[:, 7] = G[:, 3]
+    G[:, p - 1] = G[:, 0]
+    groups = [np.arange(0, p // 4), np.arange(p // 4, p)]
+    live = np.ones(p, dtype=bool)
+    live[rng.choice(p, p // 10, replace=False)] = False
+    cache = DominanceCache()
+    need_first = 3 if n_cand == "few" else 20    # 4·20 + 64 = 144 candidates: three words
+    for T, need in ((1, need_first), (2, need_first), (4, need_first + 1), (9, need_first + 2)):
+        got = cache.mask(G[:T], groups, need, live)
+        ref = _pairwise_cache_reference(G[:T], groups, need, live, need_first, 1)
+        np.testing.assert_array_equal(got, ref)
