@@ -30,8 +30,9 @@ def iht_support(X: np.ndarray, y: np.ndarray, s: int, ridge: float, *, n_iter: i
     Deterministic (power iteration starts from a data-free vector), so a warm start
     never consumes randomness.  Used for every loss as a cheap linear-model guess; a
     few iterations suffice because the one-swap local search that follows polishes it.
-    Passes over ``X``: one per power iteration (``Xᵀ(Xv)`` and the next ``Xv`` together,
-    :meth:`mipdp.data.ClippedDesign.rmatvec_matvec`) and one per batch of features new to
+    Passes over ``X``: one per power iteration (:meth:`mipdp.data.ClippedDesign.gram_matvec`
+    by row blocks, or ``Xᵀ(Xv)`` and the next ``Xv`` together by column blocks,
+    :meth:`~mipdp.data.ClippedDesign.rmatvec_matvec`) and one per batch of features new to
     the iterates (their Gram columns, :mod:`mipdp.column_gram`; ``Xᵀy`` is the design's).
     ``check()``, if given, is called before every iteration (a deadline raises from it).
     """
@@ -40,11 +41,16 @@ def iht_support(X: np.ndarray, y: np.ndarray, s: int, ridge: float, *, n_iter: i
     n, p = X.shape
     v = np.ones(p) / np.sqrt(p)
     lip = 1.0
-    u = X @ v
+    row_pass = getattr(X, "row_major_pass", False)
+    u = None if row_pass else X @ v
     for it in range(power_iter):
         check()
-        # w = Xᵀ(X v) + λ v and the next X v = X w / ‖w‖ in one pass over X
-        w, z = X.rmatvec_matvec(u, ridge * v, matvec=it + 1 < power_iter)
+        # w = Xᵀ(X v) + λ v in one pass over X: by row blocks of an in-memory C-ordered
+        # array, else by column blocks that also give the next X v = X w / ‖w‖
+        if row_pass:
+            w, z = X.gram_matvec(v, ridge * v), None
+        else:
+            w, z = X.rmatvec_matvec(u, ridge * v, matvec=it + 1 < power_iter)
         lip = float(np.linalg.norm(w))
         if lip == 0.0:
             break

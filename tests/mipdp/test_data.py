@@ -298,3 +298,21 @@ def test_release_same_on_tiles_memmap_and_float32_mip_path(loss, tmp_path, monke
     narrow = private_bss(np.load(path, mmap_mode="r"), y, 3, 1.0, **kw)
     res = private_bss(X, y, 3, 1.0, **kw)
     np.testing.assert_array_equal(res.supports, narrow.supports)
+
+
+@pytest.mark.parametrize("layout", ["c_copy", "inside_bounds", "fortran", "chunked"])
+def test_gram_matvec(layout, monkeypatch):
+    monkeypatch.setattr(data_mod, "FUSED_BLOCK_BYTES", 16 * 11 * 3)   # 3-row blocks
+    X, _ = _data(6, n=40, p=11)
+    b = 10.0 if layout == "inside_bounds" else 0.6
+    Xc = np.clip(X, -b, b)
+    if layout == "fortran":
+        D = ClippedDesign(np.asfortranarray(X), b)
+    elif layout == "chunked":
+        D = ClippedDesign(X, b, dense_cache_bytes=0)
+    else:
+        D = ClippedDesign(X, b)
+    assert D.row_major_pass == (layout in ("c_copy", "inside_bounds"))
+    v, shift = np.arange(11.0) - 5, np.ones(11)
+    np.testing.assert_allclose(D.gram_matvec(v, shift), Xc.T @ (Xc @ v) + shift,
+                               rtol=1e-12, atol=1e-12)
