@@ -103,8 +103,8 @@ def _child(spec: dict) -> dict:
 
         def progress(ev):   # phases finished so far (reported if the time limit stops the call)
             last.update(phase=ev["phase"], at=round(time.perf_counter() - t0, 1))
-            if ev["event"] == "done":
-                done[ev["phase"]] = round(ev["elapsed"], 2)
+            if ev["event"] == "done":   # the first end (a sampler's refinement reuses names)
+                done.setdefault(ev["phase"], round(ev["elapsed"], 2))
 
         try:
             res = private_bss(X, y, 5, 1.0, bounds=(0.5, 0.5), n_draws=spec["draws"],
