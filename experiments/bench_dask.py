@@ -35,20 +35,12 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _memmap_design import write_ar1_memmap  # noqa: E402
+
 
 def _write(path: str, n: int, p: int, rho: float, seed: int, chunk: int = 2000) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    X = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(n, p))
-    c = np.sqrt(1.0 - rho * rho)
-    prev = None
-    for lo in range(0, p, chunk):
-        Z = rng.standard_normal((n, min(chunk, p - lo)))
-        for j in range(Z.shape[1]):
-            if prev is not None:
-                Z[:, j] = rho * prev + c * Z[:, j]
-            prev = Z[:, j]
-        X[:, lo:lo + Z.shape[1]] = Z
-    X.flush()
+    X = write_ar1_memmap(path, n, p, rho, np.random.default_rng(seed), chunk)
     y = np.asarray(X[:, 1:10:2], dtype=np.float64) @ np.full(5, 1 / np.sqrt(5))
     del X
     return y

@@ -50,6 +50,9 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _memmap_design import write_ar1_memmap  # noqa: E402
+
 
 def _rss_mb() -> float:
     """Peak RSS of this process image in MiB: ``VmHWM`` (reset at exec, unlike
@@ -81,19 +84,7 @@ def _sparse_data(n, p, s, seed):
 
 def _memmap_data(path, n, p, s, rho, seed, chunk=2000):
     """Seed 002's AR(1) design written chunk by chunk (float32), and y = X β."""
-    rng = np.random.default_rng(seed)
-    X = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(n, p))
-    c = np.sqrt(1.0 - rho * rho)
-    prev = None
-    for lo in range(0, p, chunk):
-        hi = min(lo + chunk, p)
-        Z = rng.standard_normal((n, hi - lo))
-        for j in range(hi - lo):
-            if prev is not None:
-                Z[:, j] = rho * prev + c * Z[:, j]
-            prev = Z[:, j]
-        X[:, lo:hi] = Z
-    X.flush()
+    X = write_ar1_memmap(path, n, p, rho, np.random.default_rng(seed), chunk)
     support = np.arange(1, 2 * s, 2)
     y = np.asarray(X[:, support], dtype=np.float64) @ np.full(s, 1.0 / np.sqrt(s))
     del X

@@ -39,6 +39,9 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _memmap_design import write_ar1_memmap  # noqa: E402
+
 
 def _data(p: int, n: int, rho: float, path: str | None = None):
     if path is not None:
@@ -55,18 +58,7 @@ def _write_memmap(path: str, n: int, p: int, rho: float, seed: int, chunk: int =
     ``make_bss_regression``) as a float32 C-ordered ``.npy`` memmap, written column chunk
     by column chunk (peak memory: one float64 chunk of ``n × chunk``)."""
     rng = np.random.default_rng(seed)
-    X = np.lib.format.open_memmap(path, mode="w+", dtype=np.float32, shape=(n, p))
-    c = np.sqrt(1.0 - rho * rho)
-    prev = None
-    for lo in range(0, p, chunk):
-        Z = rng.standard_normal((n, min(chunk, p - lo)))
-        for j in range(Z.shape[1]):
-            if prev is not None:
-                Z[:, j] = rho * prev + c * Z[:, j]
-            prev = Z[:, j]
-        X[:, lo:lo + Z.shape[1]] = Z
-        prev = Z[:, -1].copy()
-    X.flush()
+    X = write_ar1_memmap(path, n, p, rho, rng, chunk)
     signal = np.asarray(X[:, 1:10:2], dtype=np.float64) @ np.full(5, 1.0 / np.sqrt(5))
     del X
     noise = rng.standard_normal(n)
