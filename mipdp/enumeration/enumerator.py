@@ -180,6 +180,11 @@ class SupportEnumerator:
         class whose MIP bound stays below its level by explicit search at the level
         (:func:`mipdp.enumeration.envelope.build_envelope`, ``split``; exact): tight
         envelopes on correlated designs.  ``False``: MIP bounds only.
+    shifted_cuts : bool, default True
+        Least squares with ``p <= min(n, 2048)``: cuts with a certified diagonal moved
+        from ``XᵀX`` into the ridge (:meth:`~mipdp.losses.least_squares.LeastSquaresObjective.cut_shift`;
+        exact, tighter bounds when the ridge is small or the columns are correlated).
+        ``False``: the plain cuts.
     explicit_max : int, default 6 000 000
         Regions (mistake classes, sub-regions) with at most this many supports are searched
         explicitly (:mod:`mipdp.enumeration.explicit`: the bound of every cut for every
@@ -199,9 +204,11 @@ class SupportEnumerator:
                  time_limit: float | None = None, n_warm_cuts: int | None = None,
                  search_gap: float = 1e-4, tol: float = 1e-9,
                  cutoff_margin: float = 1e-5, dominance: bool = True, screening: bool = True,
-                 envelope_split: bool = True, exhaustive_max: int = 200_000, explicit_max: int = 6_000_000,
+                 envelope_split: bool = True, shifted_cuts: bool = True,
+                 exhaustive_max: int = 200_000, explicit_max: int = 6_000_000,
                  progress=None, started: float | None = None) -> None:
         self.objective = objective
+        objective.shifted_cuts = bool(shifted_cuts)
         self.p, self.s = objective.p, s
         self.scale = float(scale)
         self.n_supports = math.comb(self.p, s)

@@ -6,8 +6,8 @@ data is read*.  Only the options that keep every certificate of the enumeration 
 offered, and only in the range where they do:
 
 * ``exhaustive_max``, ``explicit_max`` (ints ``>= 0``), ``dominance``, ``screening``,
-  ``envelope_split`` (bools), ``n_warm_cuts`` (int ``>= 0``) choose *how* the exact answer
-  or a certified bound is found; every choice is exact.
+  ``envelope_split``, ``shifted_cuts`` (bools), ``n_warm_cuts`` (int ``>= 0``) choose
+  *how* the exact answer or a certified bound is found; every choice is exact.
 * ``search_gap`` (``[0, 1)``): the gap of the search solves; their certificates are
   infeasibility proofs and dual bounds, valid whatever the gap.
 * ``progress`` (callable or :class:`~mipdp.enumeration.progress.Progress`): observation only.
@@ -49,6 +49,7 @@ ENUMERATION_OPTIONS = {
     "dominance": ["boolean"],
     "screening": ["boolean"],
     "envelope_split": ["boolean"],
+    "shifted_cuts": ["boolean"],
     "search_gap": [Interval(Real, 0, 1, closed="left")],
     "cutoff_margin": [Interval(Real, MIN_CUTOFF_MARGIN, 1.0, closed="both")],
     "tol": [Interval(Real, 0, MAX_TOL, closed="right")],

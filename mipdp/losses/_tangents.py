@@ -26,25 +26,32 @@ __all__ = ["ball_tangent_cuts"]
 
 
 def ball_tangent_cuts(base: float, c2: np.ndarray, support, lam: float, lam_used: float,
-                      radius: float, n: int, alpha: float, beta: float
-                      ) -> list[tuple[float, np.ndarray]]:
+                      radius: float, n: int, alpha: float, beta: float,
+                      shift: np.ndarray | None = None) -> list[tuple[float, np.ndarray]]:
     """``[(lower, g), ...]``: cuts ``η >= lower + gᵀ(z - 1_S)`` at larger ``Λ`` (module notes).
 
     ``lower`` is the bound at ``1_S`` (``<= L(S)`` by weak duality); empty when the radius
-    is infinite or no larger ``W_T`` exists.
+    is infinite or no larger ``W_T`` exists.  With ``shift`` (least squares' certified
+    diagonal ``d``, and ``base``, ``c2`` of the shifted cut) the denominators are
+    ``Λ + d_i``: the shifted cut's bound at ball multiplier ``Λ - λ``, valid for every
+    ``Λ >= λ`` in the same way.
     """
     if not np.isfinite(radius):
         return []
     S = np.asarray(support, dtype=np.intp)
     s = S.size
+    d = np.zeros(c2.size) if shift is None else np.asarray(shift, dtype=float)
+    d_ref = float(np.median(d)) if shift is not None else 0.0
     wsw = float(c2[S].sum())
     w_max = float(np.sum(np.partition(c2, -s)[-s:])) if c2.size > s else float(c2.sum())
-    w_lo = max(wsw, alpha * beta * (lam_used * radius) ** 2)
+    w_lo = max(wsw, alpha * beta * ((lam_used + d_ref) * radius) ** 2)
     if not w_max > 1.5 * w_lo:
         return []
     out = []
     for W in (math.sqrt(w_lo * w_max), w_max):
-        lam_k = max(lam, math.sqrt(W / (alpha * beta)) / radius)
-        lower = (base - alpha * (lam_k - lam) * radius * radius - wsw / (beta * lam_k)) / n
-        out.append((float(lower), -c2 / (beta * n * lam_k)))
+        lam_k = max(lam, math.sqrt(W / (alpha * beta)) / radius - d_ref)
+        den = lam_k + d
+        lower = (base - alpha * (lam_k - lam) * radius * radius
+                 - float(np.sum(c2[S] / (beta * den[S])))) / n
+        out.append((float(lower), -c2 / (beta * n * den)))
     return out

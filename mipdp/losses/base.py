@@ -129,6 +129,10 @@ class SupportObjective(ABC):
     #: Whether :meth:`values` is a cheap batched closed form (then small problems are
     #: enumerated exhaustively instead of by outer approximation).
     cheap_values: bool = False
+    #: Whether the cuts may use a certified diagonal under ``XᵀX`` (least squares with
+    #: ``p <= n``, docs/algorithms.md "Shifted cuts"); set from
+    #: ``enumeration_options["shifted_cuts"]``.  Every choice gives valid cuts.
+    shifted_cuts: bool = True
 
     def __init__(self, loss: Loss, X: np.ndarray, y: np.ndarray) -> None:
         from ..data import as_design

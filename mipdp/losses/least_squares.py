@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from ._gram_shift import SHIFT_MAX_P, gram_shift
 from ._tangents import ball_tangent_cuts
 from .base import Loss, SupportObjective
 
@@ -154,6 +155,7 @@ class LeastSquaresObjective(SupportObjective):
         self.Xty = X.rmatvec(y)
         self.col_sq = X.col_sq()
         self._gram = None
+        self._shift = False   # not computed yet (cut_shift)
 
     def _gram_blocks(self, supports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         m, s = supports.shape
@@ -193,6 +195,21 @@ class LeastSquaresObjective(SupportObjective):
         slope ``-w_i²/(2nλ)`` off ``S`` and is below ``ψ`` at every other support, by
         a factor ``λ''/λ`` on the entering features — the difference that matters
         when the ridge is small and the ball is active (the default score).
+
+        **Shifted cut** (when :meth:`cut_shift` gives ``d``, i.e. ``XᵀX - diag(d) ⪰ 0``
+        is certified).  ``Q(β) = ||y - Xβ||² - βᵀDβ`` is then convex on all of ``R^p``,
+        so ``Q(β) >= Q(β_S) - 2uᵀ(β - β_S)`` with ``u = Xᵀρ + Dβ_S``; putting this under
+        ``||y - X_Tβ||² + λ||β||² = Q(β) + βᵀ(λI + D)β`` (``β`` supported on ``T``) and
+        minimising coordinate by coordinate, with the multiplier ``ν`` on the ball, gives
+
+            L(T) >= (1/n)(aᵀy - ||a||²/2 + β_SᵀDβ_S/2) - ν r²/(2n)
+                    - Σ_i z_i u_i² / (2n(λ'' + d_i)),
+
+        again linear in ``z``, valid for any ``β_S`` and ``ν >= 0``, and exact at ``1_S``
+        at the closed-form optimum (``u_i = (λ'' + d_i)β_i`` on ``S``).  Entering features
+        are credited ``u_i²/(2n(λ'' + d_i))`` instead of ``w_i²/(2nλ'')`` and leaving
+        ones lose ``(λ'' + d_i)β_i²/(2n)`` instead of ``λ''β_i²/(2n)``: much tighter
+        away from ``S`` when the ridge is small or the columns are correlated.
         """
         S = np.asarray(support, dtype=np.intp)
         n, lam = self.n, self.lam
@@ -206,14 +223,33 @@ class LeastSquaresObjective(SupportObjective):
         # Xᵀρ = Xᵀy - XᵀX_S β from the kept Gram columns (mipdp.column_gram): a pass
         # over X only for features no earlier support had
         corr = self.Xty - self.X.column_gram.product(S, beta)
-        wS = corr[S]
         ball = (lam_pp - lam) * self.radius ** 2 if np.isfinite(self.radius) else 0.0
         base = rho @ self.y - 0.5 * (rho @ rho)
-        lower = (base - 0.5 * ball - 0.5 * (wS @ wS) / lam_pp) / n
-        c2 = corr * corr
-        g = -c2 / (2.0 * n * lam_pp)
-        self._extra = (tuple(S.tolist()), base, c2, float(wS @ wS), lam_pp)
+        d = self.cut_shift()
+        if d is None:
+            u, den = corr, np.full(self.p, lam_pp)
+        else:   # shifted cut (docs/algorithms.md, "Shifted cuts"): u = Xᵀρ + Dβ
+            u = corr.copy()
+            u[S] += d[S] * beta
+            base += 0.5 * float(beta @ (d[S] * beta))
+            den = lam_pp + d
+        c2 = u * u
+        lower = (base - 0.5 * ball - 0.5 * float(np.sum(c2[S] / den[S]))) / n
+        g = -c2 / (2.0 * n * den)
+        self._extra = (tuple(S.tolist()), base, c2, lam_pp, d)
         return float(val[0]), min(float(lower), float(val[0])), g
+
+    def cut_shift(self) -> np.ndarray | None:
+        """The certified diagonal ``d`` under ``XᵀX`` of the shifted cuts, or ``None``.
+
+        Computed once, when ``shifted_cuts`` is on and ``p <= min(n, 2048)``
+        (:func:`mipdp.losses._gram_shift.gram_shift`); ``None`` means the plain cuts.
+        """
+        if not self.shifted_cuts or self.p > min(self.n, SHIFT_MAX_P):
+            return None
+        if self._shift is False:
+            self._shift = gram_shift(self.X.gram(), self.n)
+        return self._shift
 
     def prepare_supports(self, supports: np.ndarray) -> None:
         """Compute the Gram columns of every feature of ``supports`` (one pass over ``X``
@@ -227,9 +263,9 @@ class LeastSquaresObjective(SupportObjective):
         ext = getattr(self, "_extra", None)
         if ext is None or ext[0] != tuple(int(i) for i in np.asarray(support)):
             return []
-        _, base, c2, _, lam_pp = ext
+        _, base, c2, lam_pp, d = ext
         return ball_tangent_cuts(base, c2, support, self.lam, lam_pp, self.radius, self.n,
-                                 0.5, 2.0)
+                                 0.5, 2.0, shift=d)
 
     def one_swap_values(self, support: np.ndarray) -> np.ndarray:
         """All one-swap objectives from ``s`` batched ``(p - s)``-wide Gram updates.

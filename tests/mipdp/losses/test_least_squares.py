@@ -88,23 +88,31 @@ def obj_beta(obj, S):
     return beta[0]
 
 
-def test_cut_is_the_gradient_of_the_perspective_relaxation(instance):
-    """Finite differences of c(z) at 1_S match g on coordinates inside S."""
+@pytest.mark.parametrize("shifted", [False, True])
+def test_cut_is_the_gradient_of_the_perspective_relaxation(instance, shifted):
+    """Finite differences of c(z) at 1_S match g on coordinates inside S.  Plain cut: the
+    perspective relaxation of the ridge; shifted cut: that of ``XᵀX - D`` with the ridge
+    ``λ + d_i`` (docs/algorithms.md, "Shifted cuts")."""
     X, y = instance(3, n=40, p=6)
     lam, n = 2.0, 40
     obj = LeastSquares(lam, 100.0).bind(X, y)
+    obj.shifted_cuts = shifted
+    d = obj.cut_shift() if shifted else np.zeros(6)
+    assert d is not None and (np.all(d > 0) or not shifted)
     S = np.array([0, 2, 5])
     v, _, g = obj.value_and_cut(S)
 
     def c(z):  # perspective relaxation on the support, unconstrained ball (r large)
         XS = X[:, S]
-        A = XS.T @ XS + lam * np.diag(1.0 / z[S])
+        A = XS.T @ XS - np.diag(d[S]) + np.diag((lam + d[S]) / z[S])
         beta = np.linalg.solve(A, XS.T @ y)
         r = y - XS @ beta
-        return (r @ r + lam * np.sum(beta ** 2 / z[S])) / (2 * n)
+        return (r @ r - np.sum(d[S] * beta ** 2)
+                + np.sum((lam + d[S]) * beta ** 2 / z[S])) / (2 * n)
 
     z = np.zeros(6)
     z[S] = 1.0
+    assert c(z) == pytest.approx(v, rel=1e-10)
     for i in S:
         h = 1e-6
         zp, zm = z.copy(), z.copy()
