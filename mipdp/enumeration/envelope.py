@@ -44,11 +44,13 @@ class Envelope:
     """Singletons (exact values) and regions (certified bounds) partitioning all supports."""
 
     def __init__(self, singletons: np.ndarray, values: np.ndarray, regions: list[Region],
-                 refine=None) -> None:
+                 refine=None, cuts=None) -> None:
         self.singletons = singletons
         self.values = values
         self.regions = regions
         self.refine = refine
+        #: the enumeration's cut store (valid cuts for linear envelopes), or ``None``
+        self.cuts = cuts
 
 
 def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, *,
@@ -187,7 +189,7 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
         singletons = np.vstack([singletons] + [np.asarray(a, dtype=np.intp).reshape(-1, enum.s)
                                                for a in extra_sup])
         values = np.concatenate([values] + extra_val)
-    return Envelope(singletons, values, regions, refine)
+    return Envelope(singletons, values, regions, refine, cuts=enum.cuts)
 
 
 def _below_level(enum: SupportEnumerator, region: Region, level: float, *,

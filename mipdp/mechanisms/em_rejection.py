@@ -32,6 +32,13 @@ uses a valid envelope, and whatever envelope was used, a proposal is accepted wi
 probability ``Σ w / ΣZ_t`` and, given acceptance, has law ``π`` — so the output law does
 not depend on the refinements (adaptive rejection sampling, Gilks & Wild 1992).
 
+Regions may also carry a *linear envelope* (:mod:`mipdp.mechanisms.linear_envelope`):
+with the cut store of the enumeration (``cuts=``), a region whose best cut
+``L(T) >= a + Σ_{i∈T} g_i`` gives a smaller mass than its constant bound proposes with
+probability ``∝ exp(-ε (a + Σ_{i∈T} g_i) / (2Δ))`` instead of uniformly, and accepts with
+``exp(-ε (L(S) - a - Σ_{i∈S} g_i) / (2Δ))``.  The argument above holds for any envelope
+``g >= w``; a proposal that falls in one of the region's holes is rejected.
+
 Everything data-dependent here (the envelope, the number of proposals, the time) only
 changes the running time, never the output law; the time is a side channel, as for every
 method that runs longer on some data than on other.
@@ -48,6 +55,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ._envelope_sampler import _MAX_SEEN, EnvelopeSampler
+from .linear_envelope import LinearEnvelope, best_linear_envelope
 from .regions import Region, region_members
 
 logger = logging.getLogger(__name__)
@@ -58,6 +66,12 @@ __all__ = ["ExponentialMechanismSampler"]
 
 #: a chunk of proposals evaluated between two deadline checks grows while it takes less
 _CHUNK_SECONDS = 0.1
+#: a linear envelope replaces the constant one only when its log-mass is this much smaller
+_LINEAR_MIN_GAIN = 0.1
+#: relative allowance for rounding in a linear envelope's mass (probability bounds)
+_LINEAR_RTOL = 1e-8
+#: most memory held by the linear envelopes' suffix polynomials
+_LINEAR_MAX_BYTES = 256 * 2 ** 20
 
 
 class ExponentialMechanismSampler(EnvelopeSampler):
@@ -88,6 +102,11 @@ class ExponentialMechanismSampler(EnvelopeSampler):
         after which sampling raises :class:`~mipdp.exceptions.TimeLimitError` (nothing is
         returned).  It is checked before every chunk of proposal evaluations, and a chunk
         grows only while it is quick, so the overshoot is about one chunk (≈ 0.1 s).
+    cuts : CutStore, optional
+        Cuts ``L(T) >= a_t + Σ_{i∈T} G[t, i]`` valid for every support (the enumeration's
+        :class:`~mipdp.enumeration.cuts.CutStore`).  A region whose best cut gives a
+        smaller envelope mass than its constant bound samples from that cut's linear
+        envelope (:mod:`mipdp.mechanisms.linear_envelope`).  ``None``: constant envelopes.
 
     Notes
     -----
@@ -102,9 +121,12 @@ class ExponentialMechanismSampler(EnvelopeSampler):
     def __init__(self, values: Callable[[np.ndarray], np.ndarray], singletons: np.ndarray,
                  singleton_values: np.ndarray, regions: list[Region], p: int, epsilon: float,
                  sensitivity: float, *, refine: Callable | None = None,
-                 deadline: float | None = None) -> None:
+                 deadline: float | None = None, cuts=None) -> None:
         super().__init__(values, singletons, singleton_values, p, epsilon, sensitivity,
                          refine=refine, deadline=deadline)
+        self._cuts = cuts
+        self._linear: list[LinearEnvelope | None] = []
+        self._linear_bytes = 0
         self._single_logw = -self.coef * (self.singleton_values - self.ref)
         self._single_logZ = float(logsumexp(self._single_logw))
         self._single_cdf = np.cumsum(np.exp(self._single_logw - self._single_logw.max()))
@@ -128,13 +150,37 @@ class ExponentialMechanismSampler(EnvelopeSampler):
             return
         self._check_bounded([R])
         self.regions.append(R)
+        self._linear.append(self._linear_envelope(R))
         self._acc_prob.append([])
         self._prop.append(0)
         self._acc.append(0)
         self._best.append((math.inf, None))
 
+    def _linear_envelope(self, R: Region) -> LinearEnvelope | None:
+        """The best cut's linear envelope of ``R`` if it beats the constant one."""
+        if self._cuts is None or len(self._cuts) == 0:
+            return None
+        a, G = self._cuts.arrays
+        lin = best_linear_envelope(R, a, G, self._cuts.slack(), self.coef, self.ref)
+        const = R.log_size - self.coef * (R.bound - self.ref)
+        if (lin is None or not lin.log_mass < const - _LINEAR_MIN_GAIN
+                or self._linear_bytes + lin.nbytes() > _LINEAR_MAX_BYTES):
+            return None
+        self._linear_bytes += lin.nbytes()
+        return lin
+
+    def _drop_region(self, j: int) -> None:
+        lin = self._linear[j]
+        if lin is not None:
+            self._linear_bytes -= lin.nbytes()
+        del (self.regions[j], self._linear[j], self._prop[j], self._acc[j], self._best[j],
+             self._acc_prob[j])
+
     def _region_logZ(self) -> np.ndarray:
-        return np.array([R.log_size - self.coef * (R.bound - self.ref) for R in self.regions])
+        """Each region's envelope log-mass (its linear envelope's where it has one)."""
+        return np.array([lin.log_mass if lin is not None
+                         else R.log_size - self.coef * (R.bound - self.ref)
+                         for R, lin in zip(self.regions, self._linear)])
 
     def log_envelope_mass(self) -> float:
         """``log ΣZ`` of the current envelope (relative to the best singleton's weight)."""
@@ -210,7 +256,8 @@ class ExponentialMechanismSampler(EnvelopeSampler):
         if in_region.size:
             for j in np.unique(comp[in_region]) - 1:
                 rows = in_region[comp[in_region] == j + 1]
-                props[rows] = self.regions[j].sample(rng, rows.size)
+                src = self._linear[j] if self._linear[j] is not None else self.regions[j]
+                props[rows] = src.sample(rng, rows.size)
             log_u = np.log(rng.random(in_region.size))
             k, chunk = 0, 16
             while k < in_region.size:
@@ -240,9 +287,20 @@ class ExponentialMechanismSampler(EnvelopeSampler):
     def _evaluate(self, props, accept, rows, comp, log_u) -> None:
         """Evaluate the region proposals ``rows`` and decide their acceptance."""
         L = np.asarray(self._values(props[rows]), dtype=float)
-        bound = np.array([self.regions[j].bound for j in comp[rows] - 1])
+        which = comp[rows] - 1
+        bound = np.array([self.regions[j].bound for j in which])
+        hole = np.zeros(rows.size, dtype=bool)
+        for j in np.unique(which):
+            lin = self._linear[j]
+            if lin is None:
+                continue
+            mine = np.flatnonzero(which == j)
+            bound[mine] = lin.bounds(props[rows[mine]])
+            if self.regions[j].holes:
+                hole[mine] = self.regions[j]._in_holes(props[rows[mine]])
         self._check_envelope(props[rows], L, bound)
         log_acc = -self.coef * np.maximum(L - bound, 0.0)
+        log_acc[hole] = -np.inf       # a hole is a singleton: never accepted from a region
         accept[rows] = log_u < log_acc
         for r, j, v, la in zip(rows, comp[rows] - 1, L, log_acc):
             self._prop[j] += 1
@@ -274,7 +332,7 @@ class ExponentialMechanismSampler(EnvelopeSampler):
             if c.bound < R.bound:  # a child inherits its parent's valid bound
                 c.bound = R.bound
         best = self._best[j]
-        del self.regions[j], self._prop[j], self._acc[j], self._best[j], self._acc_prob[j]
+        self._drop_region(j)
         for c in children:
             n0 = len(self.regions)
             self._add_region(c)
@@ -303,13 +361,20 @@ class ExponentialMechanismSampler(EnvelopeSampler):
         parts = [self._single_logZ]
         seen_keys = np.array(list(self._seen), dtype=np.intp).reshape(-1, self.s)
         seen_vals = np.fromiter(self._seen.values(), float, len(self._seen))
-        for R in self.regions:
+        for R, lin in zip(self.regions, self._linear):
             mine = R.contains(seen_keys) if seen_vals.size else np.zeros(0, dtype=bool)
             n_seen = int(mine.sum())
             if n_seen:
                 parts.append(float(logsumexp(-self.coef * (seen_vals[mine] - self.ref))))
             if R.size > n_seen:
-                parts.append(math.log(R.size - n_seen) - self.coef * (R.bound - self.ref))
+                rest = math.log(R.size - n_seen) - self.coef * (R.bound - self.ref)
+                if lin is not None:   # the unseen members' envelope mass, Z_lin - Σ_seen h
+                    h_seen = (float(logsumexp(-self.coef * (lin.bounds(seen_keys[mine])
+                                                           - self.ref)))
+                              if n_seen else -math.inf)
+                    frac = math.exp(min(0.0, h_seen - lin.log_mass))
+                    rest = min(rest, lin.log_mass + math.log(1.0 - frac + _LINEAR_RTOL))
+                parts.append(rest)
         log_up = float(logsumexp(parts))
         return logw - log_up, logw - log_low
 
@@ -357,8 +422,8 @@ class ExponentialMechanismSampler(EnvelopeSampler):
         logw = self._logw(support)
         Z = math.exp(self._single_logZ)
         var = 0.0
-        for R, acc in zip(self.regions, self._acc_prob):
-            zr = math.exp(R.log_size - self.coef * (R.bound - self.ref))
+        for zr_log, acc in zip(self._region_logZ(), self._acc_prob):
+            zr = math.exp(zr_log)
             if len(acc) >= 2:
                 a = np.asarray(acc)
                 Z += zr * a.mean()
@@ -381,6 +446,7 @@ class ExponentialMechanismSampler(EnvelopeSampler):
             "singletons": {"count": int(self.singletons.shape[0]),
                            "mass": math.exp(self._single_logZ - total)},
             "regions": [dict(R.describe(), bound=R.bound, mass=math.exp(z - total),
+                             envelope="constant" if self._linear[j] is None else "linear",
                              proposals=self._prop[j], accepted=self._acc[j])
                         for j, (R, z) in enumerate(zip(self.regions, logZ))],
         }

@@ -184,11 +184,16 @@ class EnvelopeMethod(SelectionMethod):
 
     sampler: ClassVar[type]
 
+    def _sampler_options(self, env) -> dict:
+        """Keyword arguments of the sampler beyond the envelope's (default: none)."""
+        return {}
+
     def release(self, enum, objective, *, p, s, eps_select, scale, R, delta=None,
                 eps_test=None, rng_test=None, report_gap=False) -> Release:
         env = build_envelope(enum, eps_select, scale)
         mech = self.sampler(objective.values, env.singletons, env.values, env.regions, p,
-                            eps_select, scale, refine=env.refine, deadline=enum.clock)
+                            eps_select, scale, refine=env.refine, deadline=enum.clock,
+                            **self._sampler_options(env))
         # the envelope's centre: the optimum when the class bounds certified it, else a
         # one-swap local optimum.  The mechanism never needs the optimum certified, so it
         # is not certified only to fill the (non-private) ``candidates`` field; whether it

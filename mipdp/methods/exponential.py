@@ -24,6 +24,10 @@ class ExponentialMethod(EnvelopeMethod):
 
     sampler = ExponentialMechanismSampler
 
+    def _sampler_options(self, env) -> dict:
+        # regions may sample from their best cut's linear envelope
+        return {"cuts": env.cuts}
+
     def _stage_guarantee(self, eps_select: float, n_draws: int, nb: Neighbour, *,
                          sensitivity, R, delta, eps_test, ptr_passed) -> Guarantee:
         per_draw = Guarantee.pure(eps_select, nb, "exponential mechanism over all C(p, s) "

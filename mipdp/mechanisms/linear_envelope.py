@@ -1,0 +1,174 @@
+"""Envelopes that follow one cut over a region: weights ``∝ Π_{i∈T} w_i``, sampled exactly.
+
+A region's constant envelope gives every member the weight of the region's bound, the
+minimum over all its members: on a large region most members lie far above it, and the
+exponential mechanism's rejection sampler pays for the difference.  An outer-approximation
+cut ``L(T) >= a + Σ_{i∈T} g_i`` (:class:`~mipdp.enumeration.cuts.CutStore`, valid for every
+support ``T``) gives each member its own lower bound instead, and the envelope weight
+
+    h(T) = exp(-c (a + Σ_{i∈T} g_i - ref)) = h_0 Π_{i∈T \\ F} w_i,    w_i = exp(-c g_i)
+
+(``c = ε/(2Δ)``, ``F`` the region's fixed-in features) is a product over features.  Its
+mass over the region — ``q_C`` members kept from the free centre features and ``q_O`` added
+from the free outside ones — is
+
+    Z = h_0 e_{q_C}(w over free centre) e_{q_O}(w over free outside)
+
+with ``e_q`` the elementary symmetric polynomial of degree ``q``, and a member with law
+``h / Z`` is two independent fixed-size subsets with probability ``∝ Π w_i``
+(:class:`WeightedSubsets`: exact, by the suffix polynomials ``E_r(j) = e_r(w_j, w_{j+1}, ...)``
+and inverse transform).  Holes are members too: a proposal that falls in one is rejected.
+
+Everything here is computed from a *valid* cut: ``h(T) >= exp(-c (L(T) - ref))`` for every
+member, so rejection from ``h`` has the same exact law as from the constant envelope
+(:mod:`mipdp.mechanisms.em_rejection`).  Only the running time changes.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .regions import Region
+
+__all__ = ["WeightedSubsets", "LinearEnvelope", "best_linear_envelope"]
+
+
+class WeightedSubsets:
+    """``q``-subsets of a pool of ``m`` items with probability ``∝ Π_{i∈T} w_i``.
+
+    Parameters
+    ----------
+    log_w : ndarray, shape (m,)
+        ``log w_i`` (``-inf`` allowed: the item is never drawn).
+    q : int
+        Subset size, ``0 <= q``.
+
+    Notes
+    -----
+    ``E_r(j) = e_r(w_j, ..., w_{m-1})`` satisfies ``E_r(j) = Σ_{i>=j} w_i E_{r-1}(i+1)``, so
+    each degree is one reversed cumulative sum of non-negative terms (no cancellation;
+    weights are scaled by their maximum, so nothing overflows).  Given that the items
+    before ``a`` are decided and ``r`` remain, the next chosen item is ``j >= a`` with
+    probability ``w_j E_{r-1}(j+1) / E_r(a) = (E_r(j) - E_r(j+1)) / E_r(a)``: a draw
+    ``u E_r(a)`` (``u`` uniform on ``[0, 1)``) falls in ``[E_r(j+1), E_r(j))`` — a binary
+    search on the non-increasing ``E_r``, vectorised over draws.  Memory ``(q + 1)(m + 1)``.
+    """
+
+    def __init__(self, log_w: np.ndarray, q: int) -> None:
+        log_w = np.asarray(log_w, dtype=float)
+        self.q, self.m = int(q), log_w.size
+        if self.q == 0:
+            self.log_norm = 0.0
+            self._E = None
+            return
+        top = float(np.max(log_w)) if log_w.size else -math.inf
+        if not np.isfinite(top) or np.count_nonzero(np.isfinite(log_w)) < self.q:
+            self.log_norm = -math.inf
+            self._E = None
+            return
+        w = np.exp(log_w - top)
+        E = np.zeros((self.q + 1, self.m + 1))
+        E[0] = 1.0
+        for r in range(1, self.q + 1):
+            E[r, :self.m] = np.cumsum((w * E[r - 1, 1:])[::-1])[::-1]
+        self._E = E
+        self.log_norm = math.log(E[self.q, 0]) + self.q * top if E[self.q, 0] > 0 else -math.inf
+
+    def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        """``size`` independent subsets, shape ``(size, q)``: positions in the pool, increasing."""
+        out = np.empty((size, self.q), dtype=np.intp)
+        if self.q == 0:
+            return out
+        if self._E is None:
+            raise ValueError("sample: no subset has positive weight")
+        start = np.zeros(size, dtype=np.intp)
+        m = self.m
+        for t in range(self.q):
+            Er = self._E[self.q - t]
+            target = rng.random(size) * Er[start]
+            # first i with Er[i] <= target (Er non-increasing, Er[m] = 0); the item is i - 1
+            n_le = np.searchsorted(Er[::-1], target, side="right")
+            j = m - n_le
+            out[:, t] = j
+            start = j + 1
+        return out
+
+
+class LinearEnvelope:
+    """The envelope of one cut ``L(T) >= a + Σ_{i∈T} g_i`` over a region (module notes).
+
+    Parameters
+    ----------
+    region : Region
+        The region (its holes are proposed too, and rejected by the caller).
+    a : float
+        The cut's constant, less its rounding slack (a certified bound's constant).
+    g : ndarray, shape (p,)
+        The cut's slopes.
+    coef, ref : float
+        ``ε/(2Δ)`` and the reference value of the sampler's weights.
+    """
+
+    def __init__(self, region: Region, a: float, g: np.ndarray, coef: float,
+                 ref: float) -> None:
+        self.region = region
+        self.a = float(a)
+        self.g = np.asarray(g, dtype=float)
+        log_w = -coef * self.g
+        self._keep = WeightedSubsets(log_w[region.free_center], region.n_keep)
+        self._add = WeightedSubsets(log_w[region.free_outside], region.n_add)
+        self.log_mass = (-coef * (self.a - ref) + float(log_w[region.fixed_in].sum())
+                         + self._keep.log_norm + self._add.log_norm)
+
+    def sample(self, rng: np.random.Generator, m: int) -> np.ndarray:
+        """``m`` independent members with law ``h / Z`` (holes included), rows sorted."""
+        R = self.region
+        keep = R.free_center[self._keep.sample(rng, m)]
+        add = R.free_outside[self._add.sample(rng, m)]
+        fixed = np.broadcast_to(R.fixed_in, (m, R.fixed_in.size))
+        return np.sort(np.concatenate([keep, add, fixed], axis=1), axis=1)
+
+    def bounds(self, rows: np.ndarray) -> np.ndarray:
+        """The cut's lower bound ``a + Σ_{i∈T} g_i`` of each row."""
+        return self.a + self.g[np.asarray(rows, dtype=np.intp)].sum(axis=1)
+
+    def nbytes(self) -> int:
+        return sum(w._E.nbytes for w in (self._keep, self._add) if w._E is not None)
+
+
+def best_linear_envelope(region: Region, a: np.ndarray, G: np.ndarray, slack: float,
+                         coef: float, ref: float, *, exact: int = 4) -> LinearEnvelope | None:
+    """The cut of ``(a, G)`` whose envelope over ``region`` has the least mass.
+
+    The cuts are ranked by an upper bound on their mass (``e_q(w) <= (Σ w)^q / q!``, one
+    pass over the pool per cut); the ``exact`` best are built and the least mass wins.
+    ``None`` without cuts.
+    """
+    if a.size == 0 or region.size == 0:
+        return None
+    fc, fo, fi = region.free_center, region.free_outside, region.fixed_in
+    qc, qo = region.n_keep, region.n_add
+
+    def log_sum(lw):
+        if lw.size == 0:
+            return -math.inf
+        top = float(lw.max())
+        return top + math.log(float(np.exp(lw - top).sum()))
+
+    proxy = np.empty(a.size)
+    for t in range(a.size):           # one cut at a time: no (T, p) temporary
+        g = G[t]
+        v = -coef * (float(a[t]) - slack) - coef * float(g[fi].sum())
+        if qc:
+            v += qc * log_sum(-coef * g[fc]) - math.lgamma(qc + 1)
+        if qo:
+            v += qo * log_sum(-coef * g[fo]) - math.lgamma(qo + 1)
+        proxy[t] = v
+    best = None
+    for t in np.argsort(proxy)[:exact]:
+        env = LinearEnvelope(region, float(a[t]) - slack, G[t], coef, ref)
+        if best is None or env.log_mass < best.log_mass:
+            best = env
+    return best
