@@ -302,9 +302,11 @@ class ExponentialMechanismSampler(EnvelopeSampler):
         log_acc = -self.coef * np.maximum(L - bound, 0.0)
         log_acc[hole] = -np.inf       # a hole is a singleton: never accepted from a region
         accept[rows] = log_u < log_acc
-        for r, j, v, la in zip(rows, comp[rows] - 1, L, log_acc):
+        for r, j, v, la, h in zip(rows, comp[rows] - 1, L, log_acc, hole):
             self._prop[j] += 1
             self._acc_prob[j].append(math.exp(la))
+            if h:   # a singleton already: not a member, not counted again in Z_low
+                continue
             if accept[r]:
                 self._acc[j] += 1
             if v < self._best[j][0]:

@@ -174,17 +174,27 @@ def _pvalue(draws, sup, logp):
     return chisquare(obs, ex * obs.sum() / ex.sum()).pvalue
 
 
+@pytest.mark.parametrize("linear", [False, True], ids=["constant", "linear"])
 @pytest.mark.parametrize("seed,p,s,eps_env,eps", [(0, 10, 3, 10.0, 1.0), (1, 12, 3, 5.0, 3.0),
                                                   (1, 11, 3, 10.0, 1.0)])
-def test_exponential_mechanism_law_with_split_envelope(instance, seed, p, s, eps_env, eps):
+def test_exponential_mechanism_law_with_split_envelope(instance, seed, p, s, eps_env, eps,
+                                                       linear, monkeypatch):
     """Chi-square of 20 000 draws against the brute-force exponential mechanism, with an
-    envelope whose classes have holes; certified probability bounds hold the exact value."""
+    envelope whose classes have holes; certified probability bounds hold the exact value.
+    ``linear``: regions sample from their best cut even where it has more mass than the
+    constant bound (holes proposed and rejected)."""
+    from mipdp.mechanisms import em_rejection
+    monkeypatch.setattr(em_rejection, "_LINEAR_MIN_GAIN", -math.inf)
     obj, scale = _problem(instance, seed, p, "least_squares")
     sup, vals, logp = _law(obj, p, s, eps, scale)
     enum, env = _split_envelope(obj, s, scale, eps_env, "highs")
     assert any(R.holes for R in env.regions)
     sampler = ExponentialMechanismSampler(obj.values, env.singletons, env.values, env.regions,
-                                          p, eps, scale, refine=env.refine)
+                                          p, eps, scale, refine=env.refine,
+                                          cuts=env.cuts if linear else None)
+    if linear:
+        assert any(R.holes and r["envelope"] == "linear"
+                   for R, r in zip(sampler.regions, sampler.stats()["regions"]))
     draws = sampler.sample(np.random.default_rng(seed), 20_000)
     assert _pvalue(draws, sup, logp) > 1e-3
     for i in np.argsort(logp)[-3:]:

@@ -1,0 +1,174 @@
+"""Linear envelopes (mipdp/mechanisms/linear_envelope.py): exact fixed-size weighted subsets,
+exact envelope masses, and the exponential mechanism's law unchanged when regions sample
+from their best cut (chi-square against brute force, also with holes and refinement)."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy.special import logsumexp
+from scipy.stats import chisquare
+
+from mipdp.brute_force import all_supports
+from mipdp.enumeration import SupportEnumerator
+from mipdp.enumeration.cuts import CutStore
+from mipdp.enumeration.envelope import build_envelope
+from mipdp.exceptions import CertificationError
+from mipdp.losses import LeastSquares
+from mipdp.mechanisms import ExponentialMechanismSampler
+from mipdp.mechanisms.linear_envelope import (LinearEnvelope, WeightedSubsets,
+                                              best_linear_envelope)
+from mipdp.mechanisms.regions import Region, region_members
+
+B = 0.5
+
+
+def _pvalue(counts, prob):
+    """Chi-square p-value of ``counts`` against probabilities ``prob`` (cells expecting
+    fewer than 5 draws pooled)."""
+    expected = prob / prob.sum() * counts.sum()
+    big = expected >= 5
+    obs = np.r_[counts[big], counts[~big].sum()]
+    ex = np.r_[expected[big], expected[~big].sum()]
+    if ex[-1] == 0:
+        assert obs[-1] == 0
+        obs, ex = obs[:-1], ex[:-1]
+    return chisquare(obs, ex).pvalue
+
+
+# -- weighted subsets ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("q", [0, 1, 2, 3, 5])
+@pytest.mark.parametrize("spread", [0.0, 1.0, 8.0])
+def test_weighted_subsets_law_and_normaliser(q, spread):
+    """Chi-square of 40 000 draws against ``Π w_i`` over all q-subsets; the log normaliser
+    is the brute-force one (also with one item of weight zero and very unequal weights)."""
+    m = 8
+    rng = np.random.default_rng(int(10 * spread) + q)
+    log_w = spread * rng.normal(size=m)
+    log_w[3] = -np.inf
+    subsets = list(itertools.combinations(range(m), q))
+    logp = np.array([log_w[list(c)].sum() for c in subsets])
+    ws = WeightedSubsets(log_w, q)
+    assert ws.log_norm == pytest.approx(float(logsumexp(logp)), rel=1e-12, abs=1e-12)
+    draws = ws.sample(np.random.default_rng(1), 40_000)
+    assert draws.shape == (40_000, q)
+    if q == 0:
+        return
+    assert np.all(np.diff(draws, axis=1) > 0) and not np.any(draws == 3)
+    index = {c: i for i, c in enumerate(subsets)}
+    counts = np.bincount([index[tuple(r)] for r in draws.tolist()], minlength=len(subsets))
+    assert _pvalue(counts, np.exp(logp - logsumexp(logp))) > 1e-3
+
+
+def test_weighted_subsets_too_few_items():
+    ws = WeightedSubsets(np.array([0.0, -np.inf, 1.0]), 3)
+    assert ws.log_norm == -math.inf
+    with pytest.raises(ValueError, match="positive weight"):
+        ws.sample(np.random.default_rng(0), 1)
+
+
+# -- one region ------------------------------------------------------------------------------
+
+def _region_cases():
+    c = np.array([1, 4, 6])
+    return [Region(c, 1, 10), Region(c, 2, 10, fixed_in=np.array([0]), fixed_out=np.array([4])),
+            Region(c, 3, 10, fixed_out=np.array([2, 9])), Region(c, 2, 10, fixed_in=np.array([6]))]
+
+
+@pytest.mark.parametrize("case", range(4))
+def test_linear_envelope_mass_and_law(case):
+    R = _region_cases()[case]
+    rng = np.random.default_rng(case)
+    g = rng.normal(size=10)
+    coef, ref, a = 1.7, -0.3, 0.25
+    lin = LinearEnvelope(R, a, g, coef, ref)
+    members = np.vstack(list(region_members(R)))
+    logh = -coef * (lin.bounds(members) - ref)
+    assert lin.log_mass == pytest.approx(float(logsumexp(logh)), rel=1e-12)
+    np.testing.assert_allclose(lin.bounds(members), a + g[members].sum(axis=1))
+    draws = lin.sample(np.random.default_rng(7), 30_000)
+    assert R.contains(draws).all()
+    index = {tuple(r): i for i, r in enumerate(members.tolist())}
+    counts = np.bincount([index[tuple(r)] for r in draws.tolist()], minlength=len(members))
+    assert _pvalue(counts, np.exp(logh - logsumexp(logh))) > 1e-3
+
+
+def test_best_linear_envelope_takes_the_least_mass():
+    R = _region_cases()[0]
+    rng = np.random.default_rng(3)
+    a, G = rng.normal(size=6), rng.normal(size=(6, 10))
+    best = best_linear_envelope(R, a, G, 0.0, 2.0, 0.0, exact=6)
+    masses = [LinearEnvelope(R, a[t], G[t], 2.0, 0.0).log_mass for t in range(6)]
+    assert best.log_mass == pytest.approx(min(masses))
+    assert best_linear_envelope(R, a[:0], G[:0], 0.0, 2.0, 0.0) is None
+
+
+# -- the exponential mechanism with linear envelopes ------------------------------------------------
+
+def _problem(instance, seed, p, kind, n=80):
+    X, y = instance(seed, n=n, p=p, kind=kind)
+    loss = LeastSquares(5.0, 1.1)
+    obj = loss.bind(X, y)
+    return obj, loss.sensitivity(n, 3, B, B)
+
+
+def _law(obj, p, s, eps, scale):
+    sup = all_supports(p, s)
+    vals = obj.values(sup)
+    lw = -eps * (vals - vals.min()) / (2 * scale)
+    return sup, vals, lw - logsumexp(lw)
+
+
+@pytest.mark.parametrize("seed,p,kind,eps", [(0, 11, "well", 1.0), (1, 12, "ill", 3.0),
+                                             (2, 12, "ties", 1.0), (3, 13, "well", 6.0)])
+def test_sampled_law_with_linear_envelopes(instance, seed, p, kind, eps):
+    """Chi-square of 20 000 draws against the brute-force exponential mechanism when the
+    regions sample from their cuts; the sampler refines while sampling; probability bounds
+    bracket the exact law.  (Regions with holes: test_envelope_split.py.)"""
+    s = 3
+    obj, scale = _problem(instance, seed, p, kind)
+    sup, vals, logp = _law(obj, p, s, eps, scale)
+    enum = SupportEnumerator(obj, s, scale=scale, exhaustive_max=0, explicit_max=0)
+    env = build_envelope(enum, eps, scale, full_class_max=0)
+    sampler = ExponentialMechanismSampler(obj.values, env.singletons, env.values, env.regions,
+                                          p, eps, scale, refine=env.refine, cuts=env.cuts)
+    kinds = [r["envelope"] for r in sampler.stats()["regions"]]
+    assert "linear" in kinds
+    draws = sampler.sample(np.random.default_rng(seed), 20_000)
+    index = {tuple(r): i for i, r in enumerate(sup.tolist())}
+    counts = np.bincount([index[tuple(r)] for r in draws.tolist()], minlength=len(sup))
+    assert _pvalue(counts, np.exp(logp)) > 1e-3
+    for i in list(np.argsort(logp)[-3:]) + [int(np.argmin(logp))]:
+        lo, hi = sampler.log_probability_bounds(sup[i])
+        assert lo <= logp[i] + 1e-9 and hi >= logp[i] - 1e-9
+
+
+def test_linear_envelopes_save_proposals(instance):
+    """The same envelope with and without cuts: the linear envelopes' mass is smaller, and so
+    is the bound on the expected number of proposals."""
+    obj, scale = _problem(instance, 4, 13, "well", n=200)
+    enum = SupportEnumerator(obj, 3, scale=scale, exhaustive_max=0, explicit_max=0)
+    env = build_envelope(enum, 8.0, scale, full_class_max=0)
+    args = (obj.values, env.singletons, env.values, env.regions, 13, 8.0, scale)
+    with_cuts = ExponentialMechanismSampler(*args, cuts=env.cuts)
+    without = ExponentialMechanismSampler(*args)
+    assert with_cuts.log_envelope_mass() < without.log_envelope_mass()
+
+
+def test_an_invalid_cut_is_caught(instance):
+    """A 'cut' above half the true values makes proposals fall below their envelope bound:
+    the sampler raises and releases nothing."""
+    obj, scale = _problem(instance, 0, 10, "well")
+    sup, vals, _ = _law(obj, 10, 3, 1.0, scale)
+    enum = SupportEnumerator(obj, 3, scale=scale, exhaustive_max=0, explicit_max=0)
+    env = build_envelope(enum, 1.0, scale, full_class_max=0)
+    bad = CutStore(10, 3)
+    bad.add(sup[0], float(np.median(vals)), np.zeros(10))   # above half the supports
+    sampler = ExponentialMechanismSampler(obj.values, env.singletons, env.values, env.regions,
+                                          10, 1.0, scale, cuts=bad)
+    if all(r["envelope"] == "constant" for r in sampler.stats()["regions"]):
+        pytest.skip("the bad cut's envelope was not smaller")   # pragma: no cover
+    with pytest.raises(CertificationError, match="invalid envelope"):
+        sampler.sample(np.random.default_rng(0), 2000)
