@@ -16,6 +16,7 @@ import numpy as np
 
 from ..deadline import Deadline
 from ..exceptions import CertificationError
+from ._support_index import SupportIndex
 from .regions import Region
 
 #: relative slack below a region's bound before an evaluated value counts as a violation
@@ -49,7 +50,7 @@ class EnvelopeSampler:
         self._refine = refine
         self._deadline = Deadline.coerce(deadline)
         self.n_supports = math.comb(self.p, self.s)
-        self._single_index = {tuple(r): i for i, r in enumerate(self.singletons.tolist())}
+        self._single_index = SupportIndex(self.singletons)   # 16 bytes per singleton
         self._seen: dict[tuple, float] = {}
 
     @staticmethod
