@@ -115,7 +115,8 @@ class LinearEnvelope:
                  ref: float) -> None:
         self.region = region
         self.a = float(a)
-        self.g = np.asarray(g, dtype=float)
+        # a copy: a view would keep the cut store's whole buffer alive after it grows
+        self.g = np.array(g, dtype=float)
         log_w = -coef * self.g
         self._keep = WeightedSubsets(log_w[region.free_center], region.n_keep)
         self._add = WeightedSubsets(log_w[region.free_outside], region.n_add)
@@ -135,7 +136,9 @@ class LinearEnvelope:
         return self.a + self.g[np.asarray(rows, dtype=np.intp)].sum(axis=1)
 
     def nbytes(self) -> int:
-        return sum(w._E.nbytes for w in (self._keep, self._add) if w._E is not None)
+        """Memory held: the slopes and the suffix polynomials."""
+        return self.g.nbytes + sum(w._E.nbytes for w in (self._keep, self._add)
+                                   if w._E is not None)
 
 
 def best_linear_envelope(region: Region, a: np.ndarray, G: np.ndarray, slack: float,
