@@ -11,7 +11,10 @@ time in a fresh subprocess:
 * ``mip`` — MIP bounds only (``envelope_split=False``), the envelope before explicit
   searches at the level;
 * ``plain`` — the plain least-squares cuts (``shifted_cuts=False``), the cuts before the
-  certified diagonal under ``XᵀX`` (docs/algorithms.md, "Shifted cuts").
+  certified diagonal under ``XᵀX`` (docs/algorithms.md, "Shifted cuts");
+* ``constant`` — constant region envelopes only (``linear_envelopes=False``, no sampling
+  from the cuts' linear envelopes);
+* ``before`` — neither shifted cuts nor linear envelopes (the code before both).
 
 ``split`` is what ships (it also has the shifted cuts).  Reported per run: wall-clock time
 (s), the phases above 0.05 s, the frequency of the true support among the draws, and the
@@ -21,7 +24,7 @@ baseline / split, measured in the same run.
     python experiments/bench_correlated.py                          # p = 100, n = 1000..8000
     python experiments/bench_correlated.py --p 1000 --n 4000 --rho 0.7
     python experiments/bench_correlated.py --n 4000 --rho 0.7 --method permute_and_flip
-    python experiments/bench_correlated.py --baselines plain        # the shifted cuts' gain
+    python experiments/bench_correlated.py --baselines before plain constant
 """
 
 from __future__ import annotations
@@ -37,7 +40,9 @@ import numpy as np
 
 
 #: enumeration options of each variant
-_VARIANTS = {"split": {}, "mip": {"envelope_split": False}, "plain": {"shifted_cuts": False}}
+_VARIANTS = {"split": {}, "mip": {"envelope_split": False}, "plain": {"shifted_cuts": False},
+             "constant": {"linear_envelopes": False},
+             "before": {"shifted_cuts": False, "linear_envelopes": False}}
 
 
 def _child(spec: dict) -> dict:
@@ -81,7 +86,8 @@ def main(argv=None) -> None:
     ap.add_argument("--seeds", type=int, default=1, help="data sets per configuration")
     ap.add_argument("--method", default="exponential",
                     help="exponential (default) or permute_and_flip: both sample the envelope")
-    ap.add_argument("--baselines", nargs="*", default=["mip"], choices=["mip", "plain"],
+    ap.add_argument("--baselines", nargs="*", default=["mip"],
+                    choices=["mip", "plain", "constant", "before"],
                     help="variants run beside split (default: mip)")
     ap.add_argument("--child")
     a = ap.parse_args(argv)

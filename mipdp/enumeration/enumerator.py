@@ -185,6 +185,10 @@ class SupportEnumerator:
         from ``XᵀX`` into the ridge (:meth:`~mipdp.losses.least_squares.LeastSquaresObjective.cut_shift`;
         exact, tighter bounds when the ridge is small or the columns are correlated).
         ``False``: the plain cuts.
+    linear_envelopes : bool, default True
+        The envelope hands its cuts to the exponential mechanism's sampler, whose regions
+        then sample from their best cut's linear envelope when it has less mass
+        (:mod:`mipdp.mechanisms.linear_envelope`; exact).  ``False``: constant envelopes.
     explicit_max : int, default 6 000 000
         Regions (mistake classes, sub-regions) with at most this many supports are searched
         explicitly (:mod:`mipdp.enumeration.explicit`: the bound of every cut for every
@@ -205,6 +209,7 @@ class SupportEnumerator:
                  search_gap: float = 1e-4, tol: float = 1e-9,
                  cutoff_margin: float = 1e-5, dominance: bool = True, screening: bool = True,
                  envelope_split: bool = True, shifted_cuts: bool = True,
+                 linear_envelopes: bool = True,
                  exhaustive_max: int = 200_000, explicit_max: int = 6_000_000,
                  progress=None, started: float | None = None) -> None:
         self.objective = objective
@@ -217,6 +222,7 @@ class SupportEnumerator:
         self.dominance = dominance
         self.screening = screening
         self.envelope_split = bool(envelope_split)
+        self.linear_envelopes = bool(linear_envelopes)
         self._solving = False
         self._dominance = DominanceCache()
         self._screen_prev = None  # (pattern, cutoff, mask) of the last screening

@@ -189,7 +189,8 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
         singletons = np.vstack([singletons] + [np.asarray(a, dtype=np.intp).reshape(-1, enum.s)
                                                for a in extra_sup])
         values = np.concatenate([values] + extra_val)
-    return Envelope(singletons, values, regions, refine, cuts=enum.cuts)
+    cuts = enum.cuts if getattr(enum, "linear_envelopes", True) else None
+    return Envelope(singletons, values, regions, refine, cuts=cuts)
 
 
 def _below_level(enum: SupportEnumerator, region: Region, level: float, *,

@@ -6,8 +6,9 @@ data is read*.  Only the options that keep every certificate of the enumeration 
 offered, and only in the range where they do:
 
 * ``exhaustive_max``, ``explicit_max`` (ints ``>= 0``), ``dominance``, ``screening``,
-  ``envelope_split``, ``shifted_cuts`` (bools), ``n_warm_cuts`` (int ``>= 0``) choose
-  *how* the exact answer or a certified bound is found; every choice is exact.
+  ``envelope_split``, ``shifted_cuts``, ``linear_envelopes`` (bools), ``n_warm_cuts``
+  (int ``>= 0``) choose *how* the exact answer or a certified bound is found, or how the
+  exponential mechanism samples it; every choice is exact.
 * ``search_gap`` (``[0, 1)``): the gap of the search solves; their certificates are
   infeasibility proofs and dual bounds, valid whatever the gap.
 * ``progress`` (callable or :class:`~mipdp.enumeration.progress.Progress`): observation only.
@@ -50,6 +51,7 @@ ENUMERATION_OPTIONS = {
     "screening": ["boolean"],
     "envelope_split": ["boolean"],
     "shifted_cuts": ["boolean"],
+    "linear_envelopes": ["boolean"],
     "search_gap": [Interval(Real, 0, 1, closed="left")],
     "cutoff_margin": [Interval(Real, MIN_CUTOFF_MARGIN, 1.0, closed="both")],
     "tol": [Interval(Real, 0, MAX_TOL, closed="right")],

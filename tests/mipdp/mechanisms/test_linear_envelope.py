@@ -172,3 +172,23 @@ def test_an_invalid_cut_is_caught(instance):
         pytest.skip("the bad cut's envelope was not smaller")   # pragma: no cover
     with pytest.raises(CertificationError, match="invalid envelope"):
         sampler.sample(np.random.default_rng(0), 2000)
+
+
+def test_private_bss_option_turns_linear_envelopes_off():
+    """``enumeration_options={"linear_envelopes": False}`` gives constant envelopes only;
+    by default regions of a correlated design sample from their cuts (fewer proposals)."""
+    import warnings
+
+    from mipdp import private_bss
+    from mipdp.datasets import make_bss_regression
+    X, y, _ = make_bss_regression(n=500, p=60, s=5, rho=0.7, random_state=1)
+    stats = {}
+    for opt in ({}, {"linear_envelopes": False}):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = private_bss(X, y, 5, 1.0, bounds=(0.5, 0.5), n_draws=5, random_state=0,
+                              enumeration_options=opt)
+        stats[bool(opt)] = res.stats["sampler"]
+    assert {r["envelope"] for r in stats[True]["regions"]} == {"constant"}
+    assert "linear" in {r["envelope"] for r in stats[False]["regions"]}
+    assert stats[False]["n_proposals"] < stats[True]["n_proposals"]
