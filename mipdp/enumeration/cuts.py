@@ -93,6 +93,12 @@ class CutStore:
         """Bound on the rounding error of any computed cut bound (objective units)."""
         return 16.0 * (self.s + 2) * _EPS * self._absmax
 
+    def combination_slack(self) -> float:
+        """Bound on the rounding error of a convex combination ``Σ μ_t (a_t + Σ_{i∈T} G_ti)``
+        of the cuts computed as ``μᵀa + Σ_{i∈T} (μᵀG)_i`` (objective units): each of the
+        ``s + 1`` terms is a ``T``-term dot product, with the same factor 16 as :meth:`slack`."""
+        return 16.0 * (len(self) + self.s + 2) * _EPS * self._absmax
+
     def bounds(self, supports: np.ndarray, start: int = 0) -> np.ndarray:
         """``max_t a_t + Σ_{i∈S} G[t, i]`` over the cuts ``t >= start`` for each row ``S``
         (``-inf`` without cuts)."""

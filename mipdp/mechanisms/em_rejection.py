@@ -161,7 +161,8 @@ class ExponentialMechanismSampler(EnvelopeSampler):
         if self._cuts is None or len(self._cuts) == 0:
             return None
         a, G = self._cuts.arrays
-        lin = best_linear_envelope(R, a, G, self._cuts.slack(), self.coef, self.ref)
+        lin = best_linear_envelope(R, a, G, self._cuts.slack(), self.coef, self.ref,
+                                   combination_slack=self._cuts.combination_slack())
         const = R.log_size - self.coef * (R.bound - self.ref)
         if (lin is None or not lin.log_mass < const - _LINEAR_MIN_GAIN
                 or self._linear_bytes + lin.nbytes() > _LINEAR_MAX_BYTES):

@@ -68,13 +68,29 @@ class WeightedSubsets:
             self.log_norm = -math.inf
             self._E = None
             return
-        w = np.exp(log_w - top)
+        w = self._w = np.exp(log_w - top)
         E = np.zeros((self.q + 1, self.m + 1))
         E[0] = 1.0
         for r in range(1, self.q + 1):
             E[r, :self.m] = np.cumsum((w * E[r - 1, 1:])[::-1])[::-1]
         self._E = E
         self.log_norm = math.log(E[self.q, 0]) + self.q * top if E[self.q, 0] > 0 else -math.inf
+
+    def inclusion(self) -> np.ndarray:
+        """``P(i ∈ subset)`` of each item, shape ``(m,)``:
+        ``w_i Σ_r e_r(w_0..w_{i-1}) e_{q-1-r}(w_{i+1}..) / e_q`` (prefix and suffix
+        polynomials, non-negative terms only)."""
+        if self.q == 0 or self._E is None:
+            return np.zeros(self.m)
+        q, m, w = self.q, self.m, self._w
+        F = np.zeros((q, m + 1))
+        F[0] = 1.0
+        for r in range(1, q):
+            F[r, 1:] = np.cumsum(w * F[r - 1, :-1])
+        acc = np.zeros(m)
+        for r in range(q):
+            acc += F[r, :m] * self._E[q - 1 - r, 1:]
+        return np.minimum(1.0, w * acc / self._E[q, 0])
 
     def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
         """``size`` independent subsets, shape ``(size, q)``: positions in the pool, increasing."""
@@ -131,6 +147,15 @@ class LinearEnvelope:
         fixed = np.broadcast_to(R.fixed_in, (m, R.fixed_in.size))
         return np.sort(np.concatenate([keep, add, fixed], axis=1), axis=1)
 
+    def inclusion(self) -> np.ndarray:
+        """``P(i ∈ T)`` for ``T`` with law ``h / Z``, shape ``(p,)``."""
+        R = self.region
+        pi = np.zeros(self.g.size)
+        pi[R.fixed_in] = 1.0
+        pi[R.free_center] = self._keep.inclusion()
+        pi[R.free_outside] = self._add.inclusion()
+        return pi
+
     def bounds(self, rows: np.ndarray) -> np.ndarray:
         """The cut's lower bound ``a + Σ_{i∈T} g_i`` of each row."""
         return self.a + self.g[np.asarray(rows, dtype=np.intp)].sum(axis=1)
@@ -142,12 +167,22 @@ class LinearEnvelope:
 
 
 def best_linear_envelope(region: Region, a: np.ndarray, G: np.ndarray, slack: float,
-                         coef: float, ref: float, *, exact: int = 4) -> LinearEnvelope | None:
-    """The cut of ``(a, G)`` whose envelope over ``region`` has the least mass.
+                         coef: float, ref: float, *, exact: int = 4,
+                         combination_slack: float | None = None, max_iter: int = 20,
+                         tol: float = 0.05) -> LinearEnvelope | None:
+    """The envelope of least mass over ``region`` from the cuts ``(a, G)``.
 
-    The cuts are ranked by an upper bound on their mass (``e_q(w) <= (Σ w)^q / q!``, one
-    pass over the pool per cut); the ``exact`` best are built and the least mass wins.
-    ``None`` without cuts.
+    The single cuts are ranked by an upper bound on their mass (``e_q(w) <= (Σ w)^q / q!``,
+    one pass over the pool per cut) and the ``exact`` best are built.  With
+    ``combination_slack`` (:meth:`~mipdp.enumeration.cuts.CutStore.combination_slack`) the
+    best one is then improved by *combining* cuts: for weights ``μ`` on the simplex,
+    ``Σ_t μ_t (a_t + Σ_{i∈T} G_ti)`` is again a valid cut, and its envelope's log-mass is
+    convex in ``μ`` (a log-sum-exp of functions linear in ``μ``), with gradient
+    ``-c E_h[a_t + Σ_{i∈T} G_ti] = -c (a_t + G_t π)`` (``π`` the inclusion probabilities
+    under the current envelope).  Frank-Wolfe steps toward the cut of least gradient,
+    with a golden-section line search, run until the duality gap is below ``tol`` (log
+    units) or ``max_iter`` steps; the combined cut's constant loses ``combination_slack``
+    for rounding.  ``None`` without cuts.
     """
     if a.size == 0 or region.size == 0:
         return None
@@ -169,9 +204,58 @@ def best_linear_envelope(region: Region, a: np.ndarray, G: np.ndarray, slack: fl
         if qo:
             v += qo * log_sum(-coef * g[fo]) - math.lgamma(qo + 1)
         proxy[t] = v
-    best = None
+    best, best_t = None, -1
     for t in np.argsort(proxy)[:exact]:
         env = LinearEnvelope(region, float(a[t]) - slack, G[t], coef, ref)
         if best is None or env.log_mass < best.log_mass:
-            best = env
-    return best
+            best, best_t = env, int(t)
+    if combination_slack is None or a.size < 2 or not np.isfinite(best.log_mass):
+        return best
+    mu = _frank_wolfe(region, a, G, coef, ref, best_t, max_iter, tol)
+    if np.count_nonzero(mu) < 2:
+        return best
+    combined = LinearEnvelope(region, float(mu @ a) - combination_slack, mu @ G, coef, ref)
+    return combined if combined.log_mass < best.log_mass else best
+
+
+_GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
+
+
+def _frank_wolfe(region: Region, a: np.ndarray, G: np.ndarray, coef: float, ref: float,
+                 t0: int, max_iter: int, tol: float) -> np.ndarray:
+    """Simplex weights ``μ`` lowering the combined cut's envelope log-mass, from cut ``t0``."""
+    mu = np.zeros(a.size)
+    mu[t0] = 1.0
+    a_mu, g_mu = float(a[t0]), np.array(G[t0], dtype=float)
+    env = LinearEnvelope(region, a_mu, g_mu, coef, ref)
+    for _ in range(max_iter):
+        pi = env.inclusion()
+        expect = a + G @ pi                      # E_h[a_t + Σ_{i∈T} G_ti] for every cut
+        t = int(np.argmax(expect))
+        if coef * (expect[t] - (a_mu + float(g_mu @ pi))) < tol:
+            break                                # Frank-Wolfe duality gap
+
+        def phi(gam):
+            return LinearEnvelope(region, (1 - gam) * a_mu + gam * float(a[t]),
+                                  (1 - gam) * g_mu + gam * G[t], coef, ref).log_mass
+
+        lo, hi = 0.0, 1.0
+        x1, x2 = hi - _GOLDEN * (hi - lo), lo + _GOLDEN * (hi - lo)
+        f1, f2 = phi(x1), phi(x2)
+        for _ in range(12):
+            if f1 <= f2:
+                hi, x2, f2 = x2, x1, f1
+                x1 = hi - _GOLDEN * (hi - lo)
+                f1 = phi(x1)
+            else:
+                lo, x1, f1 = x1, x2, f2
+                x2 = lo + _GOLDEN * (hi - lo)
+                f2 = phi(x2)
+        gam = x1 if f1 <= f2 else x2
+        if not min(f1, f2) < env.log_mass - 1e-9:
+            break
+        mu *= 1 - gam
+        mu[t] += gam
+        a_mu, g_mu = (1 - gam) * a_mu + gam * float(a[t]), (1 - gam) * g_mu + gam * G[t]
+        env = LinearEnvelope(region, a_mu, g_mu, coef, ref)
+    return mu

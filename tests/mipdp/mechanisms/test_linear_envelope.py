@@ -192,3 +192,43 @@ def test_private_bss_option_turns_linear_envelopes_off():
     assert {r["envelope"] for r in stats[True]["regions"]} == {"constant"}
     assert "linear" in {r["envelope"] for r in stats[False]["regions"]}
     assert stats[False]["n_proposals"] < stats[True]["n_proposals"]
+
+
+@pytest.mark.parametrize("q", [1, 2, 4])
+def test_inclusion_probabilities_by_brute_force(q):
+    m = 9
+    log_w = 3.0 * np.random.default_rng(q).normal(size=m)
+    subsets = list(itertools.combinations(range(m), q))
+    logp = np.array([log_w[list(c)].sum() for c in subsets])
+    p = np.exp(logp - logsumexp(logp))
+    want = np.array([sum(pk for c, pk in zip(subsets, p) if i in c) for i in range(m)])
+    np.testing.assert_allclose(WeightedSubsets(log_w, q).inclusion(), want, rtol=1e-10,
+                               atol=1e-14)
+    R = _region_cases()[1]
+    lin = LinearEnvelope(R, 0.0, np.random.default_rng(q).normal(size=10), 1.3, 0.0)
+    members = np.vstack(list(region_members(R)))
+    lh = -1.3 * lin.bounds(members)
+    pm = np.exp(lh - logsumexp(lh))
+    want = np.array([pm[(members == i).any(axis=1)].sum() for i in range(10)])
+    np.testing.assert_allclose(lin.inclusion(), want, rtol=1e-10, atol=1e-14)
+
+
+def test_combined_cuts_lower_the_mass_and_stay_below_the_cuts():
+    """Frank-Wolfe over convex combinations of the cuts: the combined envelope has at most
+    the best single cut's mass (strictly less on some of these random cut sets), and its
+    bound is at most the max of the cuts on every member — a convex combination of valid
+    bounds."""
+    gains = []
+    for seed in range(8):
+        R = _region_cases()[seed % 4]
+        rng = np.random.default_rng(seed)
+        a, G = rng.normal(size=8), rng.normal(size=(8, 10))
+        single = best_linear_envelope(R, a, G, 0.0, 2.0, 0.0, exact=8)
+        combined = best_linear_envelope(R, a, G, 0.0, 2.0, 0.0, exact=8,
+                                        combination_slack=1e-12)
+        assert combined.log_mass <= single.log_mass + 1e-12
+        gains.append(single.log_mass - combined.log_mass)
+        members = np.vstack(list(region_members(R)))
+        cut_max = np.max(a[:, None] + G[:, members].sum(axis=2), axis=0)
+        assert np.all(combined.bounds(members) <= cut_max + 1e-9)
+    assert max(gains) > 1e-3
