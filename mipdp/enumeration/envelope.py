@@ -57,7 +57,7 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
                    c: float = 5.0, tol: float = 0.5, max_solves: int | None = 3,
                    refine_solves: int | None = 3, gap: float = 1e-2,
                    full_class_max: int = 100_000, split: bool | None = None,
-                   split_slack: float = 0.5, split_max_leaves: int = 24,
+                   split_slack: float = 2.0, split_max_leaves: int = 24,
                    split_max_evaluations: int = 150_000) -> Envelope:
     """The natural envelope around the optimum (see the module notes).
 
@@ -80,7 +80,9 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
         is evaluated in full: its members become singletons (exact values).
     split : bool, optional
         Default: the enumerator's ``envelope_split`` (True).  A class whose MIP bound is
-        more than ``split_slack`` (units of ``2Δ/ε``) below its level is searched
+        more than ``split_slack`` (units of ``2Δ/ε``; 2: a class within ``e^2`` of its
+        level weighs at most ``e^{2-c}`` of the singletons, too little for the rejections
+        to pay for an explicit search) below its level is searched
         explicitly at the level (:func:`_below_level`): the members below the level become
         singletons, the rest regions bounded by the level; leaves that would take more
         than ``split_max_evaluations`` evaluations in all keep the MIP bound, and a class

@@ -34,12 +34,14 @@ def _problem(instance, seed, p, loss_name, kind="ill", n=60):
 
 def _split_envelope(obj, s, scale, eps, backend, c=1.0):
     """Regions only (no class in full), explicit searches on leaves of at most 40 members,
-    so that classes are split and searched leaf by leaf.  ``eps`` only sets the levels
+    so that classes are split and searched leaf by leaf (``split_slack=0.5``: also classes
+    close to their level).  ``eps`` only sets the levels
     (the bounds are valid whatever it is): the tests pick one that puts the levels among the
     members' values, so that regions get holes."""
     enum = SupportEnumerator(obj, s, scale=scale, backend=backend, exhaustive_max=0,
                              explicit_max=40)
-    env = build_envelope(enum, eps, scale, c=c, full_class_max=0, split_max_leaves=64)
+    env = build_envelope(enum, eps, scale, c=c, full_class_max=0, split_max_leaves=64,
+                         split_slack=0.5)
     return enum, env
 
 
