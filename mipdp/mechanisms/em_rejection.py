@@ -160,11 +160,19 @@ class ExponentialMechanismSampler(EnvelopeSampler):
         """The best cut's linear envelope of ``R`` if it beats the constant one."""
         if self._cuts is None or len(self._cuts) == 0:
             return None
+        # the suffix polynomials' size is known before any is built: past the cap, build none
+        need = sum(8 * (q + 1) * (pool.size + 1) for q, pool in
+                   ((R.n_keep, R.free_center), (R.n_add, R.free_outside)) if q > 0)
+        if self._linear_bytes + need > _LINEAR_MAX_BYTES:
+            return None
         a, G = self._cuts.arrays
         lin = best_linear_envelope(R, a, G, self._cuts.slack(), self.coef, self.ref,
                                    combination_slack=self._cuts.combination_slack())
         const = R.log_size - self.coef * (R.bound - self.ref)
-        if (lin is None or not lin.log_mass < const - _LINEAR_MIN_GAIN
+        # a mass that is not finite is a numerical failure (R has members of positive
+        # weight): never an envelope of mass 0, which would never propose them
+        if (lin is None or not math.isfinite(lin.log_mass)
+                or not lin.log_mass < const - _LINEAR_MIN_GAIN
                 or self._linear_bytes + lin.nbytes() > _LINEAR_MAX_BYTES):
             return None
         self._linear_bytes += lin.nbytes()

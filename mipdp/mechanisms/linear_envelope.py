@@ -48,62 +48,106 @@ class WeightedSubsets:
     Notes
     -----
     ``E_r(j) = e_r(w_j, ..., w_{m-1})`` satisfies ``E_r(j) = Σ_{i>=j} w_i E_{r-1}(i+1)``, so
-    each degree is one reversed cumulative sum of non-negative terms (no cancellation;
-    weights are scaled by their maximum, so nothing overflows).  Given that the items
-    before ``a`` are decided and ``r`` remain, the next chosen item is ``j >= a`` with
-    probability ``w_j E_{r-1}(j+1) / E_r(a) = (E_r(j) - E_r(j+1)) / E_r(a)``: a draw
-    ``u E_r(a)`` (``u`` uniform on ``[0, 1)``) falls in ``[E_r(j+1), E_r(j))`` — a binary
-    search on the non-increasing ``E_r``, vectorised over draws.  Memory ``(q + 1)(m + 1)``.
+    each degree is one reversed cumulative sum of non-negative terms (no cancellation).
+    Given that the items before ``a`` are decided and ``r`` remain, the next chosen item is
+    ``j >= a`` with probability ``w_j E_{r-1}(j+1) / E_r(a) = (E_r(j) - E_r(j+1)) / E_r(a)``:
+    a draw ``u E_r(a)`` (``u`` uniform on ``[0, 1)``) falls in ``[E_r(j+1), E_r(j))`` — a
+    binary search on the non-increasing ``E_r``, vectorised over draws.  Memory
+    ``(q + 1)(m + 1)``.
+
+    The weights are scaled by their maximum.  When the finite ``log w`` span less than
+    ``_LINEAR_SPAN / q`` and every ``C(m, r)``, ``r <= q``, is below ``e^{_LINEAR_SPAN}``,
+    no product of ``r <= q`` scaled weights underflows and no ``E_r`` overflows, and the
+    recurrence runs in floating point as it is.  Otherwise (very unequal weights, or large
+    ``q`` and ``m``) it runs on ``log E_r`` (``np.logaddexp.accumulate``, also monotone):
+    in linear scale a small weight would underflow to zero and, when the subsets' mass is
+    carried by such products, the whole normaliser with it (an envelope of mass ``0`` over
+    members of positive weight, which would never be proposed).
     """
+
+    #: largest ``log`` range the linear-scale recurrence is trusted with
+    _LINEAR_SPAN = 600.0
 
     def __init__(self, log_w: np.ndarray, q: int) -> None:
         log_w = np.asarray(log_w, dtype=float)
         self.q, self.m = int(q), log_w.size
+        self._E = None
+        self._log = False
         if self.q == 0:
             self.log_norm = 0.0
-            self._E = None
             return
-        top = float(np.max(log_w)) if log_w.size else -math.inf
-        if not np.isfinite(top) or np.count_nonzero(np.isfinite(log_w)) < self.q:
+        finite = np.isfinite(log_w)
+        if np.count_nonzero(finite) < self.q:
             self.log_norm = -math.inf
-            self._E = None
             return
-        w = self._w = np.exp(log_w - top)
-        E = np.zeros((self.q + 1, self.m + 1))
-        E[0] = 1.0
-        for r in range(1, self.q + 1):
-            E[r, :self.m] = np.cumsum((w * E[r - 1, 1:])[::-1])[::-1]
+        if np.any(log_w[~finite] > 0) or np.any(np.isnan(log_w)):
+            raise ValueError("log_w: finite values or -inf expected")
+        top = float(np.max(log_w))
+        self._lw = log_w - top       # scaled log-weights (inclusion probabilities)
+        span = top - float(np.min(log_w[finite]))
+        r_mid = min(self.q, self.m // 2)
+        log_binom = (math.lgamma(self.m + 1) - math.lgamma(r_mid + 1)
+                     - math.lgamma(self.m - r_mid + 1))
+        if self.q * span <= self._LINEAR_SPAN and log_binom <= self._LINEAR_SPAN:
+            w = np.exp(log_w - top)
+            E = np.zeros((self.q + 1, self.m + 1))
+            E[0] = 1.0
+            for r in range(1, self.q + 1):
+                E[r, :self.m] = np.cumsum((w * E[r - 1, 1:])[::-1])[::-1]
+            self.log_norm = (math.log(E[self.q, 0]) + self.q * top if E[self.q, 0] > 0
+                             else -math.inf)
+        else:   # log scale: nothing underflows or overflows
+            self._log = True
+            lw = log_w - top
+            E = np.full((self.q + 1, self.m + 1), -math.inf)
+            E[0] = 0.0
+            for r in range(1, self.q + 1):
+                E[r, :self.m] = np.logaddexp.accumulate((lw + E[r - 1, 1:])[::-1])[::-1]
+            self.log_norm = float(E[self.q, 0]) + self.q * top
         self._E = E
-        self.log_norm = math.log(E[self.q, 0]) + self.q * top if E[self.q, 0] > 0 else -math.inf
 
     def inclusion(self) -> np.ndarray:
         """``P(i ∈ subset)`` of each item, shape ``(m,)``:
         ``w_i Σ_r e_r(w_0..w_{i-1}) e_{q-1-r}(w_{i+1}..) / e_q`` (prefix and suffix
-        polynomials, non-negative terms only)."""
-        if self.q == 0 or self._E is None:
+        polynomials, non-negative terms only; in log scale when the suffix polynomials are)."""
+        if self.q == 0 or self._E is None or not self.log_norm > -math.inf:
             return np.zeros(self.m)
-        q, m, w = self.q, self.m, self._w
-        F = np.zeros((q, m + 1))
-        F[0] = 1.0
+        q, m, lw = self.q, self.m, self._lw
+        if not self._log:
+            w = np.exp(lw)
+            F = np.zeros((q, m + 1))
+            F[0] = 1.0
+            for r in range(1, q):
+                F[r, 1:] = np.cumsum(w * F[r - 1, :-1])
+            acc = np.zeros(m)
+            for r in range(q):
+                acc += F[r, :m] * self._E[q - 1 - r, 1:]
+            return np.minimum(1.0, w * acc / self._E[q, 0])
+        F = np.full((q, m + 1), -math.inf)
+        F[0] = 0.0
         for r in range(1, q):
-            F[r, 1:] = np.cumsum(w * F[r - 1, :-1])
-        acc = np.zeros(m)
+            F[r, 1:] = np.logaddexp.accumulate(lw + F[r - 1, :-1])
+        acc = np.full(m, -math.inf)
         for r in range(q):
-            acc += F[r, :m] * self._E[q - 1 - r, 1:]
-        return np.minimum(1.0, w * acc / self._E[q, 0])
+            acc = np.logaddexp(acc, F[r, :m] + self._E[q - 1 - r, 1:])
+        return np.minimum(1.0, np.exp(lw + acc - self._E[q, 0]))
 
     def sample(self, rng: np.random.Generator, size: int) -> np.ndarray:
         """``size`` independent subsets, shape ``(size, q)``: positions in the pool, increasing."""
         out = np.empty((size, self.q), dtype=np.intp)
         if self.q == 0:
             return out
-        if self._E is None:
+        if self._E is None or not self.log_norm > -math.inf:
             raise ValueError("sample: no subset has positive weight")
         start = np.zeros(size, dtype=np.intp)
         m = self.m
         for t in range(self.q):
             Er = self._E[self.q - t]
-            target = rng.random(size) * Er[start]
+            if self._log:   # log(u E_r(a)); u = 0 gives -inf, like u E_r(a) = 0 below
+                with np.errstate(divide="ignore"):
+                    target = np.log(rng.random(size)) + Er[start]
+            else:
+                target = rng.random(size) * Er[start]
             # first i with Er[i] <= target (Er non-increasing, Er[m] = 0); the item is i - 1
             n_le = np.searchsorted(Er[::-1], target, side="right")
             j = m - n_le

@@ -232,3 +232,98 @@ def test_combined_cuts_lower_the_mass_and_stay_below_the_cuts():
         cut_max = np.max(a[:, None] + G[:, members].sum(axis=2), axis=0)
         assert np.all(combined.bounds(members) <= cut_max + 1e-9)
     assert max(gains) > 1e-3
+
+
+# -- numerical range (review) ------------------------------------------------------------------
+
+@pytest.mark.parametrize("log_w,q", [([1000.0, 0.0, 0.0, 0.0], 2), ([0.0, -800.0, -800.0], 2),
+                                     ([0.0, -400.0, -400.0, -400.0, 3.0], 3),
+                                     ([5.0, -np.inf, -900.0, 0.0, -300.0], 2)])
+def test_weighted_subsets_very_unequal_weights(log_w, q):
+    """Weights spread over more than the floating-point range: every product used to be
+    scaled by the largest weight alone, so a mass carried by products with small weights
+    underflowed to zero (``log_norm = -inf``, nothing sampled) — e.g. ``(1000, 0, 0, 0)``,
+    ``q = 2``, whose normaliser is ``e^1000 · 3``.  Normaliser and law against brute force."""
+    log_w = np.asarray(log_w)
+    subsets = list(itertools.combinations(range(log_w.size), q))
+    logp = np.array([log_w[list(c)].sum() for c in subsets])
+    ws = WeightedSubsets(log_w, q)
+    assert ws.log_norm == pytest.approx(float(logsumexp(logp)), rel=1e-12)
+    draws = ws.sample(np.random.default_rng(0), 20_000)
+    assert np.all(np.diff(draws, axis=1) > 0)
+    index = {c: i for i, c in enumerate(subsets)}
+    counts = np.bincount([index[tuple(r)] for r in draws.tolist()], minlength=len(subsets))
+    assert _pvalue(counts, np.exp(logp - logsumexp(logp))) > 1e-3
+
+
+def test_weighted_subsets_many_equal_weights_do_not_overflow():
+    """``e_q`` of 5000 unit weights, ``q = 300``, is ``C(5000, 300) ≈ e^1131``: it used to
+    overflow to ``inf``.  Draws are uniform: each item is in a draw with probability q/m."""
+    m, q = 5000, 300
+    ws = WeightedSubsets(np.zeros(m), q)
+    exact = math.lgamma(m + 1) - math.lgamma(q + 1) - math.lgamma(m - q + 1)
+    assert ws.log_norm == pytest.approx(exact, rel=1e-12)
+    draws = ws.sample(np.random.default_rng(0), 200)
+    assert np.all(np.diff(draws, axis=1) > 0) and draws.max() < m
+    freq = np.bincount(draws.ravel(), minlength=m) / 200
+    assert abs(freq.mean() - q / m) < 1e-12 and freq.max() < 0.3
+
+
+def test_em_law_with_a_steep_exact_cut():
+    """An additive score ``L(T) = Σ_{i∈T} c_i`` and its own (exact, valid) cut, with one
+    slope ``e^1000`` times the others: the class-1 region's linear envelope used to get mass
+    ``0`` (underflow), was preferred to the constant one, and its members — each with
+    probability 1/10 — were never drawn.  Chi-square against the exact law."""
+    p, s = 6, 3
+    c = np.array([-1000.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+
+    def values(rows):
+        return c[np.asarray(rows, dtype=np.intp)].sum(axis=1)
+
+    center = np.array([0, 1, 2])
+    regions = []
+    for k in range(1, s + 1):
+        R = Region(center, k, p)
+        R.bound = min(float(values(rows).min()) for rows in region_members(R))
+        regions.append(R)
+    cuts = CutStore(p, s)
+    cuts.add(center, float(values(center[None])[0]), c)
+    sampler = ExponentialMechanismSampler(values, center[None], values(center[None]), regions,
+                                          p, 2.0, 1.0, cuts=cuts)   # coef = 1
+    logZ = sampler._region_logZ()
+    assert np.all(np.isfinite(logZ))
+    sup = all_supports(p, s)
+    lw = -values(sup)
+    logp = lw - logsumexp(lw)
+    draws = sampler.sample(np.random.default_rng(1), 5000)
+    index = {tuple(r): i for i, r in enumerate(sup.tolist())}
+    counts = np.bincount([index[tuple(r)] for r in draws.tolist()], minlength=len(sup))
+    assert _pvalue(counts, np.exp(logp)) > 1e-3
+
+
+def test_linear_envelopes_respect_the_memory_cap(instance, monkeypatch):
+    """Past ``_LINEAR_MAX_BYTES`` no linear envelope is built (their size is known before)."""
+    import mipdp.mechanisms.em_rejection as em
+    obj, scale = _problem(instance, 4, 13, "well", n=200)
+    enum = SupportEnumerator(obj, 3, scale=scale, exhaustive_max=0, explicit_max=0)
+    env = build_envelope(enum, 8.0, scale, full_class_max=0)
+    monkeypatch.setattr(em, "_LINEAR_MAX_BYTES", 64)
+    sampler = ExponentialMechanismSampler(obj.values, env.singletons, env.values, env.regions,
+                                          13, 8.0, scale, cuts=env.cuts)
+    assert all(r["envelope"] == "constant" for r in sampler.stats()["regions"])
+    assert sampler._linear_bytes == 0
+
+
+def test_inclusion_probabilities_in_log_scale():
+    """Weights spanning more than the floating-point range (the log-scale recurrence): the
+    inclusion probabilities still match brute force computed in log space."""
+    log_w = np.array([0.0, -800.0, -800.0, -700.0, 3.0, -1.0])
+    q = 3
+    ws = WeightedSubsets(log_w, q)
+    assert ws._log
+    subsets = list(itertools.combinations(range(log_w.size), q))
+    logp = np.array([log_w[list(c)].sum() for c in subsets])
+    logp -= logsumexp(logp)
+    want = np.array([np.exp(logsumexp([lp for c, lp in zip(subsets, logp) if i in c]))
+                     for i in range(log_w.size)])
+    np.testing.assert_allclose(ws.inclusion(), want, rtol=1e-9, atol=1e-300)
