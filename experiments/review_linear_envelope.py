@@ -62,7 +62,7 @@ def design(rng: np.random.Generator, kind: str, n: int, p: int):
 def random_problem(rng: np.random.Generator, p_range=(7, 11)):
     p = int(rng.integers(*p_range))
     kind = KINDS[int(rng.integers(len(KINDS)))]
-    n = int(rng.choice([p, p + 1, 2 * p, 50, 400, 3000]))
+    n = int(rng.choice([p, p + 1, 2 * p, 50, 400, 3000, 20000]))
     ridge = float(rng.choice([1e-6, 1e-3, 0.1, 1.0, 10.0, 1e3]))
     radius = float(rng.choice([1e-3, 0.05, 0.5, 3.0, 50.0]))
     s = int(rng.integers(1, min(5, p - 1) + 1))

@@ -327,3 +327,34 @@ def test_inclusion_probabilities_in_log_scale():
     want = np.array([np.exp(logsumexp([lp for c, lp in zip(subsets, logp) if i in c]))
                      for i in range(log_w.size)])
     np.testing.assert_allclose(ws.inclusion(), want, rtol=1e-9, atol=1e-300)
+
+
+def test_em_law_large_n_least_squares():
+    """A plain Gaussian design, n = 20 000, p = 7, s = 5, ridge 1e-6, ε = 5: the only
+    region (10 supports, 16% of the law) got a linear envelope of mass 0 (its slopes span
+    more than e^745) and was never proposed.  Its mass is the brute-force one and the
+    draws follow the exact law."""
+    n, p, s, eps = 20_000, 7, 5, 5.0
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, p))
+    y = 0.4 * X[:, :3] @ np.array([1.0, -1.0, 0.5]) + 0.3 * rng.normal(size=n)
+    X, y = np.clip(0.4 * X, -B, B), np.clip(y, -B, B)
+    loss = LeastSquares(1e-6, 0.5)
+    obj = loss.bind(X, y)
+    scale = loss.sensitivity(n, s, B, B)
+    sup, vals, logp = _law(obj, p, s, eps, scale)
+    enum = SupportEnumerator(obj, s, scale=scale, exhaustive_max=0, explicit_max=0)
+    env = build_envelope(enum, eps, scale, full_class_max=0)
+    sampler = ExponentialMechanismSampler(obj.values, env.singletons, env.values, env.regions,
+                                          p, eps, scale, cuts=env.cuts)
+    index = {tuple(r): i for i, r in enumerate(sup.tolist())}
+    for R, lin in zip(sampler.regions, sampler._linear):
+        if lin is not None:
+            mem = np.vstack(list(region_members(R)))
+            exact = float(logsumexp(-sampler.coef * (lin.bounds(mem) - sampler.ref)))
+            assert lin.log_mass == pytest.approx(exact, rel=1e-9, abs=1e-9)
+            L = vals[[index[tuple(r)] for r in mem.tolist()]]
+            assert np.all(lin.bounds(mem) <= L + 1e-12)
+    draws = sampler.sample(np.random.default_rng(2), 5000)
+    counts = np.bincount([index[tuple(r)] for r in draws.tolist()], minlength=len(sup))
+    assert _pvalue(counts, np.exp(logp)) > 1e-3
