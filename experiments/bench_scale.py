@@ -26,6 +26,12 @@ clipping, first products) and the peak RSS (``VmHWM``) against the file's size.
     python experiments/bench_scale.py --p 10000 --n 3000 --rho-p 100
     python experiments/bench_scale.py --p 1000000 --n 2000 --rho-p --memmap /tmp/bench \
         --draws 1
+    python experiments/bench_scale.py --p 1000000 --n 2000 --rho-p --memmap /tmp/bench \
+        --draws 1 --no-default --no-abess --prescreen dp_sis 20 0.8
+
+``--prescreen METHOD K FRACTION`` adds the variant ``private_bss(..., prescreen=(METHOD, K,
+FRACTION))`` (the number of true features the screen kept is reported); ``--no-default``
+skips the exponential mechanism over all supports.
 """
 
 from __future__ import annotations
@@ -98,10 +104,14 @@ def _child(spec: dict) -> dict:
             if ev["event"] == "done":   # the first end (a sampler's refinement reuses names)
                 done.setdefault(ev["phase"], round(ev["elapsed"], 2))
 
+        extra = {}
+        if spec["variant"].startswith("prescreen"):   # "prescreen:method:k:fraction"
+            _, method, k, frac = spec["variant"].split(":")
+            extra["prescreen"] = (method, int(k), float(frac))
         try:
             res = private_bss(X, y, 5, 1.0, bounds=(0.5, 0.5), n_draws=spec["draws"],
                               random_state=0, time_limit=spec.get("time_limit", 3600),
-                              enumeration_options={"progress": progress})
+                              enumeration_options={"progress": progress}, **extra)
         except Exception as exc:  # noqa: BLE001 - report how far it got
             return {**out, "error": [f"{type(exc).__name__} after "
                                      f"{time.perf_counter() - t0:.0f} s in phase "
@@ -116,6 +126,9 @@ def _child(spec: dict) -> dict:
         if res.probability_bounds is not None:
             lo, hi = res.probability_bounds(truth)
             out["p_truth"] = [float(lo), float(hi)]
+        if "prescreen" in res.info:
+            cols = np.asarray(res.info["prescreen"]["columns"])
+            out["kept"] = int(np.isin(truth, cols).sum())
         ph = res.stats.get("phases", {})
         out["screened"] = max((v.get("screened", 0) for v in ph.values()), default=0)
     out["peak_rss_mb"] = _peak_rss_mb()
@@ -148,8 +161,9 @@ def _fmt(r: dict) -> str:
     rss = f"{r['peak_rss_mb']:.0f}"
     if r.get("file_mb"):
         rss += f" ({r['peak_rss_mb'] / r['file_mb']:.2f} × file)"
+    kept = f"; true features kept by the screen {r['kept']}/5" if "kept" in r else ""
     return (f"| {r['variant']} | {r['time']:.1f} | {ph} | {rss} | "
-            f"freq {r['freq']:.2f} {pts} |")
+            f"freq {r['freq']:.2f} {pts}{kept} |")
 
 
 def main(argv=None) -> None:
@@ -168,6 +182,15 @@ def main(argv=None) -> None:
                     help="time_limit of each release (s; default 3600)")
     ap.add_argument("--abess-max-gb", type=float, default=6.0,
                     help="skip abess when a float64 copy of X is larger (default 6)")
+    ap.add_argument("--prescreen", nargs=3, action="append", default=[],
+                    metavar=("METHOD", "K", "FRACTION"),
+                    help="also run private_bss(..., prescreen=(METHOD, K, FRACTION)) "
+                    "(variant 'prescreen:METHOD:K:FRACTION'; repeatable)")
+    ap.add_argument("--no-default", action="store_true",
+                    help="skip the variant 'default' (e.g. at p = 10⁶, where it does not "
+                    "release within the time limit)")
+    ap.add_argument("--keep-memmap", action="store_true",
+                    help="keep the memmap files (and reuse them when they exist)")
     ap.add_argument("--child")
     ap.add_argument("--write", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -177,7 +200,8 @@ def main(argv=None) -> None:
     if a.child:
         print(json.dumps(_child(json.loads(a.child))))
         return
-    variants = ["default"] + (["main"] if a.main_src else [])
+    variants = ([] if a.no_default else ["default"]) + (["main"] if a.main_src else [])
+    variants += [f"prescreen:{m}:{int(k)}:{float(f):g}" for m, k, f in a.prescreen]
     try:
         import abess  # noqa: F401
         if not a.no_abess:
@@ -195,10 +219,12 @@ def main(argv=None) -> None:
             os.makedirs(a.memmap, exist_ok=True)
             spec["path"] = os.path.join(a.memmap, f"X_{n}x{p}.npy")
             t0 = time.perf_counter()
-            proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--write",
-                                   json.dumps(dict(path=spec["path"], n=n, p=p, rho=rho, seed=p))])
-            if proc.returncode:
-                raise SystemExit(f"writing {spec['path']} failed")
+            if not (a.keep_memmap and os.path.exists(spec["path"] + ".y.npy")):
+                proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--write",
+                                       json.dumps(dict(path=spec["path"], n=n, p=p, rho=rho,
+                                                       seed=p))])
+                if proc.returncode:
+                    raise SystemExit(f"writing {spec['path']} failed")
             spec["file_mb"] = os.path.getsize(spec["path"]) / 2 ** 20
             print(f"| p={p} n={n} | memmap written in {time.perf_counter() - t0:.0f} s: "
                   f"{spec['file_mb']:.0f} MB | | | | |", flush=True)
@@ -210,7 +236,7 @@ def main(argv=None) -> None:
             r = _run({**spec, "variant": v}, a.main_src if v == "main" else None)
             res[v] = r
             print(f"| p={p} n={n} ρ={rho} draws={draws} " + _fmt(r), flush=True)
-        if "path" in spec:
+        if "path" in spec and not a.keep_memmap:
             os.remove(spec["path"])
             os.remove(spec["path"] + ".y.npy")
         if "time" in res.get("main", {}) and "time" in res.get("default", {}):

@@ -54,6 +54,9 @@ from .warm_start import iht_support, local_search
 
 logger = logging.getLogger(__name__)
 
+#: Gram entries (``m s²``) per batch of the exhaustive evaluation of all supports
+_EXHAUSTIVE_BATCH_ENTRIES = 1 << 14
+
 __all__ = ["SupportEnumerator", "TopSupports", "MistakeScores", "default_R"]
 
 
@@ -549,11 +552,18 @@ class SupportEnumerator:
         """Evaluate all ``C(p, s)`` supports (small problems with cheap batched values)."""
         t0 = time.perf_counter()
         self._remaining("exhaustive")  # the time limit holds on this path too
-        sup = np.array(list(itertools.combinations(range(self.p), self.s)), dtype=np.intp)
+        n_sup = math.comb(self.p, self.s)
+        sup = np.fromiter(itertools.chain.from_iterable(
+            itertools.combinations(range(self.p), self.s)), dtype=np.intp,
+            count=n_sup * self.s).reshape(n_sup, self.s)
+        # batches of about 2^14 Gram entries: the (m, s, s) workspaces of the batched solves
+        # stay near 0.13 MB each (50 000 supports took 3 MB each, the peak of a small
+        # release) and the batches ran faster (0.14 against 0.22 s at C(30, 5))
+        batch = max(1, _EXHAUSTIVE_BATCH_ENTRIES // (self.s * self.s))
         parts = []
-        for lo in range(0, sup.shape[0], 50_000):
+        for lo in range(0, sup.shape[0], batch):
             self._remaining("exhaustive")
-            parts.append(self.objective.values(sup[lo:lo + 50_000]))
+            parts.append(self.objective.values(sup[lo:lo + batch]))
         vals = np.concatenate(parts)
         self._table = (sup, vals)
         best = int(np.argmin(vals))

@@ -396,3 +396,20 @@ def test_bad_gamma_and_too_many_subsets():
         canonical_lipschitz_topk_distribution(np.arange(4.0), 2, 1.0, 1.0, gamma="x")
     with pytest.raises(ValueError, match="MAX_EXACT_SUBSETS"):
         canonical_lipschitz_topk_distribution(np.arange(40.0), 20, 1.0, 1.0)
+
+
+@pytest.mark.parametrize("gamma", [0.0, 0.5])
+def test_canonical_release_does_not_depend_on_chunk_size(monkeypatch, gamma):
+    """The classes are processed in chunks of whole rows: the noise stream, and so the
+    release, are the same whatever the chunk size (it only bounds the workspace)."""
+    import mipdp.mechanisms.topk as topk_mod
+    scores = np.random.default_rng(3).normal(size=500) * 4
+    outs = []
+    for entries in (1 << 20, 1 << 15, 7 * 3, 1):
+        monkeypatch.setattr(topk_mod, "_CHUNK_ENTRIES", entries)
+        outs.append([topk_mod.canonical_lipschitz_topk(scores, 7, 2.0, 1.0,
+                                                       np.random.default_rng(r), gamma=gamma)
+                     for r in range(20)])
+    for other in outs[1:]:
+        for a, b in zip(outs[0], other):
+            np.testing.assert_array_equal(a, b)
