@@ -267,3 +267,35 @@ def test_bad_input_raises_before_reading_data():
     with pytest.raises(InvalidParameterError, match="neighbours"):
         private_bss(None, None, 2, 1.0, bounds=(B, B), method="permute_and_flip",
                     neighbours="add-remove")
+
+
+@pytest.mark.parametrize("first,largest", [(1, 1), (3, 7), (1024, 1024)])
+def test_law_does_not_depend_on_the_evaluation_queue(instance, monkeypatch, first, largest):
+    """Members are drawn ahead and evaluated in batches (a uniform random order of the
+    unrevealed members, discarded at a split): the law is permute-and-flip's whatever the
+    queue sizes, with refinements happening (chi-square against brute force)."""
+    import mipdp.mechanisms.permute_flip as pf
+    monkeypatch.setattr(pf, "_FIRST_QUEUE", first)
+    monkeypatch.setattr(pf, "_MAX_QUEUE", largest)
+    p, s, eps = 9, 3, 2.0
+    X, y = make_data(instance, 1, p, "ill")
+    loss = LeastSquares(5.0, 1.1)
+    obj = loss.bind(X, y)
+    scale = loss.sensitivity(X.shape[0], s, B, B)
+    sup, vals, logp = law(obj, p, s, eps, scale)
+    sampler = sampler_for(obj, p, s, eps, scale, "highs", "refined", vals)
+    draws = sampler.sample(np.random.default_rng(11), 2000)
+    assert sampled_pvalue(draws, sup, logp) > 1e-3
+    assert sampler.n_refinements > 0
+
+
+def test_batch_size_covers_the_expected_reveals():
+    """The order-statistics batch is a little more than the expected number of noises above
+    the threshold (at least 4, at most _MAX_BATCH)."""
+    from mipdp.mechanisms.permute_flip import _MAX_BATCH, _batch_size
+    assert _batch_size(0, 3.0, 1.0) == 0
+    assert _batch_size(10**6, 5.0, -1.0) == _MAX_BATCH        # every noise is above
+    assert _batch_size(100, 2.0, 3.0) == 4                    # none above (t > x)
+    m, x, t = 1000, 6.0, 2.0
+    expected = m * (math.exp(-t) - math.exp(-x)) / (1 - math.exp(-x))
+    assert expected <= _batch_size(m, x, t) <= 1.25 * expected + 5
