@@ -209,14 +209,19 @@ class ExponentialMechanismSampler(EnvelopeSampler):
     def sample(self, rng: np.random.Generator, size: int = 1) -> np.ndarray:
         """``size`` independent draws from ``π``, shape ``(size, s)``."""
         out: list[np.ndarray] = []
-        rate = min(1.0, 1.0 / self.expected_proposals_bound())
+        bound = self.expected_proposals_bound()
+        rate = min(1.0, 1.0 / bound)
+        logger.info("exponential mechanism: at most %.3g expected proposals per draw with the "
+                    "envelope as built (refined while sampling); not private", bound)
         t_start = last = time.perf_counter()
         while len(out) < size:
             if time.perf_counter() - last >= 5.0:  # a long sampling run is never silent
                 last = time.perf_counter()
-                progress_logger.info("exponential mechanism: %.0f s, %d of %d draws, %d proposals, "
-                            "%d regions (not private)", last - t_start, len(out), size,
-                            self.n_proposals, len(self.regions))
+                progress_logger.info(
+                    "exponential mechanism: %.0f s, %d of %d draws, %d proposals, %d regions, "
+                    "at most %.3g expected proposals per draw (not private)", last - t_start,
+                    len(out), size, self.n_proposals, len(self.regions),
+                    self.expected_proposals_bound())
             self._check_deadline()
             need = size - len(out)
             batch = int(min(65536, max(16, math.ceil(1.5 * need / max(rate, 1e-4)))))
