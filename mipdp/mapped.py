@@ -95,9 +95,18 @@ class MappedMatrix:
             raise ValueError(f"MappedMatrix: {column_map.p} ranges for {raw.shape[1]} columns")
         self.raw = raw
         self.column_map = column_map
+        self._formats = {}     # a sparse raw in CSC (columns) or CSR (rows), converted once
         self.shape = tuple(int(d) for d in raw.shape)
         self.ndim = 2
         self.dtype = np.dtype(np.float64)
+
+    def _as_format(self, fmt: str):
+        """A sparse ``raw`` as ``"csc"`` or ``"csr"`` (one ``O(nnz)`` conversion, kept)."""
+        if self.raw.format == fmt:
+            return self.raw
+        if fmt not in self._formats:
+            self._formats[fmt] = self.raw.asformat(fmt)
+        return self._formats[fmt]
 
     def columns(self, cols) -> np.ndarray:
         """Mapped float64 columns ``cols`` (an index array or a slice): shape ``(n, k)``."""
@@ -105,7 +114,7 @@ class MappedMatrix:
             cols = np.arange(self.shape[1])[cols]
         cols = np.asarray(cols, dtype=np.intp)
         if _is_sparse(self.raw):
-            B = self.raw.tocsc()[:, cols].toarray()
+            B = self._as_format("csc")[:, cols].toarray()
         else:
             B = self.raw[:, cols]
         B = np.array(B, dtype=np.float64, copy=True)
@@ -113,8 +122,10 @@ class MappedMatrix:
 
     def rows(self, rows) -> np.ndarray:
         """Mapped float64 rows ``rows``: shape ``(len(rows), p)``, C-ordered."""
-        B = self.raw[rows]
-        B = B.toarray() if _is_sparse(B) else np.asarray(B)
+        if _is_sparse(self.raw):
+            B = self._as_format("csr")[rows].toarray()
+        else:
+            B = np.asarray(self.raw[rows])
         B = np.array(B, dtype=np.float64, order="C", copy=True)
         return self.column_map.apply(np.atleast_2d(B))
 
@@ -132,7 +143,8 @@ class MappedMatrix:
     def take_columns(self, cols) -> "MappedMatrix":
         """The mapped matrix of the columns ``cols`` (a sparse ``raw`` stays sparse)."""
         cols = np.asarray(cols, dtype=np.intp)
-        sub = self.raw.tocsc()[:, cols] if _is_sparse(self.raw) else np.asarray(self.raw[:, cols])
+        sub = (self._as_format("csc")[:, cols] if _is_sparse(self.raw)
+               else np.asarray(self.raw[:, cols]))
         return MappedMatrix(sub, self.column_map.subset(cols))
 
     def toarray(self) -> np.ndarray:

@@ -288,7 +288,16 @@ def _lazy_inputs(X, tmp_path):
     np.save(path, X)
     return {"float64": (X, X), "float32": (X.astype(np.float32), X.astype(np.float32)),
             "fortran": (np.asfortranarray(X), X), "memmap": (np.load(path, mmap_mode="r"), X),
-            "csr": (sp.csr_matrix(Xs), Xs), "csc": (sp.csc_matrix(Xs), Xs)}
+            "csr": (sp.csr_matrix(Xs), Xs), "csc": (sp.csc_matrix(Xs), Xs),
+            **_dask_input(X)}
+
+
+def _dask_input(X):
+    try:
+        import dask.array as da
+    except ImportError:      # pragma: no cover - dask is optional
+        return {}
+    return {"dask": (da.from_array(X, chunks=(X.shape[0], 4)), X)}
 
 
 def _same_release(a, b):
