@@ -95,7 +95,8 @@ def lazy_column_grid_counts(X, grid: np.ndarray) -> np.ndarray:
         ``#{i : x_ij <= g_k}`` as floats, equal to the dense path's.
     """
     hist = column_histograms(X, grid)
-    return np.cumsum(hist, axis=1)[:, :-1].astype(float)
+    np.cumsum(hist, axis=1, out=hist)                    # in place: one (p, m + 1) array
+    return hist[:, :-1].astype(float)
 
 
 def lazy_pooled_grid_counts(X, grid: np.ndarray) -> np.ndarray:
