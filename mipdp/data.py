@@ -36,6 +36,13 @@ values are clipped (``clip(0) = 0``: the sparsity is kept), sharing the index ar
 Clipping is coordinate-wise, so every value this view returns equals the corresponding
 entry or product of ``np.clip(np.asarray(X, float64), -b_x, b_x)`` up to floating-point
 summation order.
+
+Private clipping ranges (:mod:`mipdp.private_ranges`): built on a
+:class:`mipdp.mapped.MappedMatrix`, the view applies the per-column map of the ranges
+(``x ↦ clip((x − c_j)/(hi_j − lo_j), −½, ½)``) to each tile, chunk or gathered column before
+the clipping, exactly as the dense path computes it; a sparse input is then held as ``S + 1
+zᵀ`` (``z_j`` the mapped value of ``0``, ``S`` on the pattern of ``X``) and every product adds
+the rank-one term, so the mapped matrix is never dense.
 """
 
 from __future__ import annotations
@@ -106,9 +113,11 @@ class ClippedDesign:
 
     Parameters
     ----------
-    X : ndarray, numpy.memmap or scipy sparse matrix, shape (n, p)
+    X : ndarray, numpy.memmap, scipy sparse matrix, dask array or MappedMatrix, shape (n, p)
         Numeric (float32, float64, integer or bool), finite; validated by the caller
-        (:func:`mipdp._validation.check_X_y` with ``lazy=True``).  Never modified.
+        (:func:`mipdp._validation.check_X_y` with ``lazy=True``).  Never modified.  A
+        :class:`mipdp.mapped.MappedMatrix` (private ranges) is the view of its ``raw``
+        input mapped by its ``column_map``, then clipped to ``bound``.
     bound : float or None
         ``b_x``; ``None``: no clipping.
     dense_cache_bytes : int, optional

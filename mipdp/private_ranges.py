@@ -36,9 +36,21 @@ a rank error below 5 % of ``n`` needs ``n ε_q >= 40 (log m + 3)``, i.e. ``n >= 
 and suits columns on a common scale (standardised, or the same unit).  ``shared=None``
 (default) chooses per-column ranges only under replace-one neighbours (where ``n`` is
 public) when ``n ε_q >= AUTO_PER_COLUMN (log m + 3)``; otherwise the shared range.  Time:
-``O(n p log m)`` (each entry placed on the grid once), memory ``O(p m)`` per column or
-``O(n p)`` pooled; at ``p = 10⁴``, ``n = 3000`` this is well under a second
+``O(n p log m)`` (each entry placed on the grid once; ``O(nnz log m)`` for a sparse ``X``);
+at ``p = 10⁴``, ``n = 3000`` this is well under a second
 (``experiments/bench_private_bounds.py``).
+
+Memory: ``X`` is never copied whole (docs/design.md, "Memory", "Private clipping ranges").
+It is validated lazily (``check_X_y(..., lazy=True)``); the grid counts are accumulated one
+tile at a time (:mod:`mipdp.range_counts`; a sparse ``X``: its stored values, the implicit
+zeros added analytically), which takes about ``3 · 8 p (m + 1)`` bytes per column (the
+histograms, the counts and one release's log-weights and noise) or ``O(m)`` pooled, plus one
+tile (at most 16 MiB; ``24 nnz`` bytes for sparse input); and the mapped data is the lazy
+:class:`mipdp.mapped.MappedMatrix` (:meth:`PrivateRanges.mapped`): the selection's
+:class:`mipdp.data.ClippedDesign` maps each tile as it reads it (a mapped float64 copy only
+when ``8 n p`` fits its copy budget, as for any input), and a sparse ``X`` becomes a sparse
+matrix on ``X``'s pattern plus a rank-one term (``clip(0)`` is constant per column).  The
+ranges and the release are those of the dense float64 path for the same ``random_state``.
 """
 
 from __future__ import annotations
