@@ -79,3 +79,31 @@ def test_sparse_counts_read_only_the_stored_values(monkeypatch):
     assert counts.shape == (2000, GRID.size)
     # at 0 every column counts its zeros and its values <= 0 (sp.random draws in [0, 1))
     assert np.all(counts[:, 3] == 500 - np.diff(X.tocsc().indptr))
+
+
+def test_duplicate_sparse_entries_are_summed_before_counting():
+    """A CSR matrix storing (i, j) twice has the sum as its value: counted once, summed."""
+    from mipdp._validation import check_X_y
+    n, p = 6, 3
+    X = sp.csr_matrix((np.array([1.0, 2.5, -0.5]), np.array([0, 0, 2]),
+                       np.array([0, 2, 3, 3, 3, 3, 3])), shape=(n, p))
+    assert not X.has_canonical_format
+    dense = X.toarray()                          # [0, 0] = 3.5
+    Xv, _ = check_X_y(X, np.zeros(n), lazy=True)
+    np.testing.assert_array_equal(lazy_column_grid_counts(Xv, GRID),
+                                  column_grid_counts(dense, GRID))
+    np.testing.assert_array_equal(lazy_column_grid_counts(X, GRID),
+                                  column_grid_counts(dense, GRID))
+
+
+def test_ranges_law_is_the_same_on_sparse_input():
+    """ranges_log_probabilities (the stage's exact law) counts lazily: equal on CSR and dense."""
+    from mipdp.private_ranges import PrivateBounds, ranges_log_probabilities
+    X = _X(4)
+    y = np.linspace(-1.0, 2.0, X.shape[0])
+    for shared in (True, False):
+        spec = PrivateBounds(grid=tuple(GRID), shared=shared)
+        a = ranges_log_probabilities(X, y, spec, 0.7)
+        b = ranges_log_probabilities(sp.csr_matrix(X), y, spec, 0.7)
+        for u, v in zip(a, b):
+            np.testing.assert_array_equal(u, v)
