@@ -383,3 +383,31 @@ def test_sparse_input_is_never_densified(monkeypatch):
         tracemalloc.stop()
     assert res.support.shape == (2,)
     assert peak < 8 * n * (p + 2) / 4, f"peak {peak / 2**20:.1f} MiB"
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_chunked_mapped_design_gives_the_dense_release(shared, tmp_path, monkeypatch):
+    """No mapped copy at all (copy budgets 0: every product maps tile by tile): the same
+    ranges and supports as the dense path on this small problem (the objectives agree to
+    rounding)."""
+    import mipdp.data as data_mod
+    X, y, _ = make_bss_regression(n=400, p=10, s=2, random_state=4)
+    X, y = 3.0 * X + 1.0, 10.0 * y - 2.0
+    kw = dict(s=2, eps=4.0, bounds=PrivateBounds(fraction=0.3, shared=shared), n_draws=3)
+    inputs = {k: v for k, v in _lazy_inputs(X, tmp_path).items() if k not in ("csr", "csc")}
+    refs = {(name, seed): _dense_path(Xref, y, random_state=seed, **kw)
+            for name, (_, Xref) in inputs.items() for seed in (0, 1)}
+    monkeypatch.setattr(data_mod, "DENSE_CACHE_BYTES", 0)
+    monkeypatch.setattr(data_mod, "MEMMAP_CACHE_BYTES", 0)
+    kinds = []
+    init = data_mod.ClippedDesign.__init__
+
+    def spy(self, *a, **k):
+        init(self, *a, **k)
+        kinds.append(self.kind)
+
+    monkeypatch.setattr(data_mod.ClippedDesign, "__init__", spy)
+    for (name, seed), ref in refs.items():
+        kinds.clear()
+        _same_release(private_bss(inputs[name][0], y, random_state=seed, **kw), ref)
+        assert kinds[0] == ("dask" if name == "dask" else "chunked")
