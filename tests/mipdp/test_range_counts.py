@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from mipdp import data as data_mod
 from mipdp.mechanisms.quantile import column_grid_counts, grid_counts
 from mipdp.private_ranges import default_grid
 from mipdp.range_counts import lazy_column_grid_counts, lazy_pooled_grid_counts
@@ -43,9 +42,8 @@ def _inputs(X, tmp_path):
 @pytest.mark.parametrize("grid", [GRID, default_grid(), np.array([0.5, 1.0, 2.0])])
 def test_counts_equal_the_dense_path(grid, tmp_path, monkeypatch):
     X = _X()
-    monkeypatch.setattr(data_mod, "TILE_BYTES", 8 * 37 * 2)   # several tiles per input
     import mipdp.range_counts as rc
-    monkeypatch.setattr(rc, "TILE_BYTES", 8 * 37 * 2)
+    monkeypatch.setattr(rc, "TILE_BYTES", 8 * 37 * 2)        # several tiles per input
     monkeypatch.setattr(rc, "TILE_COLS", 4)
     for name, (Xin, dense) in _inputs(X, tmp_path).items():
         ref_cols = column_grid_counts(np.asarray(dense, float), grid)
