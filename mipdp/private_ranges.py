@@ -45,7 +45,7 @@ It is validated lazily (``check_X_y(..., lazy=True)``); the grid counts are accu
 tile at a time (:mod:`mipdp.range_counts`; a sparse ``X``: its stored values, the implicit
 zeros added analytically), which takes about ``3 · 8 p (m + 1)`` bytes per column (the
 histograms, the counts and one release's log-weights and noise) or ``O(m)`` pooled, plus one
-tile (at most 16 MiB; ``24 nnz`` bytes for sparse input); and the mapped data is the lazy
+tile (about 8 MiB; ``24 nnz`` bytes for sparse input); and the mapped data is the lazy
 :class:`mipdp.mapped.MappedMatrix` (:meth:`PrivateRanges.mapped`): the selection's
 :class:`mipdp.data.ClippedDesign` maps each tile as it reads it (a mapped float64 copy only
 when ``8 n p`` fits its copy budget, as for any input), and a sparse ``X`` becomes a sparse

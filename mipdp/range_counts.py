@@ -5,9 +5,10 @@ for every column ``j`` (or for all columns pooled), the counts ``#{i : x_ij <= g
 grid points ``g``.  :func:`mipdp.mechanisms.quantile.column_grid_counts` places the whole
 ``(n, p)`` matrix on the grid at once; this module does the same
 
-* tile by tile for a dense array or :class:`numpy.memmap` (rows of up to ``TILE_COLS``
-  columns for a C-ordered input, full-height column blocks otherwise, each converted to
-  float64 on its own), accumulating one histogram per column;
+* tile by tile for a dense array or :class:`numpy.memmap` (2 MiB of float64: blocks of
+  :data:`COUNT_ROWS` rows and as many columns for a C-ordered input, full-height column
+  blocks otherwise, each converted to float64 on its own), accumulating one histogram per
+  column;
 * from the stored values for a scipy sparse matrix, the implicit zeros of column ``j``
   (``n − nnz_j`` of them) added at the grid cell of ``0`` analytically.
 
@@ -25,6 +26,9 @@ from .data import TILE_BYTES, TILE_COLS, canonical_sparse, is_sparse
 
 __all__ = ["column_histograms", "lazy_column_grid_counts", "lazy_pooled_grid_counts"]
 
+#: rows of a tile of a C-ordered input, when ``n`` has as many (512 columns of 2 MiB tiles)
+COUNT_ROWS = 512
+
 
 def _tiles(X):
     """``(r0, r1, c0, c1)`` tiles of about :data:`~mipdp.data.TILE_BYTES` float64 bytes."""
@@ -32,7 +36,9 @@ def _tiles(X):
     flags = getattr(X, "flags", None)
     c_order = flags is not None and flags.c_contiguous and not flags.f_contiguous
     if c_order:
-        w = min(p, TILE_COLS)
+        # rows of w columns (contiguous reads), at least COUNT_ROWS rows tall when n allows:
+        # a tile's per-column histogram (w (m + 1) integers) stays below its values' size
+        w = min(p, TILE_COLS, max(1, TILE_BYTES // (8 * min(n, COUNT_ROWS))))
         r = min(n, max(1, TILE_BYTES // (8 * w)))
     else:
         r, w = n, max(1, min(p, TILE_BYTES // (8 * max(n, 1))))
