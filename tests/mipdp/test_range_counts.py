@@ -45,6 +45,8 @@ def test_counts_equal_the_dense_path(grid, tmp_path, monkeypatch):
     import mipdp.range_counts as rc
     monkeypatch.setattr(rc, "TILE_BYTES", 8 * 37 * 2)        # several tiles per input
     monkeypatch.setattr(rc, "TILE_COLS", 4)
+    monkeypatch.setattr(rc, "COUNT_ROWS", 8)               # C-ordered: 3 row blocks
+    assert len({(t[0], t[2]) for t in rc._tiles(X)}) == 9     # 3 rows × 3 column blocks
     for name, (Xin, dense) in _inputs(X, tmp_path).items():
         ref_cols = column_grid_counts(np.asarray(dense, float), grid)
         ref_pool = grid_counts(np.asarray(dense, float), grid)
