@@ -23,6 +23,12 @@ twice it.
 (e.g. ``kendall 200 0.3``, ``two_stage 200 0.3``): the pre-screens read ``X`` chunk by
 chunk as well (docs/design.md, "Memory", "Pre-screens").
 
+``--bounds private`` runs the release with ``bounds="private"`` (private clipping ranges,
+a tenth of ε): the ranges are counted tile by tile (sparse: from the stored values) and the
+mapped design is lazy (sparse: a sparse matrix plus a rank-one term; docs/design.md,
+"Memory", "Private clipping ranges").  The data path then releases the ranges and binds
+the objective to the mapped design.
+
 In the sparse case the ``tracemalloc`` peak of the whole run is the MIP enumeration's state
 (cuts of length p, the one-swap neighbourhood), not ``X``: nothing densifies ``X``
 (docs/design.md, "Where the sparse run's memory goes").
@@ -33,6 +39,7 @@ Example::
         --n-memmap 2000
     PYTHONPATH=. python experiments/bench_memory.py --cases sparse --no-baseline \
         --prescreen kendall 200 0.3
+    PYTHONPATH=. python experiments/bench_memory.py --cases sparse --bounds private
 
 Timings depend on load (the machine is shared); memory figures do not.
 """
@@ -101,6 +108,12 @@ def _data_path(X, y, s, kw) -> dict:
     tracemalloc.start()
     t0 = time.perf_counter()
     Xv, yv = check_X_y(X, y, lazy=True)
+    if kw["bounds"] == "private":     # the ranges' release, then the lazy mapped design
+        from mipdp.private_ranges import PrivateBounds, estimate_ranges
+        ranges = estimate_ranges(Xv, yv, PrivateBounds(), 0.1 * kw.get("eps", 1.0),
+                                 np.random.default_rng(0))
+        Xv, yv = ranges.mapped(Xv), ranges.transform_y(yv)
+        kw = dict(kw, bounds=(0.5, 0.5))
     b_x, b_y = kw["bounds"]
     Xc, yc = clip_design(Xv, yv, b_x, b_y)
     obj = LeastSquares(kw.get("ridge", 1.0), kw.get("radius", 1.0)).bind(Xc, yc)
@@ -134,11 +147,14 @@ def child(args) -> dict:
             X = np.asarray(X, dtype=np.float64)
         kw = dict(bounds=(0.5, 0.5), ridge=120.0, radius=1.1)
     out["shape"] = list(X.shape)
+    if args.bounds == "private":
+        kw["bounds"] = "private"
+        out["bounds"] = "private"
     if args.prescreen:
         kw["prescreen"] = (args.prescreen[0], int(args.prescreen[1]), float(args.prescreen[2]))
         out["prescreen"] = args.prescreen
     if args.mode == "data_path":
-        out.update(_data_path(X, y, args.s, kw))
+        out.update(_data_path(X, y, args.s, dict(kw, eps=args.eps)))
         return out
     out["rss_before_mb"] = _rss_mb()
     if args.trace:
@@ -164,6 +180,8 @@ def _run(case, mode, trace, args, path=None) -> dict:
            "--seed", str(args.seed), "--time-limit", str(args.time_limit)]
     if trace:
         cmd.append("--trace")
+    if args.bounds != "public":
+        cmd += ["--bounds", args.bounds]
     if args.prescreen:
         cmd += ["--prescreen", *args.prescreen]
     if path:
@@ -187,6 +205,9 @@ def main(argv=None) -> None:
     ap.add_argument("--prescreen", nargs=3, metavar=("NAME", "K", "FRACTION"), default=None,
                     help="run private_bss with prescreen=(NAME, K, FRACTION), e.g. "
                          "--prescreen kendall 200 0.3 (the data path ignores it)")
+    ap.add_argument("--bounds", choices=["public", "private"], default="public",
+                    help="public bounds (the cases' own) or bounds='private' (private "
+                         "clipping ranges with a tenth of eps)")
     ap.add_argument("--no-baseline", action="store_true",
                     help="skip the densified float64 baseline (it needs 2 × 8np bytes)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)

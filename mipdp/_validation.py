@@ -37,6 +37,9 @@ def _as_float_matrix(X, name: str) -> np.ndarray:
 def _as_lazy_matrix(X, name: str):
     """``X`` without a copy when it is a numeric numpy array, memmap or scipy sparse matrix."""
     from .data import is_dask, is_sparse
+    from .mapped import MappedMatrix
+    if isinstance(X, MappedMatrix):
+        return X    # private ranges: validated before it was mapped, values within ±½
     if is_dask(X):
         if not (np.issubdtype(X.dtype, np.number) or X.dtype == bool) or np.iscomplexobj(X):
             raise TypeError(f"{name}: expected real numeric values, got dtype {X.dtype}")
@@ -62,6 +65,9 @@ def _as_lazy_matrix(X, name: str):
 
 def _all_finite(X) -> bool:
     from .data import CHUNK_BYTES, is_dask, is_sparse
+    from .mapped import MappedMatrix
+    if isinstance(X, MappedMatrix):
+        return True     # a finite X mapped by finite ranges, clipped to ±½
     if is_sparse(X):
         return bool(np.all(np.isfinite(X.data)))
     if is_dask(X):

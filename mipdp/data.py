@@ -36,6 +36,13 @@ values are clipped (``clip(0) = 0``: the sparsity is kept), sharing the index ar
 Clipping is coordinate-wise, so every value this view returns equals the corresponding
 entry or product of ``np.clip(np.asarray(X, float64), -b_x, b_x)`` up to floating-point
 summation order.
+
+Private clipping ranges (:mod:`mipdp.private_ranges`): built on a
+:class:`mipdp.mapped.MappedMatrix`, the view applies the per-column map of the ranges
+(``x ↦ clip((x − c_j)/(hi_j − lo_j), −½, ½)``) to each tile, chunk or gathered column before
+the clipping, exactly as the dense path computes it; a sparse input is then held as ``S + 1
+zᵀ`` (``z_j`` the mapped value of ``0``, ``S`` on the pattern of ``X``) and every product adds
+the rank-one term, so the mapped matrix is never dense.
 """
 
 from __future__ import annotations
@@ -106,9 +113,11 @@ class ClippedDesign:
 
     Parameters
     ----------
-    X : ndarray, numpy.memmap or scipy sparse matrix, shape (n, p)
+    X : ndarray, numpy.memmap, scipy sparse matrix, dask array or MappedMatrix, shape (n, p)
         Numeric (float32, float64, integer or bool), finite; validated by the caller
-        (:func:`mipdp._validation.check_X_y` with ``lazy=True``).  Never modified.
+        (:func:`mipdp._validation.check_X_y` with ``lazy=True``).  Never modified.  A
+        :class:`mipdp.mapped.MappedMatrix` (private ranges) is the view of its ``raw``
+        input mapped by its ``column_map``, then clipped to ``bound``.
     bound : float or None
         ``b_x``; ``None``: no clipping.
     dense_cache_bytes : int, optional
@@ -126,6 +135,10 @@ class ClippedDesign:
 
     def __init__(self, X, bound: float | None = None, *, dense_cache_bytes: int | None = None,
                  chunk_bytes: int | None = None, vectors=()) -> None:
+        from .mapped import MappedMatrix
+        self._map = None       # ColumnMap applied before the clipping (private ranges)
+        if isinstance(X, MappedMatrix):
+            self._map, X = X.column_map, X.raw
         self.raw = X
         self.bound = None if bound is None else float(bound)
         self.shape = tuple(int(d) for d in X.shape)
@@ -143,6 +156,7 @@ class ClippedDesign:
         self._dense_T = None   # its transpose, C-contiguous (small problems, for rows_T)
         self._cache_bytes = cache
         self._sp = None        # clipped float64 CSC matrix, for sparse input
+        self._shift = None     # (p,): the design is _sp + 1 shiftᵀ (mapped sparse input)
         self._col_sq = None
         self._gram = None
         self._clean = {}       # chunk key -> whether the raw float64 chunk needs no clipping
@@ -169,6 +183,9 @@ class ClippedDesign:
             client = _distributed_client()
             self._da_raw = client.persist(X) if client is not None else X
             Xd = self._da_raw.astype(np.float64)
+            if self._map is not None:
+                m = self._map
+                Xd = da.clip((Xd - m.centre) / m.width, -0.5, 0.5)
             self._da = Xd if self.bound is None else da.clip(Xd, -self.bound, self.bound)
             self._col_cache: dict[int, np.ndarray] = {}   # columns fetched from the cluster
         else:
@@ -179,7 +196,9 @@ class ClippedDesign:
             self._tile = self._tile_shape(c_order, min(chunk, TILE_BYTES))
             # a float64 X inside the bounds is used as it is (one read pass: max and min);
             # otherwise one pass makes the clipped copy and counts the clipped entries
-            if X.dtype == np.float64 and self._inside_bounds():
+            if self._map is not None:
+                self._clipped_frac = np.zeros(self.p)   # mapped values lie within ±½
+            if X.dtype == np.float64 and self._map is None and self._inside_bounds():
                 self._dense = X                          # used as it is: no copy
                 self._clipped_frac = np.zeros(self.p)
             elif 8 * self.n * self.p <= cache:
@@ -200,8 +219,11 @@ class ClippedDesign:
                      self.chunk_cols)
 
     # -- construction helpers ------------------------------------------------------------
-    def _clip(self, A: np.ndarray) -> np.ndarray:
-        """Clip a float64 array that this object owns, in place."""
+    def _clip(self, A: np.ndarray, cols=slice(None)) -> np.ndarray:
+        """Clip a float64 array that this object owns, in place (columns ``cols`` of
+        ``X``: a slice or indices, for the column map of private ranges)."""
+        if self._map is not None:
+            self._map.apply(A, cols)
         if self.bound is not None:
             np.clip(A, -self.bound, self.bound, out=A)
         return A
@@ -210,10 +232,24 @@ class ClippedDesign:
         import scipy.sparse as sp
         csc = canonical_sparse(X.tocsc())   # no copy when X is canonical CSC already
         data = csc.data
+        if self._map is not None:
+            return self._mapped_csc(csc)
         if data.dtype != np.float64:
             data = self._clip(data.astype(np.float64))
         elif self.bound is not None and data.size and np.max(np.abs(data)) > self.bound:
             data = np.clip(data, -self.bound, self.bound)
+        return sp.csc_matrix((data, csc.indices, csc.indptr), shape=self.shape)
+
+    def _mapped_csc(self, csc):
+        """The mapped sparse input as ``S + 1 zᵀ``: ``z_j`` the mapped (and clipped) value
+        of ``0`` in column ``j`` (kept in :attr:`_shift`), ``S`` on the pattern of ``X``
+        with the stored values mapped minus ``z_j`` (never dense)."""
+        import scipy.sparse as sp
+        cols = np.repeat(np.arange(self.p), np.diff(csc.indptr))
+        data = self._clip(np.array(csc.data, dtype=np.float64, copy=True), cols)
+        z = self._clip(np.zeros(self.p))
+        data -= z[cols]
+        self._shift = z
         return sp.csc_matrix((data, csc.indices, csc.indptr), shape=self.shape)
 
     # -- tiles (dense and chunked inputs) ---------------------------------------------------
@@ -250,11 +286,11 @@ class ClippedDesign:
         """The clipped float64 tile ``X[r0:r1, c0:c1]`` written into ``buf`` (reused)."""
         T = buf[:r1 - r0, :c1 - c0]
         src = self.raw[r0:r1, c0:c1]
-        if self.bound is not None and src.dtype == np.float64:
+        if self.bound is not None and src.dtype == np.float64 and self._map is None:
             np.clip(src, -self.bound, self.bound, out=T)
         else:   # convert first: a bound is clipped in float64, not in the input's precision
             np.copyto(T, src, casting="unsafe")
-            self._clip(T)
+            self._clip(T, slice(c0, c1))
         return T
 
     def tiles(self, tile: tuple[int, int] | None = None):
@@ -300,11 +336,11 @@ class ClippedDesign:
             src = self.raw[r0:r1, c0:c1]
             if copy:
                 T = self._dense[r0:r1, c0:c1]
-                if b is not None and src.dtype == np.float64:
+                if b is not None and src.dtype == np.float64 and self._map is None:
                     np.clip(src, -b, b, out=T)
                 else:
                     np.copyto(T, src, casting="unsafe")
-                    self._clip(T)
+                    self._clip(T, slice(c0, c1))
             else:
                 T = self._load_tile(buf, r0, r1, c0, c1)
             if counts is not None:   # clipped iff changed (compared in float64)
@@ -324,8 +360,8 @@ class ClippedDesign:
     def _block(self, lo: int, hi: int) -> np.ndarray:
         """Clipped float64 columns ``lo:hi`` of the chunked path."""
         B = self.raw[:, lo:hi]
-        if B.dtype != np.float64:
-            return self._clip(B.astype(np.float64))
+        if B.dtype != np.float64 or self._map is not None:
+            return self._clip(np.array(B, dtype=np.float64, copy=True), slice(lo, hi))
         if self.bound is None:
             return np.asarray(B)
         clean = self._clean.get(lo)
@@ -343,7 +379,8 @@ class ClippedDesign:
             elif self._da is not None:
                 yield lo, hi, np.asarray(self._da[:, lo:hi].compute())
             elif self._sp is not None:
-                yield lo, hi, self._sp[:, lo:hi].toarray()
+                B = self._sp[:, lo:hi].toarray()
+                yield lo, hi, B if self._shift is None else B + self._shift[lo:hi]
             else:
                 yield lo, hi, self._block(lo, hi)
 
@@ -369,7 +406,10 @@ class ClippedDesign:
         if self._dense is not None:
             return self._dense.T @ v
         if self._sp is not None:
-            return np.asarray(self._sp.T @ v)
+            out = np.asarray(self._sp.T @ v)
+            if self._shift is not None:    # (S + 1 zᵀ)ᵀ v = Sᵀv + z (1ᵀv)
+                out = out + np.multiply.outer(self._shift, v.sum(axis=0))
+            return out
         if self._da is not None:
             return np.asarray((self._da.T @ v).compute())
         out = np.zeros((self.p,) + v.shape[1:])
@@ -469,7 +509,10 @@ class ClippedDesign:
                     return self._dense[:, nz] @ beta[nz]
             return self._dense @ beta
         if self._sp is not None:
-            return np.asarray(self._sp @ beta)
+            out = np.asarray(self._sp @ beta)
+            if self._shift is not None:    # (S + 1 zᵀ) β = S β + 1 (zᵀβ)
+                out = out + self._shift @ beta
+            return out
         if beta.ndim == 1 and self._da is not None:
             nz = np.flatnonzero(beta)
             if nz.size <= 64:
@@ -501,11 +544,13 @@ class ClippedDesign:
             out = self._dense[:, flat]
         elif self._sp is not None:
             out = self._sp[:, flat].toarray()
+            if self._shift is not None:
+                out += self._shift[flat]
         elif self._da is not None:
             out = self._dask_columns(flat)
         else:
             out = self.raw[:, flat]
-            out = self._clip(np.array(out, dtype=np.float64))
+            out = self._clip(np.array(out, dtype=np.float64), flat)
         return out.reshape((self.n,) + idx.shape)
 
     def _dask_columns(self, flat: np.ndarray) -> np.ndarray:
@@ -577,6 +622,10 @@ class ClippedDesign:
                     v = np.asarray(Ca.multiply(self._sp[:, supports[:, b]]).sum(axis=0)).ravel()
                     A[:, a, b] = v
                     A[:, b, a] = v
+            if self._shift is not None:   # + z_a 1ᵀS_b + z_b 1ᵀS_a + n z_a z_b
+                zs, cs = self._shift[supports], self._sp_colsum()[supports]
+                A += (zs[:, :, None] * cs[:, None, :] + cs[:, :, None] * zs[:, None, :]
+                      + self.n * zs[:, :, None] * zs[:, None, :])
             return A
         step = max(1, int(chunk_entries // (self.n * s)))
         for lo in range(0, m, step):
@@ -584,11 +633,22 @@ class ClippedDesign:
             A[lo:lo + step] = np.einsum("nci,ncj->cij", Xs, Xs)
         return A
 
+    def _sp_colsum(self) -> np.ndarray:
+        """``1ᵀS``: the column sums of the sparse part (mapped sparse input)."""
+        return np.asarray(self._sp.sum(axis=0)).ravel()
+
     def col_sq(self) -> np.ndarray:
         """Squared column norms ``||Xc_j||²`` (cached)."""
         if self._col_sq is None:
             if self._dense is not None:
                 self._col_sq = np.einsum("ij,ij->j", self._dense, self._dense)
+            elif self._sp is not None and self._shift is not None:
+                # Σ over stored (s_ij + z_j)² + (n − nnz_j) z_j²: no cancellation
+                sp_, z = self._sp, self._shift
+                nnz = np.diff(sp_.indptr)
+                cols = np.repeat(np.arange(self.p), nnz)
+                stored = np.bincount(cols, weights=(sp_.data + z[cols]) ** 2, minlength=self.p)
+                self._col_sq = stored + (self.n - nnz) * z * z
             elif self._sp is not None:
                 self._col_sq = np.asarray(self._sp.multiply(self._sp).sum(axis=0)).ravel()
             elif self._da is not None:
@@ -608,7 +668,11 @@ class ClippedDesign:
             if self._dense is not None:
                 self._gram = self._dense.T @ self._dense
             elif self._sp is not None:
-                self._gram = np.asarray((self._sp.T @ self._sp).toarray())
+                G = np.asarray((self._sp.T @ self._sp).toarray())
+                if self._shift is not None:
+                    z, cs = self._shift, self._sp_colsum()
+                    G += np.outer(z, cs) + np.outer(cs, z) + self.n * np.outer(z, z)
+                self._gram = G
             elif self._da is not None:
                 self._gram = np.asarray((self._da.T @ self._da).compute())
             elif self._tile[1] == self.p:   # full-width tiles: row blocks
@@ -635,7 +699,7 @@ class ClippedDesign:
         return self._clipped_frac.copy()
 
     def _count_clipped(self) -> np.ndarray:
-        if self.bound is None:
+        if self.bound is None or self._map is not None:   # mapped values lie within ±½
             return np.zeros(self.p)
         b, n = self.bound, max(self.n, 1)
         raw = self.raw
@@ -659,6 +723,8 @@ class ClippedDesign:
             sub = self._sp[:, cols]
             out = ClippedDesign(sub, None)
             out.bound = self.bound
+            if self._shift is not None:
+                out._shift = self._shift[cols]
             return out
         return ClippedDesign(self.columns(cols), None)
 

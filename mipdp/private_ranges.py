@@ -36,9 +36,21 @@ a rank error below 5 % of ``n`` needs ``n ε_q >= 40 (log m + 3)``, i.e. ``n >= 
 and suits columns on a common scale (standardised, or the same unit).  ``shared=None``
 (default) chooses per-column ranges only under replace-one neighbours (where ``n`` is
 public) when ``n ε_q >= AUTO_PER_COLUMN (log m + 3)``; otherwise the shared range.  Time:
-``O(n p log m)`` (each entry placed on the grid once), memory ``O(p m)`` per column or
-``O(n p)`` pooled; at ``p = 10⁴``, ``n = 3000`` this is well under a second
+``O(n p log m)`` (each entry placed on the grid once; ``O(nnz log m)`` for a sparse ``X``);
+at ``p = 10⁴``, ``n = 3000`` this is well under a second
 (``experiments/bench_private_bounds.py``).
+
+Memory: ``X`` is never copied whole (docs/design.md, "Memory", "Private clipping ranges").
+It is validated lazily (``check_X_y(..., lazy=True)``); the grid counts are accumulated one
+tile at a time (:mod:`mipdp.range_counts`; a sparse ``X``: its stored values, the implicit
+zeros added analytically), which takes about ``3 · 8 p (m + 1)`` bytes per column (the
+histograms, the counts and one release's log-weights and noise) or ``O(m)`` pooled, plus one
+tile (about 8 MiB; ``24 nnz`` bytes for sparse input); and the mapped data is the lazy
+:class:`mipdp.mapped.MappedMatrix` (:meth:`PrivateRanges.mapped`): the selection's
+:class:`mipdp.data.ClippedDesign` maps each tile as it reads it (a mapped float64 copy only
+when ``8 n p`` fits its copy budget, as for any input), and a sparse ``X`` becomes a sparse
+matrix on ``X``'s pattern plus a rank-one term (``clip(0)`` is constant per column).  The
+ranges and the release are those of the dense float64 path for the same ``random_state``.
 """
 
 from __future__ import annotations
@@ -53,8 +65,10 @@ import numpy as np
 
 from ._param_validation import InvalidParameterError
 from .guarantee import Guarantee, Neighbour
-from .mechanisms.quantile import (QUANTILE_SENSITIVITY, column_grid_counts, grid_counts,
-                                  private_quantile_index, quantile_log_probabilities)
+from .mapped import ColumnMap, MappedMatrix
+from .mechanisms.quantile import (QUANTILE_SENSITIVITY, grid_counts, private_quantile_index,
+                                  quantile_log_probabilities)
+from .range_counts import lazy_column_grid_counts, lazy_pooled_grid_counts
 
 logger = logging.getLogger(__name__)
 
@@ -247,12 +261,32 @@ class PrivateRanges:
         return np.clip((V - c) / (hi - lo), -0.5, 0.5)
 
     def transform(self, X: np.ndarray, y: np.ndarray | None):
-        """``X`` (and ``y``) mapped onto ``[−½, ½]`` by the ranges (values outside clipped)."""
+        """``X`` (and ``y``) mapped onto ``[−½, ½]`` by the ranges (values outside clipped).
+
+        Dense: the whole mapped float64 matrix (``n p`` floats).  :meth:`mapped` gives the
+        same matrix lazily (what :func:`run_with_private_ranges` uses).
+        """
         Xm = self._map(np.asarray(X, float), self.x_range[:, 0][None, :],
                        self.x_range[:, 1][None, :])
-        ym = y if (y is None or self.y_range is None) else self._map(
-            np.asarray(y, float), *self.y_range)
-        return Xm, ym
+        return Xm, self.transform_y(y)
+
+    def transform_y(self, y: np.ndarray | None) -> np.ndarray | None:
+        """``y`` mapped onto ``[−½, ½]`` by its range (unchanged without one)."""
+        if y is None or self.y_range is None:
+            return y
+        return self._map(np.asarray(y, float), *self.y_range)
+
+    def column_map(self) -> ColumnMap:
+        """The per-column affine map of the ranges (:class:`mipdp.mapped.ColumnMap`)."""
+        return ColumnMap(self.x_range[:, 0], self.x_range[:, 1])
+
+    def mapped(self, X) -> MappedMatrix:
+        """``X`` mapped by the ranges, lazily: a :class:`mipdp.mapped.MappedMatrix`.
+
+        ``X`` (an array, memmap, scipy sparse matrix or dask array) is not copied; its
+        entries equal those of :meth:`transform` bit for bit when they are formed.
+        """
+        return MappedMatrix(X, self.column_map())
 
     def as_info(self) -> dict:
         """The ranges as released (private outputs of the ε_r stage)."""
@@ -289,12 +323,12 @@ def estimate_ranges(X: np.ndarray, y: np.ndarray | None, spec: PrivateBounds,
     eps_q = eps_ranges / K
     q = spec.quantile
     if per_col:
-        counts = column_grid_counts(X, grid)                       # (p, m)
+        counts = lazy_column_grid_counts(X, grid)                  # (p, m)
         a = private_quantile_index(counts, n, q, eps_q, rng)
         b = private_quantile_index(counts, n, 1.0 - q, eps_q, rng)
         x_range = _ranges_from_indices(grid, a, b, spec.widen)
     else:
-        counts = grid_counts(X, grid)                              # pooled, (m,)
+        counts = lazy_pooled_grid_counts(X, grid)                  # pooled, (m,)
         a = private_quantile_index(counts, n, q, eps_q, rng)
         b = private_quantile_index(counts, n, 1.0 - q, eps_q, rng)
         x_range = np.repeat(_ranges_from_indices(grid, a, b, spec.widen), p, axis=0)
@@ -325,7 +359,8 @@ def ranges_log_probabilities(X: np.ndarray, y: np.ndarray | None, spec: PrivateB
     per_col = spec.per_column(n, p, eps_ranges, need_y, neighbours)
     K = 2 * ((p if per_col else 1) + int(need_y))
     eps_q, q = eps_ranges / K, spec.quantile
-    counts = column_grid_counts(X, grid) if per_col else grid_counts(X, grid)[None, :]
+    counts = (lazy_column_grid_counts(X, grid) if per_col
+              else lazy_pooled_grid_counts(X, grid)[None, :])
     out = [quantile_log_probabilities(c, n, q, eps_q) for c in counts]
     out += [quantile_log_probabilities(c, n, 1.0 - q, eps_q) for c in counts]
     if need_y:
@@ -384,14 +419,15 @@ def run_with_private_ranges(func, args: dict):
     acc = check_release(a["accountant"], planned_guarantee(
         eps, **plan, bounds=spec, loss=loss_obj, R=a["R"], neighbours=neighbours))
     # -- the data --------------------------------------------------------------------------
-    X, y = check_X_y(a["X"], a["y"])
+    X, y = check_X_y(a["X"], a["y"], lazy=True)   # arrays, memmaps, sparse: not copied
     check_less_than(a["s"], X.shape[1], "s", "p", "private_bss")
     y = loss_obj.check_targets(y)
     rng = check_random_state(a["random_state"])
     rng_ranges, rng_select = rng.spawn(2)
     ranges = estimate_ranges(X, y if need_y else None, spec, eps_r, rng_ranges,
                              neighbours=neighbours)
-    Xm, ym = ranges.transform(X, y if need_y else None)
+    Xm = ranges.mapped(X)                  # lazy: the mapped X is never formed whole
+    ym = ranges.transform_y(y if need_y else None)
     t_ranges = time.perf_counter() - t0
     a.update(X=Xm, y=ym if need_y else y, eps=eps - eps_r, bounds=MAPPED_BOUNDS,
              accountant=NOT_RECORDED, max_epsilon=None, random_state=rng_select)

@@ -578,8 +578,11 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
 
 
 def _take_columns(X, columns: np.ndarray):
-    """The columns ``columns`` of an array, memmap or sparse matrix (a small copy)."""
+    """The columns ``columns`` of an array, memmap, sparse or mapped matrix (a small copy)."""
     from .data import is_sparse
+    from .mapped import MappedMatrix
+    if isinstance(X, MappedMatrix):      # private ranges: the k columns, still lazy
+        return X.take_columns(columns)
     if is_sparse(X):
         return X.tocsc()[:, columns]
     return np.asarray(X[:, columns])     # a dask array computes only these columns

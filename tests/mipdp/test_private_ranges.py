@@ -262,3 +262,152 @@ def test_every_argument_is_passed_on(monkeypatch):
     monkeypatch.setattr(sel, "run_with_private_ranges", lambda f, a: seen.update(a) or "ran")
     assert private_bss(np.zeros((4, 3)), np.zeros(4), 1, 1.0, bounds="private") == "ran"
     assert set(seen) == set(inspect.signature(private_bss).parameters)
+
+
+# -- lazy inputs: the same ranges and the same release as the dense float64 path -------------
+def _dense_path(X, y, **kw):
+    """The private-ranges path as it was before it became lazy: ``X`` densified to float64,
+    grid counts of the whole ``(n, p)`` matrix, the whole mapped matrix formed."""
+    import scipy.sparse as sp
+
+    import mipdp.private_ranges as pr
+    from mipdp.mechanisms.quantile import column_grid_counts
+
+    X = X.toarray() if sp.issparse(X) else np.array(X, dtype=np.float64)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pr, "lazy_column_grid_counts", column_grid_counts)
+        mp.setattr(pr, "lazy_pooled_grid_counts", grid_counts)
+        mp.setattr(pr.PrivateRanges, "mapped", lambda self, X: self.transform(X, None)[0])
+        return private_bss(X, y, **kw)
+
+
+def _lazy_inputs(X, tmp_path):
+    import scipy.sparse as sp
+    Xs = np.where(np.abs(X) > 2.5, X, 0.0)          # sparse: ~half the entries are zero
+    path = tmp_path / "X.npy"
+    np.save(path, X)
+    return {"float64": (X, X), "float32": (X.astype(np.float32), X.astype(np.float32)),
+            "fortran": (np.asfortranarray(X), X), "memmap": (np.load(path, mmap_mode="r"), X),
+            "csr": (sp.csr_matrix(Xs), Xs), "csc": (sp.csc_matrix(Xs), Xs),
+            **_dask_input(X)}
+
+
+def _dask_input(X):
+    try:
+        import dask.array as da
+    except ImportError:      # pragma: no cover - dask is optional
+        return {}
+    return {"dask": (da.from_array(X, chunks=(X.shape[0], 4)), X)}
+
+
+def _same_release(a, b):
+    np.testing.assert_array_equal(a.info["private_ranges"]["x_range"],
+                                  b.info["private_ranges"]["x_range"])
+    assert a.info["private_ranges"]["y_range"] == b.info["private_ranges"]["y_range"]
+    np.testing.assert_array_equal(a.supports, b.supports)
+    assert a.epsilon == b.epsilon
+    np.testing.assert_allclose(a.candidate_values, b.candidate_values, rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.parametrize("loss", ["least_squares", "hinge"])
+@pytest.mark.parametrize("shared", [True, False])
+def test_lazy_inputs_give_the_dense_release(loss, shared, tmp_path):
+    if loss == "hinge":
+        X, y, _ = make_bss_classification(n=400, p=10, s=2, random_state=1)
+        X = 3.0 * X + 1.0
+    else:
+        X, y, _ = make_bss_regression(n=400, p=10, s=2, random_state=1)
+        X, y = 3.0 * X + 1.0, 10.0 * y - 2.0
+    spec = PrivateBounds(fraction=0.3, shared=shared)
+    kw = dict(s=2, eps=4.0, bounds=spec, loss=loss, n_draws=3)
+    for name, (Xin, Xref) in _lazy_inputs(X, tmp_path).items():
+        for seed in (0, 1):
+            ref = _dense_path(Xref, y, random_state=seed, **kw)
+            got = private_bss(Xin, y, random_state=seed, **kw)
+            _same_release(got, ref)
+            assert (got.info["private_ranges"]["y_range"] is None) == (loss == "hinge")
+
+
+@pytest.mark.parametrize("screen", ["kendall", "dp_sis", "two_stage"])
+def test_lazy_inputs_with_prescreen(screen, tmp_path):
+    X, y, _ = make_bss_regression(n=400, p=12, s=2, random_state=2)
+    X, y = 3.0 * X + 1.0, 10.0 * y - 2.0
+    kw = dict(s=2, eps=4.0, bounds=PrivateBounds(fraction=0.2, shared=False),
+              prescreen=(screen, 6, 0.3))
+    for name, (Xin, Xref) in _lazy_inputs(X, tmp_path).items():
+        ref = _dense_path(Xref, y, random_state=3, **kw)
+        got = private_bss(Xin, y, random_state=3, **kw)
+        _same_release(got, ref)
+        np.testing.assert_array_equal(got.info["prescreen"]["columns"],
+                                      ref.info["prescreen"]["columns"])
+
+
+def test_sparse_input_is_never_densified(monkeypatch):
+    """bounds="private" on a sparse X: no dense (n, p) array of X or of the mapped X is
+    formed (every toarray of rows of X is of a few columns; tracemalloc peak far below
+    n p floats)."""
+    import tracemalloc
+
+    import scipy.sparse as sp
+
+    import mipdp.private_ranges as pr
+    from mipdp.mapped import MappedMatrix
+
+    n, p = 600, 3000                    # p > 2048: no p × p Gram
+    rng = np.random.default_rng(0)
+    X = sp.random(n, p, density=0.004, format="csr", random_state=1,
+                  data_rvs=lambda k: 5.0 + 3.0 * rng.standard_normal(k))
+    X = sp.hstack([X, sp.csr_matrix(rng.standard_normal((n, 2)) * 4.0 + 1.0)]).tocsr()
+    y = 8.0 * np.asarray(X[:, -2:].sum(axis=1)).ravel() + rng.standard_normal(n)
+
+    def fail(*a, **k):
+        raise AssertionError("the whole matrix was densified")
+
+    for cls in (sp.csr_matrix, sp.csc_matrix):
+        orig = cls.toarray
+
+        def guarded(self, *a, _orig=orig, **k):
+            # columns of X (n rows) only a few at a time (a p × p Gram may be formed)
+            assert self.shape[0] != n or self.shape[1] <= 64, f"densified {self.shape}"
+            return _orig(self, *a, **k)
+
+        monkeypatch.setattr(cls, "toarray", guarded)
+    monkeypatch.setattr(MappedMatrix, "toarray", fail)
+    monkeypatch.setattr(pr.PrivateRanges, "transform", fail)
+    tracemalloc.start()
+    try:
+        res = private_bss(X, y, 2, 20.0, bounds=PrivateBounds(shared=True), random_state=0,
+                          method="top_r", R=50)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert res.support.shape == (2,)
+    assert peak < 8 * n * (p + 2) / 4, f"peak {peak / 2**20:.1f} MiB"
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_chunked_mapped_design_gives_the_dense_release(shared, tmp_path, monkeypatch):
+    """No mapped copy at all (copy budgets 0: every product maps tile by tile): the same
+    ranges and supports as the dense path on this small problem (the objectives agree to
+    rounding)."""
+    import mipdp.data as data_mod
+    X, y, _ = make_bss_regression(n=400, p=10, s=2, random_state=4)
+    X, y = 3.0 * X + 1.0, 10.0 * y - 2.0
+    kw = dict(s=2, eps=4.0, bounds=PrivateBounds(fraction=0.3, shared=shared), n_draws=3)
+    inputs = {k: v for k, v in _lazy_inputs(X, tmp_path).items() if k not in ("csr", "csc")}
+    refs = {(name, seed): _dense_path(Xref, y, random_state=seed, **kw)
+            for name, (_, Xref) in inputs.items() for seed in (0, 1)}
+    monkeypatch.setattr(data_mod, "DENSE_CACHE_BYTES", 0)
+    monkeypatch.setattr(data_mod, "MEMMAP_CACHE_BYTES", 0)
+    kinds = []
+    init = data_mod.ClippedDesign.__init__
+
+    def spy(self, *a, **k):
+        init(self, *a, **k)
+        kinds.append(self.kind)
+
+    monkeypatch.setattr(data_mod.ClippedDesign, "__init__", spy)
+    for (name, seed), ref in refs.items():
+        kinds.clear()
+        _same_release(private_bss(inputs[name][0], y, random_state=seed, **kw), ref)
+        assert kinds[0] == ("dask" if name == "dask" else "chunked")
