@@ -236,7 +236,7 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
-        tags.input_tags.sparse = True           # densified by private_bss
+        tags.input_tags.sparse = True           # read lazily by private_bss (never densified)
         return tags
 
 
