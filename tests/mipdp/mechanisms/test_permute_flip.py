@@ -299,3 +299,101 @@ def test_batch_size_covers_the_expected_reveals():
     m, x, t = 1000, 6.0, 2.0
     expected = m * (math.exp(-t) - math.exp(-x)) / (1 - math.exp(-x))
     assert expected <= _batch_size(m, x, t) <= 1.25 * expected + 5
+
+
+# -- the evaluation queue under adversarial control decisions -----------------------------
+def _synthetic(p, s, seed, loose, holes=True):
+    """An explicit objective table over all ``C(p, s)`` supports, the centre and a few holes
+    as singletons, one region per mistake class (bound: the true minimum less ``loose``)."""
+    from mipdp.mechanisms.regions import Region, region_members
+    sup = all_supports(p, s)
+    table = dict(zip(map(tuple, sup.tolist()), np.random.default_rng(seed).exponential(size=len(sup))))
+    single, regions = [tuple(range(s))], []
+    for k in range(1, min(s, p - s) + 1):
+        R = Region(np.arange(s), k, p)
+        mem = np.vstack(list(region_members(R)))
+        if holes and mem.shape[0] >= 4:
+            h = mem[::3][:2]
+            R = R.without(h)
+            single += list(map(tuple, h.tolist()))
+        R.bound = min(table[tuple(r)] for r in np.vstack(list(region_members(R))).tolist()) - loose
+        regions.append(R)
+    single = np.array(single, dtype=np.intp)
+    sv = np.array([table[tuple(r)] for r in single.tolist()])
+
+    def refine(R, best):      # split on the first free feature (children keep the bound)
+        fixed = set(R.fixed_in.tolist()) | set(R.fixed_out.tolist())
+        return list(R.split(next(j for j in range(R.p) if j not in fixed)))
+
+    q = -np.array([table[tuple(r)] for r in sup.tolist()])     # eps / (2 scale) = 1
+    return table, single, sv, regions, refine, sup, permute_and_flip_log_law(q - q.max())
+
+
+@pytest.mark.parametrize("first,largest", [(1, 1), (2, 2), (3, 7)])
+def test_law_with_splits_at_random_pops(monkeypatch, first, largest):
+    """Splits at random pops (a decision independent of the noises), so queues are
+    discarded after partial consumption and after top-ups, in regions with holes and with
+    a loose envelope: the law is permute-and-flip's (chi-square against brute force)."""
+    import mipdp.mechanisms.permute_flip as pf
+    monkeypatch.setattr(pf, "_FIRST_QUEUE", first)
+    monkeypatch.setattr(pf, "_MAX_QUEUE", largest)
+    table, single, sv, regions, refine, sup, logp = _synthetic(7, 3, 0, 1.5)
+    values = lambda rows: np.array([table[tuple(r)] for r in np.asarray(rows).tolist()])
+    smp = PermuteAndFlipSampler(values, single, sv, list(regions), 7, 2.0, 1.0, refine=refine)
+    coin = np.random.default_rng(99)
+    smp._want_split = lambda st, best: st.region.size > 1 and coin.random() < 0.2
+    rng = np.random.default_rng(1)
+    draws = np.empty((4000, 3), dtype=np.intp)
+    for i in range(draws.shape[0]):
+        smp.regions = list(regions)          # split afresh in every draw
+        draws[i] = smp.sample(rng, 1)[0]
+    assert smp.n_refinements > 1000
+    assert sampled_pvalue(draws, sup, logp) > 1e-3
+
+
+def test_split_decision_ignores_the_time_of_queued_members(monkeypatch):
+    """A queued member's identity is the order of the next noises: a split decision that
+    depends on it (here through the time its evaluation took) biases the law, since the
+    split re-randomises the holder of ``x``.  A virtual clock makes evaluating one support
+    S* slow; with queue size 2, S* evaluated ahead of its reveal used to trigger a split
+    and lose its noise to its twin T (same score): P(S*) 0.41, P(T) 0.44, law 0.425 each
+    (19bbc61).  Batch times now count only once the batch is revealed."""
+    import types
+
+    import mipdp.mechanisms.permute_flip as pf
+    from mipdp.mechanisms.regions import Region
+    from scipy.stats import binomtest
+    p, s, star, twin = 4, 2, (0, 2), (0, 3)
+    q = {(0, 1): -1.0, (0, 2): 0.0, (0, 3): 0.0, (1, 2): -3.0, (1, 3): -8.0, (2, 3): -3.0}
+    table = {k: -v for k, v in q.items()}
+    R1 = Region(np.array([0, 1]), 1, p, bound=0.0).without(np.array([[1, 3]]))
+    R2 = Region(np.array([0, 1]), 2, p, bound=0.0)                       # loose
+    single = np.array([[0, 1], [1, 3]])
+    clock = [0.0]
+
+    def values(rows):
+        rows = np.asarray(rows).tolist()
+        clock[0] += 1e-6 * len(rows) + (1e6 if star in map(tuple, rows) else 0.0)
+        return np.array([table[tuple(r)] for r in rows])
+
+    def refine(R, best):
+        fixed = set(R.fixed_in.tolist()) | set(R.fixed_out.tolist())
+        return list(R.split(next(j for j in range(p) if j not in fixed)))
+
+    monkeypatch.setattr(pf, "_FIRST_QUEUE", 2)
+    monkeypatch.setattr(pf, "_MAX_QUEUE", 2)
+    monkeypatch.setattr(pf, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+    smp = PermuteAndFlipSampler(values, single, np.array([1.0, 8.0]), [R1, R2], p, 2.0, 1.0,
+                                refine=refine, refine_after=0, split_cost=1.0)
+    rng = np.random.default_rng(1)
+    draws = np.empty((20000, s), dtype=np.intp)
+    for i in range(draws.shape[0]):
+        smp.regions = [R1, R2]
+        smp._t_eval = smp._t_over = smp._t_value = 0.0    # each draw measures afresh
+        draws[i] = smp.sample(rng, 1)[0]
+    sup = np.array(sorted(q))
+    logp = permute_and_flip_log_law(np.array([q[tuple(r)] for r in sup.tolist()]))
+    assert sampled_pvalue(draws, sup, logp) > 1e-3
+    rows = list(map(tuple, draws.tolist()))
+    n_star, n_twin = rows.count(star), rows.count(twin)
+    assert binomtest(n_star, n_star + n_twin).pvalue > 1e-3
