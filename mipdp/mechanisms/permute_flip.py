@@ -72,6 +72,10 @@ def truncated_exp_max(rng: np.random.Generator, m: int, t: float = math.inf) -> 
     return -math.log(-math.expm1(a))
 
 
+#: batches of order statistics up to this size are computed with scalar arithmetic
+_SCALAR_K = 16
+
+
 def next_order_statistics(rng: np.random.Generator, m: int, x: float, k: int) -> np.ndarray:
     """The next ``k`` values, in decreasing order, of ``m`` i.i.d. Exp(1) conditioned below ``x``.
 
@@ -84,6 +88,14 @@ def next_order_statistics(rng: np.random.Generator, m: int, x: float, k: int) ->
     if log_v0 == -math.inf:
         return np.zeros(k)
     u = rng.random(k)
+    if k <= _SCALAR_K:   # the usual batch: the same arithmetic without numpy's overhead
+        out = np.empty(k)
+        c = 0.0
+        for j in range(k):
+            c = c + math.log(u[j]) / (float(m) - j) if u[j] > 0.0 else -math.inf
+            lv = log_v0 + c
+            out[j] = -math.log(-math.expm1(lv)) if lv < 0.0 else math.inf
+        return out
     with np.errstate(divide="ignore"):
         steps = np.log(u) / (float(m) - np.arange(k))
     log_v = log_v0 + np.cumsum(steps)
@@ -363,8 +375,9 @@ class PermuteAndFlipSampler(EnvelopeSampler):
             nxt = None
             if k > 0:
                 ys = next_order_statistics(rng, st.m - 1, st.x, k)
-                above = int(np.argmin(u + ys > thr)) if np.any(u + ys <= thr) else k
-                xs = np.r_[st.x, ys[:above]]
+                below = np.flatnonzero(u + ys <= thr)
+                above = int(below[0]) if below.size else k
+                xs = np.concatenate(([st.x], ys[:above]))
                 if above < k:
                     nxt = float(ys[above])
                 elif st.m - 1 - k > 0:
