@@ -397,3 +397,16 @@ def test_split_decision_ignores_the_time_of_queued_members(monkeypatch):
     rows = list(map(tuple, draws.tolist()))
     n_star, n_twin = rows.count(star), rows.count(twin)
     assert binomtest(n_star, n_star + n_twin).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("m,x,k", [(10, 3.0, 5), (10**9, 25.0, 16), (5, 1e-3, 4),
+                                   (100, math.inf, 10), (7, 0.0, 3)])
+def test_scalar_order_statistics_equal_the_vectorised_ones(monkeypatch, m, x, k):
+    """Small batches of order statistics are computed in scalar arithmetic: the same values
+    as the vectorised path from the same generator state."""
+    import mipdp.mechanisms.permute_flip as pf
+    scalar = pf.next_order_statistics(np.random.default_rng(5), m, x, k)
+    monkeypatch.setattr(pf, "_SCALAR_K", 0)
+    vector = pf.next_order_statistics(np.random.default_rng(5), m, x, k)
+    np.testing.assert_array_equal(scalar, vector)
+    assert np.all(np.diff(scalar) <= 0) and np.all((scalar >= 0) & (scalar <= x))
