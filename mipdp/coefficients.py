@@ -87,11 +87,12 @@ from numbers import Real
 
 import numpy as np
 
-from ._param_validation import (EPSILON, POSITIVE_REAL, Interval, _Bounds, _Constraint,
-                                validate_params)
+from ._param_validation import (EPSILON, POSITIVE_REAL, Interval, InvalidParameterError,
+                                StrOptions, _Bounds, _Constraint, validate_params)
 from .accounting import check_release, record_release
 from .guarantee import Guarantee, Neighbour
 from .result import PrivacyReport
+from .selection import NEIGHBOURS
 
 __all__ = ["private_coefficients", "PrivateCoefficients", "ObjectivePerturbationCalibration",
            "objective_perturbation_calibration", "sample_l2_laplace"]
@@ -106,7 +107,8 @@ class ObjectivePerturbationCalibration:
     epsilon : float
         Total ``ε`` of the fit, ``= epsilon_noise + epsilon_jacobian``.
     zeta : float
-        ``ζ``, bound on one row's gradient norm; a replaced row moves the gradient by ``2ζ``.
+        ``ζ``, bound on one row's gradient norm; a replaced row moves the gradient sum by
+        ``2ζ``, an added or removed row by ``ζ``.
     lambda_h : float
         ``λ_H = k b_x²``, bound on one row's Hessian eigenvalue.
     ridge : float
@@ -118,7 +120,11 @@ class ObjectivePerturbationCalibration:
     epsilon_noise : float
         ``ε_b = ε − ε_J``.
     noise_scale : float
-        ``2ζ / ε_b``: ``||b|| ~ Gamma(k, noise_scale)``.
+        ``sensitivity / ε_b``: ``||b|| ~ Gamma(k, noise_scale)``.
+    neighbours : {"replace_one", "add_remove"}
+        Neighbour notion the constants are calibrated for.
+    sensitivity : float
+        Gradient sensitivity under ``neighbours``: ``2ζ`` (replace-one) or ``ζ`` (add/remove).
     """
 
     epsilon: float
@@ -129,12 +135,18 @@ class ObjectivePerturbationCalibration:
     epsilon_jacobian: float
     epsilon_noise: float
     noise_scale: float
+    neighbours: str = "replace_one"
+    sensitivity: float = math.nan
 
 
 def objective_perturbation_calibration(k: int, eps: float, *, bounds: tuple[float, float],
-                                       ridge: float, radius: float
+                                       ridge: float, radius: float,
+                                       neighbours: str = "replace_one"
                                        ) -> ObjectivePerturbationCalibration:
-    """Replace-one calibration of objective perturbation for ``k`` coefficients.
+    """Calibration of objective perturbation for ``k`` coefficients under ``neighbours``.
+
+    Only the noise depends on the notion: its scale is ``2ζ/ε_b`` under replace-one and
+    ``ζ/ε_b`` under add/remove; ``Δ``, ``ε_J`` and ``ε_b`` are the same (module docstring).
 
     Parameters
     ----------
@@ -148,6 +160,8 @@ def objective_perturbation_calibration(k: int, eps: float, *, bounds: tuple[floa
         ``λ_r ≥ 0``.
     radius : float
         Finite ``r > 0``.
+    neighbours : {"replace_one", "add_remove"}, default "replace_one"
+        Neighbour notion (as in :func:`private_coefficients`).
 
     Returns
     -------
@@ -159,6 +173,10 @@ def objective_perturbation_calibration(k: int, eps: float, *, bounds: tuple[floa
     b_y = check_positive(bounds[1], "bounds[1] (bound on |y_i|)")
     ridge = check_positive(ridge, "ridge", allow_zero=True)
     radius = check_positive(radius, "radius")
+    if not (isinstance(neighbours, str) and neighbours in NEIGHBOURS):
+        raise InvalidParameterError(f"The 'neighbours' parameter of "
+                                    f"objective_perturbation_calibration must be a str among "
+                                    f"{set(NEIGHBOURS)}. Got {neighbours!r} instead.")
     sk = math.sqrt(k)
     zeta = (b_y + b_x * sk * radius) * b_x * sk
     lam_h = k * b_x * b_x
@@ -169,10 +187,12 @@ def objective_perturbation_calibration(k: int, eps: float, *, bounds: tuple[floa
         extra = lam_h / math.expm1(eps / 2) - ridge      # > 0 here
         eps_j = math.log1p(lam_h / (ridge + extra))       # = eps / 2 up to rounding
     eps_b = eps - eps_j
+    # a replaced row moves the gradient sum by <= 2ζ, an added/removed row by <= ζ
+    sens = (2.0 if neighbours == "replace_one" else 1.0) * zeta
     return ObjectivePerturbationCalibration(
         epsilon=eps, zeta=float(zeta), lambda_h=float(lam_h), ridge=ridge, extra_ridge=float(extra),
         epsilon_jacobian=float(eps_j), epsilon_noise=float(eps_b),
-        noise_scale=float(2.0 * zeta / eps_b))
+        noise_scale=float(sens / eps_b), neighbours=neighbours, sensitivity=float(sens))
 
 
 def sample_l2_laplace(k: int, scale: float, rng: np.random.Generator) -> np.ndarray:
@@ -197,7 +217,8 @@ class PrivateCoefficients(PrivacyReport):
         The (sorted) support the coefficients belong to, as given.
     guarantee : Guarantee
         The guarantee of this fit, given the support (``str(fit.guarantee)`` in words):
-        pure ``ε``-DP under replace-one neighbours, sensitivity ``2ζ`` (the gradient's).
+        pure ``ε``-DP under the ``neighbours`` of the call, sensitivity ``2ζ`` (replace-one)
+        or ``ζ`` (add/remove), the gradient's.
         ``epsilon``, ``delta``, ``neighbour``, ``sensitivity`` and ``is_private`` are read
         off it (:class:`~mipdp.result.PrivacyReport`).
     calibration : ObjectivePerturbationCalibration
@@ -272,13 +293,15 @@ PRIVATE_COEFFICIENTS_CONSTRAINTS = {
     "ridge": [Interval(Real, 0, None, closed="left")],
     "radius": POSITIVE_REAL,
     "random_state": ["random_state"], "accountant": ["accountant"],
+    "neighbours": [StrOptions(set(NEIGHBOURS))],
 }
 
 
 @validate_params(PRIVATE_COEFFICIENTS_CONSTRAINTS)
 def private_coefficients(X, y, support, eps: float, *, bounds: tuple[float, float],
                          ridge: float = 120.0, radius: float = 1.1,
-                         random_state=None, accountant=None) -> PrivateCoefficients:
+                         random_state=None, accountant=None,
+                         neighbours: str = "replace_one") -> PrivateCoefficients:
     """ε-DP least-squares coefficients on a released support (objective perturbation).
 
     Parameters
@@ -304,7 +327,16 @@ def private_coefficients(X, y, support, eps: float, *, bounds: tuple[float, floa
         Privacy accountant (:mod:`mipdp.accounting`): the guarantee (computed from the
         arguments alone) is checked against its budget before the data is read and then
         recorded.  Default: the accountant of an enclosing ``with`` block.  The support's
-        own release is accounted for by the call that made it.
+        own release is accounted for by the call that made it.  Releases under another
+        neighbour notion than the accountant's are refused (``BudgetError``).
+    neighbours : {"replace_one", "add_remove"}, default "replace_one"
+        Neighbour notion of the guarantee, as in :func:`~mipdp.private_bss`.
+        ``"replace_one"``: the datasets have the same number of rows ``n`` (public) and
+        differ in one row; noise density ``∝ exp(−ε_b ||b|| / (2ζ))``.  ``"add_remove"``:
+        one dataset is the other with one row added (``n`` need not be public); a row moves
+        the gradient sum by at most ``ζ``, so the noise is half as large,
+        ``∝ exp(−ε_b ||b|| / ζ)``.  The extra ridge and the split of ``ε`` are the same.
+        Use the notion of the support's release (the accountant composes one notion).
 
     Returns
     -------
@@ -314,10 +346,12 @@ def private_coefficients(X, y, support, eps: float, *, bounds: tuple[float, floa
 
     Notes
     -----
-    Neighbours: replace one row (``n`` public).  Sensitivity: one replaced row moves the
-    gradient of the objective by at most ``2ζ``, ``ζ = (b_y + b_x√k r) b_x√k``, and its
-    Hessian by a rank-1 term of eigenvalue ``≤ λ_H = k b_x²``.  Noise: density
-    ``∝ exp(−ε_b ||b|| / (2ζ))`` plus the extra ridge ``Δ`` of
+    Neighbours: replace one row (``n`` public; default) or add/remove one row.
+    Sensitivity: one replaced row moves the gradient of the (sum-form) objective by at
+    most ``2ζ``, one added or removed row by at most ``ζ``, ``ζ = (b_y + b_x√k r) b_x√k``;
+    the Hessian moves by one (add/remove) or two (replace-one) rank-1 terms of eigenvalue
+    ``≤ λ_H = k b_x²``.  Noise: density ``∝ exp(−ε_b ||b|| / (2ζ))`` (replace-one) or
+    ``∝ exp(−ε_b ||b|| / ζ)`` (add/remove), plus the extra ridge ``Δ`` of
     :func:`objective_perturbation_calibration`.  Guarantee: **ε-DP (pure)** given the
     support; proof in the module docstring (and ``docs/privacy.md``).
 
@@ -331,18 +365,26 @@ def private_coefficients(X, y, support, eps: float, *, bounds: tuple[float, floa
     >>> fit = private_coefficients(X, y, sel.support, 0.5, bounds=(0.5, 0.5), random_state=0)
     >>> fit.coef.shape, fit.epsilon
     ((2,), 0.5)
+    >>> sel = private_bss(X, y, s=2, eps=0.5, bounds=(0.5, 0.5), random_state=0,
+    ...                   neighbours="add_remove")
+    >>> fit = private_coefficients(X, y, sel.support, 0.5, bounds=(0.5, 0.5), random_state=0,
+    ...                            neighbours="add_remove")
+    >>> str(fit.neighbour)
+    'add/remove-one'
     """
     from ._validation import check_random_state, check_X_y, clip_data
     b_x, b_y = bounds
     k = _check_support(support, None).size   # its size only: the data is not read yet
     cal = objective_perturbation_calibration(k, eps, bounds=(b_x, b_y), ridge=ridge,
-                                             radius=radius)
+                                             radius=radius, neighbours=neighbours)
+    add_remove = neighbours == "add_remove"
     guarantee = Guarantee.pure(
-        cal.epsilon, Neighbour.REPLACE_ONE,
-        "objective perturbation calibrated for replace-one neighbours, given the support "
-        "(itself a private release or data-independent)",
-        sensitivity=2.0 * cal.zeta,
-        notes=(f"gradient moves by <= 2*zeta = {2 * cal.zeta:.4g}; noise epsilon "
+        cal.epsilon, Neighbour.ADD_REMOVE if add_remove else Neighbour.REPLACE_ONE,
+        f"objective perturbation calibrated for {'add/remove' if add_remove else 'replace-one'} "
+        "neighbours, given the support (itself a private release or data-independent)",
+        sensitivity=cal.sensitivity,
+        notes=(f"gradient moves by <= {'' if add_remove else '2*'}zeta = {cal.sensitivity:.4g}; "
+               "noise epsilon "
                f"{cal.epsilon_noise:.4g}, Jacobian epsilon {cal.epsilon_jacobian:.4g}, extra "
                f"ridge {cal.extra_ridge:.4g}; data clipped to b_x = {float(b_x):g}, "
                f"b_y = {float(b_y):g}; ||beta||_2 <= {float(radius):g}"))
