@@ -438,8 +438,8 @@ def test_k2_exact_log_ratio_within_eps_add_remove():
             law = _k2_log_law(np.r_[Xb, xr[None]], np.r_[yb, yr], c.extra_ridge, c.noise_scale,
                               radius, inner, angles)
             worst = max(worst, float(np.max(np.abs(law - base))))
-    assert worst <= eps + 1e-7, worst
-    assert worst > 0.5 * eps
+    assert worst <= eps + 1e-7, worst      # measured 0.4829
+    assert worst > 0.9 * eps
 
 
 def test_accountant_one_notion():
