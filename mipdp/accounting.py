@@ -198,7 +198,9 @@ class BudgetAccountant:
             raise BudgetError(f"accountant: this release is stated under {g.neighbour.value} "
                               f"neighbours but the budget is under {nb.value} neighbours; "
                               "guarantees under different notions do not compose. Pass "
-                              f"neighbour='{nb.value}' to the call.")
+                              f"neighbour='{nb.value}' to the call (neighbours="
+                              f"'{'add_remove' if nb is Neighbour.ADD_REMOVE else 'replace_one'}'"
+                              " for private_bss and private_coefficients).")
         if g.status == "not private" and self.finite:
             raise BudgetError(f"accountant: this release is not private "
                               f"({g.not_private_reason}); it cannot be counted against a "

@@ -645,44 +645,64 @@ def _op_rows() -> list[tuple[float, float]]:
 
 
 def op_k1_worst(radius: float, total_ridge: float, noise_scale: float,
-                n_beta: int = 201) -> tuple[float, int, int]:
+                n_beta: int = 201, neighbours: str = "replace_one") -> tuple[float, int, int]:
     """Worst exact log-ratio of :func:`op_k1_log_law` over the audit's neighbour pairs.
 
-    Every base of :func:`_op_bases` with its last row replaced by every row of a grid of
-    the box (and one far outside); every two such datasets are replace-one neighbours.
-    Returns ``(worst, instances, pairs)``.
+    ``neighbours="replace_one"``: every base of :func:`_op_bases` with its last row replaced
+    by every row of a grid of the box (and one far outside); every two such datasets are
+    replace-one neighbours.  ``neighbours="add_remove"``: every base ``D`` against ``D``
+    plus each row of that grid, and ``D`` minus its last row against the same (so the
+    removal of the base's own last row is one of the pairs; the grid's corners are the
+    extreme rows at both ends of the box).  Returns ``(worst, instances, pairs)``.
     """
     betas = np.linspace(-radius, radius, n_beta)[1:-1]
     worst, n_pairs = 0.0, 0
     bases = _op_bases()
     for X, y in bases:
-        laws = []
-        for xr, yr in _op_rows():
-            Xn, yn = X.copy(), y.copy()
-            Xn[-1, 0], yn[-1] = xr, yr
-            laws.append(op_k1_log_law(Xn, yn, total_ridge, noise_scale, radius, betas))
-        laws = np.array(laws)
-        for i in range(len(laws)):
-            worst = max(worst, float(np.max(np.abs(laws[i] - laws))))
-        n_pairs += len(laws) * (len(laws) - 1) // 2
+        if neighbours == "replace_one":
+            laws = []
+            for xr, yr in _op_rows():
+                Xn, yn = X.copy(), y.copy()
+                Xn[-1, 0], yn[-1] = xr, yr
+                laws.append(op_k1_log_law(Xn, yn, total_ridge, noise_scale, radius, betas))
+            laws = np.array(laws)
+            for i in range(len(laws)):
+                worst = max(worst, float(np.max(np.abs(laws[i] - laws))))
+            n_pairs += len(laws) * (len(laws) - 1) // 2
+        elif neighbours == "add_remove":
+            for Xb, yb in ((X, y), (X[:-1], y[:-1])):
+                base = op_k1_log_law(Xb, yb, total_ridge, noise_scale, radius, betas)
+                for xr, yr in _op_rows():
+                    Xn, yn = np.r_[Xb, [[xr]]], np.r_[yb, yr]
+                    law = op_k1_log_law(Xn, yn, total_ridge, noise_scale, radius, betas)
+                    worst = max(worst, float(np.max(np.abs(law - base))))
+                    n_pairs += 1
+        else:
+            raise ValueError(f"neighbours: expected 'replace_one' or 'add_remove', got "
+                             f"{neighbours!r}")
     return worst, len(bases), n_pairs
 
 
 def audit_private_coefficients(cases: Iterable[tuple[float, float]] = OP_CASES,
-                               ridge: float = 0.0) -> list[dict]:
+                               ridge: float = 0.0, neighbours: str = "replace_one") -> list[dict]:
     """Exact audit of :func:`~mipdp.coefficients.private_coefficients` with one coefficient.
 
     For each ``(radius, ε)`` the exact law (:func:`op_k1_log_law`: density on a grid of
     ``(−r, r)``, the atoms ``±r``, the event ``|β̂| <= 1e−5``) is compared on every
-    neighbour pair of :func:`op_k1_worst`, with the package's replace-one calibration.
+    neighbour pair of :func:`op_k1_worst` under ``neighbours``, with the package's
+    calibration for that notion.
     """
     from .coefficients import objective_perturbation_calibration
+    from .guarantee import Neighbour
+    label = (Neighbour.ADD_REMOVE if neighbours == "add_remove" else Neighbour.REPLACE_ONE).value
     rows = []
     for radius, eps in cases:
-        c = objective_perturbation_calibration(1, eps, bounds=(B, B), ridge=ridge, radius=radius)
-        worst, inst, pairs = op_k1_worst(radius, c.ridge + c.extra_ridge, c.noise_scale)
+        c = objective_perturbation_calibration(1, eps, bounds=(B, B), ridge=ridge, radius=radius,
+                                               neighbours=neighbours)
+        worst, inst, pairs = op_k1_worst(radius, c.ridge + c.extra_ridge, c.noise_scale,
+                                         neighbours=neighbours)
         rows.append(_row(f"private_coefficients (k=1, r={radius:g}, ridge {ridge:g})",
-                         "replace-one", "exact", inst, pairs, worst, eps))
+                         label, "exact", inst, pairs, worst, eps))
     return rows
 
 
@@ -815,6 +835,7 @@ def run_audit(quick: bool = False, as_frame: bool = False, backend: str = "highs
                                n_corner=1 if quick else 2, path="mip", backend=backend,
                                neighbours="add_remove")
     rows += audit_private_coefficients()
+    rows += audit_private_coefficients(neighbours="add_remove")
     rows += audit_topk(eps_values=(1.0,) if quick else (0.5, 1.0, 4.0))
     rows += audit_dp_sis(seeds=seeds)
     rows += audit_dp_kendall(seeds=seeds)

@@ -1,15 +1,20 @@
-r"""Private coefficients on a released support: objective perturbation under replace-one.
+r"""Private coefficients on a released support: objective perturbation, replace-one or add/remove.
 
 After a support ``Ŝ`` has been released privately (by :func:`~mipdp.private_bss` or a
 comparator), :func:`private_coefficients` fits least-squares coefficients on ``Ŝ`` with
 their own budget ``ε_fit``.  By basic composition the pair ``(Ŝ, β̂)`` is
-``(ε_select + ε_fit)``-DP.  The mechanism is objective perturbation (Chaudhuri, Monteleoni &
-Sarwate 2011; Kifer, Smith & Thakurta 2012, Algorithm 1 with ``δ = 0``), **re-calibrated for
-replace-one neighbours** (one row replaced, ``n`` fixed and public), the neighbour notion of
-the rest of the package.  The published calibration (noise scale ``2ζ/ε``, extra ridge
-``2λ_H/ε``) covers one row *added or removed*: under replace-one it is only
-``(ε + log(1 + ε/2))``-DP, and exact output laws exceed ``ε`` (k = 1, ``b_x = b_y = 0.5``,
-``r = 0.02``, ridge 0: 0.534 at ``ε = 0.5``; see ``tests/mipdp/test_coefficients.py``).
+``(ε_select + ε_fit)``-DP (under one neighbour notion for both).  The mechanism is
+objective perturbation (Chaudhuri, Monteleoni & Sarwate 2011; Kifer, Smith & Thakurta 2012,
+Algorithm 1 with ``δ = 0``), calibrated for either neighbour notion of the package
+(``neighbours=`` as in :func:`~mipdp.private_bss`):
+
+* ``"replace_one"`` (default): one row replaced, ``n`` fixed and public;
+* ``"add_remove"``: one row added or removed, ``n`` not public.
+
+The published calibration (noise scale ``2ζ/ε``, extra ridge ``2λ_H/ε``) covers one row
+*added or removed*: under replace-one it is only ``(ε + log(1 + ε/2))``-DP, and exact
+output laws exceed ``ε`` (k = 1, ``b_x = b_y = 0.5``, ``r = 0.02``, ridge 0: 0.534 at
+``ε = 0.5``; see ``tests/mipdp/test_coefficients.py``).  Hence the factor 2 below.
 
 Mechanism
 ---------
@@ -21,20 +26,25 @@ Data clipped to public bounds, ``|x_ij| ≤ b_x``, ``|y_i| ≤ b_y``; ``k = |Ŝ|
     ε_J  = log(1 + λ_H / λ_r)     and  Δ = 0                     if that is ≤ ε/2
     ε_J  = ε/2                    and  Δ = λ_H / (e^{ε/2} − 1) − λ_r   otherwise
     ε_b  = ε − ε_J                        (≥ ε/2)
+    Δ_G  = 2ζ (replace-one)  or  ζ (add/remove)     gradient sensitivity of the sum
 
-Draw ``b ∈ R^k`` with density ``ν(b) ∝ exp(−ε_b ||b||₂ / (2ζ))`` (``||b|| ~ Gamma(k, 2ζ/ε_b)``,
+Draw ``b ∈ R^k`` with density ``ν(b) ∝ exp(−ε_b ||b||₂ / Δ_G)`` (``||b|| ~ Gamma(k, Δ_G/ε_b)``,
 uniform direction) and release::
 
     β̂ = argmin_{β ∈ F}  Σ_i ½ (y_i − x_{iŜ}ᵀβ)² + ½ (λ_r + Δ) ||β||² + bᵀβ
 
-(the same problem divided by ``n`` is the package's objective plus ``(Δ/2n)||β||² + bᵀβ/n``).
-It is a ridge problem on a ball, solved exactly by the trust-region secular equation
-(:func:`mipdp.losses.least_squares.ridge_ball_values`).
+(the same problem divided by ``n`` is the package's objective
+``(1/2n)||y − X_Ŝβ||² + (λ_r/2n)||β||²`` plus ``(Δ/2n)||β||² + bᵀβ/n``; times ``n``, that
+objective is the sum form with ridge ``λ_r``, so the argmin above involves the rows only
+through ``Σ_i x_i x_iᵀ`` and ``Σ_i y_i x_i`` and **never uses n**; ``n``
+enters :func:`~mipdp.losses.least_squares.ridge_ball_values` only through the objective
+*value*, ``(·)/2n``, which is not released).  It is a ridge problem on a ball, solved exactly
+by the trust-region secular equation.  Only ``Δ_G`` (the noise scale) depends on the notion.
 
 Guarantee
 ---------
-**ε-DP (pure) under replace-one neighbours, given Ŝ** (Ŝ must itself be a private release,
-or fixed without looking at the data).
+**ε-DP (pure) given Ŝ, under the notion of the call** (Ŝ must itself be a private release
+under the same notion, or fixed without looking at the data).
 
 Proof.  Write ``Λ = λ_r + Δ > 0`` (``Δ > 0`` whenever ``λ_r = 0``) and
 ``G(β; D) = Σ_i ∇ℓ(β; z_i) + Λβ`` with ``∇ℓ(β; x, y) = −(y − xᵀβ) x``.  The objective is
@@ -48,31 +58,58 @@ Proof.  Write ``Λ = λ_r + Δ > 0`` (``Δ > 0`` whenever ``λ_r = 0``) and
   ``r · det(Uᵀ(H_D + ΛI)U + t I_{k−1})``.
 
 So ``β̂`` has a density on the open ball and on the sphere (after integrating ``t``), and in
-both cases the density at a point is ``ν(b_D) · J_D`` (integrated over ``t``).  Let ``D'``
-replace row ``z_n`` by ``z_n'``, and fix the output point (and ``t``):
+both cases the density at a point is ``ν(b_D) · J_D`` (integrated over ``t``).  Neither
+``ν``, nor ``Λ``, nor the map ``b ↦ β̂`` involves ``n``: ``G`` is a *sum* over rows, so a
+dataset of any size is handled by the same formulas, which is what add/remove needs.  Fix
+the output point (and ``t``) and compare neighbours, side by side:
 
-1. *Noise term.*  ``b_D − b_{D'} = ∇ℓ(β̂; z_n') − ∇ℓ(β̂; z_n)``, of norm ``≤ 2ζ``
-   (a replaced row moves the gradient sum by up to twice one row's bound — the factor 2
-   the add/remove calibration misses).  ``log ν`` is ``ε_b/(2ζ)``-Lipschitz, so
-   ``|log ν(b_D) − log ν(b_{D'})| ≤ ε_b``.
-2. *Jacobian term.*  With ``M = Σ_{i<n} x_i x_iᵀ + ΛI ⪰ ΛI`` (or its tangent compression
-   ``UᵀMU + tI ⪰ ΛI``; ``||Uᵀx|| ≤ ||x||``), the matrix determinant lemma gives
-   ``J_D / J_{D'} = (1 + u_nᵀM⁻¹u_n) / (1 + u_n'ᵀM⁻¹u_n')`` with ``u = x`` (or ``Uᵀx``),
-   ``uᵀM⁻¹u ∈ [0, λ_H/Λ]``; hence ``|log J_D − log J_{D'}| ≤ log(1 + λ_H/Λ) = ε_J``
-   (with ``Λ = λ_r`` when ``Δ = 0``, with ``Λ = λ_H/(e^{ε/2} − 1)`` otherwise).
+==================  ==============================================  ==============================================
+                    replace-one: ``D'`` replaces ``z_n`` by ``z_n'``  add/remove: ``D' = D ∪ {z}``, ``z = (x, y)``
+==================  ==============================================  ==============================================
+noise value         ``b_D − b_{D'} = ∇ℓ(β̂; z_n') − ∇ℓ(β̂; z_n)``       ``b_D − b_{D'} = ∇ℓ(β̂; z)``
+its norm            ``≤ 2ζ = Δ_G``                                   ``≤ ζ = Δ_G``
+Hessian change      ``− x_n x_nᵀ + x_n' x_n'ᵀ`` (two rank-1 terms)   ``+ x xᵀ`` (one rank-1 term)
+Jacobian ratio      ``(1 + u_nᵀM⁻¹u_n)/(1 + u_n'ᵀM⁻¹u_n')``,          ``J_{D'}/J_D = 1 + uᵀM⁻¹u``,
+                    ``M = Σ_{i<n} x_i x_iᵀ + ΛI``                     ``M = H_D + ΛI``
+==================  ==============================================  ==============================================
 
-The density ratio is at most ``e^{ε_b + ε_J} = e^ε`` pointwise, and integrating over ``t``
-(sphere) or over any set of outputs keeps the bound: ``β̂`` is ε-DP.  For ``k = 1`` the
-sphere is ``{±r}`` (two atoms, the Jacobian of ``t`` is 1) and the law of ``β̂`` is
-``clip((Σ x_i y_i − b)/(Σ x_i² + Λ), −r, r)`` with Laplace ``b``; the tests compute it in
-closed form on neighbouring datasets and check the log-ratio ≤ ε over a grid of outputs,
-the two atoms and the event ``|β̂| ≤ 1e−5``.
+(on the sphere ``u = Uᵀx`` and ``M`` is replaced by its tangent compression
+``UᵀMU + tI``; in the interior ``u = x``).  In both columns ``M ⪰ ΛI`` and
+``||u|| ≤ ||x|| ≤ √k b_x``, so ``uᵀM⁻¹u ∈ [0, λ_H/Λ]``.
+
+1. *Noise term.*  ``log ν`` is ``ε_b/Δ_G``-Lipschitz and ``||b_D − b_{D'}|| ≤ Δ_G``, so
+   ``|log ν(b_D) − log ν(b_{D'})| ≤ ε_b`` under either notion, provided ``Δ_G`` is the
+   notion's: ``2ζ`` for a replaced row (it removes one gradient and adds another — the
+   factor 2 the published add/remove calibration misses), ``ζ`` for one added or removed
+   row (one gradient).  Calibrating add/remove with ``ζ`` under replace-one would allow
+   ``2ε_b``: the notions are not interchangeable (replace-one's noise is valid, and
+   conservative, under add/remove; the converse fails — both measured in the tests).
+2. *Jacobian term.*  Matrix determinant lemma.  Replace-one: the ratio of two factors
+   each in ``[1, 1 + λ_H/Λ]``; add/remove: one factor in ``[1, 1 + λ_H/Λ]`` (the ratio is
+   ``≥ 1`` from ``D`` to ``D ∪ {z}`` and ``≤ 1`` the other way).  Either way
+   ``|log J_D − log J_{D'}| ≤ log(1 + λ_H/Λ) = ε_J`` (with ``Λ = λ_r`` when ``Δ = 0``, with
+   ``Λ = λ_H/(e^{ε/2} − 1)`` otherwise): the same ``ε_J`` and ``Δ`` for both notions.
+
+The density ratio is at most ``e^{ε_b + ε_J} = e^ε`` pointwise, in both directions, and
+integrating over ``t`` (sphere) or over any set of outputs keeps the bound: ``β̂`` is ε-DP
+under the notion of the call.  For ``k = 1`` the sphere is ``{±r}`` (two atoms, the
+Jacobian of ``t`` is 1) and the law of ``β̂`` is ``clip((Σ x_i y_i − b)/(Σ x_i² + Λ), −r, r)``
+with Laplace ``b`` (scale ``Δ_G/ε_b``); the tests compute it in closed form on neighbouring
+datasets (replace-one pairs; add/remove pairs ``D`` / ``D ∪ {z}`` and ``D ∖ {z_n}`` /
+``D ∖ {z_n} ∪ {z}`` with ``z`` over a grid of the box, its corners included) and check the
+log-ratio ≤ ε over a grid of outputs, the two atoms and the event ``|β̂| ≤ 1e−5``.  Under
+add/remove the bound is nearly attained (0.4993 at ``r = 0.02, ε = 0.5``): an added corner
+row moves the noise by the full ``ζ`` and the Jacobian by the full ``1 + λ_H/Λ`` at once,
+which a replaced row cannot do (the two Jacobian factors then cancel).
 
 Assumptions the proof uses, all enforced here: the loss is convex and twice continuously
 differentiable (least squares); data clipped to bounds given by the caller (never read off
 the data); ``r`` finite; ``λ_r``, ``r``, ``ε`` and ``Ŝ`` fixed independently of the data.
 The minimisation is exact (closed form up to the 1-D secular equation, solved to machine
-precision), so the released point is the argmin the proof is about.
+precision), so the released point is the argmin the proof is about.  Under add/remove the
+proof holds for every ``n ≥ 0``; the input check refuses fewer than 2 rows (before any
+noise is drawn, as :func:`~mipdp.private_bss` does), so the mechanism is defined on datasets
+of at least 2 rows, a public convention of the whole package.
 
 What is returned: ``coef`` (private), the data-free calibration, the guarantee.  The noise
 ``b`` is **not** returned: together with the (public) ``coef`` it reveals ``G(β̂; D)``, a
@@ -87,11 +124,12 @@ from numbers import Real
 
 import numpy as np
 
-from ._param_validation import (EPSILON, POSITIVE_REAL, Interval, _Bounds, _Constraint,
-                                validate_params)
+from ._param_validation import (EPSILON, POSITIVE_REAL, Interval, InvalidParameterError,
+                                StrOptions, _Bounds, _Constraint, validate_params)
 from .accounting import check_release, record_release
 from .guarantee import Guarantee, Neighbour
 from .result import PrivacyReport
+from .selection import NEIGHBOURS
 
 __all__ = ["private_coefficients", "PrivateCoefficients", "ObjectivePerturbationCalibration",
            "objective_perturbation_calibration", "sample_l2_laplace"]
@@ -106,7 +144,8 @@ class ObjectivePerturbationCalibration:
     epsilon : float
         Total ``ε`` of the fit, ``= epsilon_noise + epsilon_jacobian``.
     zeta : float
-        ``ζ``, bound on one row's gradient norm; a replaced row moves the gradient by ``2ζ``.
+        ``ζ``, bound on one row's gradient norm; a replaced row moves the gradient sum by
+        ``2ζ``, an added or removed row by ``ζ``.
     lambda_h : float
         ``λ_H = k b_x²``, bound on one row's Hessian eigenvalue.
     ridge : float
@@ -118,7 +157,11 @@ class ObjectivePerturbationCalibration:
     epsilon_noise : float
         ``ε_b = ε − ε_J``.
     noise_scale : float
-        ``2ζ / ε_b``: ``||b|| ~ Gamma(k, noise_scale)``.
+        ``sensitivity / ε_b``: ``||b|| ~ Gamma(k, noise_scale)``.
+    neighbours : {"replace_one", "add_remove"}
+        Neighbour notion the constants are calibrated for.
+    sensitivity : float
+        Gradient sensitivity under ``neighbours``: ``2ζ`` (replace-one) or ``ζ`` (add/remove).
     """
 
     epsilon: float
@@ -129,12 +172,18 @@ class ObjectivePerturbationCalibration:
     epsilon_jacobian: float
     epsilon_noise: float
     noise_scale: float
+    neighbours: str = "replace_one"
+    sensitivity: float = math.nan
 
 
 def objective_perturbation_calibration(k: int, eps: float, *, bounds: tuple[float, float],
-                                       ridge: float, radius: float
+                                       ridge: float, radius: float,
+                                       neighbours: str = "replace_one"
                                        ) -> ObjectivePerturbationCalibration:
-    """Replace-one calibration of objective perturbation for ``k`` coefficients.
+    """Calibration of objective perturbation for ``k`` coefficients under ``neighbours``.
+
+    Only the noise depends on the notion: its scale is ``2ζ/ε_b`` under replace-one and
+    ``ζ/ε_b`` under add/remove; ``Δ``, ``ε_J`` and ``ε_b`` are the same (module docstring).
 
     Parameters
     ----------
@@ -148,6 +197,8 @@ def objective_perturbation_calibration(k: int, eps: float, *, bounds: tuple[floa
         ``λ_r ≥ 0``.
     radius : float
         Finite ``r > 0``.
+    neighbours : {"replace_one", "add_remove"}, default "replace_one"
+        Neighbour notion (as in :func:`private_coefficients`).
 
     Returns
     -------
@@ -159,6 +210,10 @@ def objective_perturbation_calibration(k: int, eps: float, *, bounds: tuple[floa
     b_y = check_positive(bounds[1], "bounds[1] (bound on |y_i|)")
     ridge = check_positive(ridge, "ridge", allow_zero=True)
     radius = check_positive(radius, "radius")
+    if not (isinstance(neighbours, str) and neighbours in NEIGHBOURS):
+        raise InvalidParameterError(f"The 'neighbours' parameter of "
+                                    f"objective_perturbation_calibration must be a str among "
+                                    f"{set(NEIGHBOURS)}. Got {neighbours!r} instead.")
     sk = math.sqrt(k)
     zeta = (b_y + b_x * sk * radius) * b_x * sk
     lam_h = k * b_x * b_x
@@ -169,10 +224,12 @@ def objective_perturbation_calibration(k: int, eps: float, *, bounds: tuple[floa
         extra = lam_h / math.expm1(eps / 2) - ridge      # > 0 here
         eps_j = math.log1p(lam_h / (ridge + extra))       # = eps / 2 up to rounding
     eps_b = eps - eps_j
+    # a replaced row moves the gradient sum by <= 2ζ, an added/removed row by <= ζ
+    sens = (2.0 if neighbours == "replace_one" else 1.0) * zeta
     return ObjectivePerturbationCalibration(
         epsilon=eps, zeta=float(zeta), lambda_h=float(lam_h), ridge=ridge, extra_ridge=float(extra),
         epsilon_jacobian=float(eps_j), epsilon_noise=float(eps_b),
-        noise_scale=float(2.0 * zeta / eps_b))
+        noise_scale=float(sens / eps_b), neighbours=neighbours, sensitivity=float(sens))
 
 
 def sample_l2_laplace(k: int, scale: float, rng: np.random.Generator) -> np.ndarray:
@@ -197,7 +254,8 @@ class PrivateCoefficients(PrivacyReport):
         The (sorted) support the coefficients belong to, as given.
     guarantee : Guarantee
         The guarantee of this fit, given the support (``str(fit.guarantee)`` in words):
-        pure ``ε``-DP under replace-one neighbours, sensitivity ``2ζ`` (the gradient's).
+        pure ``ε``-DP under the ``neighbours`` of the call, sensitivity ``2ζ`` (replace-one)
+        or ``ζ`` (add/remove), the gradient's.
         ``epsilon``, ``delta``, ``neighbour``, ``sensitivity`` and ``is_private`` are read
         off it (:class:`~mipdp.result.PrivacyReport`).
     calibration : ObjectivePerturbationCalibration
@@ -272,13 +330,15 @@ PRIVATE_COEFFICIENTS_CONSTRAINTS = {
     "ridge": [Interval(Real, 0, None, closed="left")],
     "radius": POSITIVE_REAL,
     "random_state": ["random_state"], "accountant": ["accountant"],
+    "neighbours": [StrOptions(set(NEIGHBOURS))],
 }
 
 
 @validate_params(PRIVATE_COEFFICIENTS_CONSTRAINTS)
 def private_coefficients(X, y, support, eps: float, *, bounds: tuple[float, float],
                          ridge: float = 120.0, radius: float = 1.1,
-                         random_state=None, accountant=None) -> PrivateCoefficients:
+                         random_state=None, accountant=None,
+                         neighbours: str = "replace_one") -> PrivateCoefficients:
     """ε-DP least-squares coefficients on a released support (objective perturbation).
 
     Parameters
@@ -304,7 +364,16 @@ def private_coefficients(X, y, support, eps: float, *, bounds: tuple[float, floa
         Privacy accountant (:mod:`mipdp.accounting`): the guarantee (computed from the
         arguments alone) is checked against its budget before the data is read and then
         recorded.  Default: the accountant of an enclosing ``with`` block.  The support's
-        own release is accounted for by the call that made it.
+        own release is accounted for by the call that made it.  Releases under another
+        neighbour notion than the accountant's are refused (``BudgetError``).
+    neighbours : {"replace_one", "add_remove"}, default "replace_one"
+        Neighbour notion of the guarantee, as in :func:`~mipdp.private_bss`.
+        ``"replace_one"``: the datasets have the same number of rows ``n`` (public) and
+        differ in one row; noise density ``∝ exp(−ε_b ||b|| / (2ζ))``.  ``"add_remove"``:
+        one dataset is the other with one row added (``n`` need not be public); a row moves
+        the gradient sum by at most ``ζ``, so the noise is half as large,
+        ``∝ exp(−ε_b ||b|| / ζ)``.  The extra ridge and the split of ``ε`` are the same.
+        Use the notion of the support's release (the accountant composes one notion).
 
     Returns
     -------
@@ -314,10 +383,12 @@ def private_coefficients(X, y, support, eps: float, *, bounds: tuple[float, floa
 
     Notes
     -----
-    Neighbours: replace one row (``n`` public).  Sensitivity: one replaced row moves the
-    gradient of the objective by at most ``2ζ``, ``ζ = (b_y + b_x√k r) b_x√k``, and its
-    Hessian by a rank-1 term of eigenvalue ``≤ λ_H = k b_x²``.  Noise: density
-    ``∝ exp(−ε_b ||b|| / (2ζ))`` plus the extra ridge ``Δ`` of
+    Neighbours: replace one row (``n`` public; default) or add/remove one row.
+    Sensitivity: one replaced row moves the gradient of the (sum-form) objective by at
+    most ``2ζ``, one added or removed row by at most ``ζ``, ``ζ = (b_y + b_x√k r) b_x√k``;
+    the Hessian moves by one (add/remove) or two (replace-one) rank-1 terms of eigenvalue
+    ``≤ λ_H = k b_x²``.  Noise: density ``∝ exp(−ε_b ||b|| / (2ζ))`` (replace-one) or
+    ``∝ exp(−ε_b ||b|| / ζ)`` (add/remove), plus the extra ridge ``Δ`` of
     :func:`objective_perturbation_calibration`.  Guarantee: **ε-DP (pure)** given the
     support; proof in the module docstring (and ``docs/privacy.md``).
 
@@ -331,18 +402,26 @@ def private_coefficients(X, y, support, eps: float, *, bounds: tuple[float, floa
     >>> fit = private_coefficients(X, y, sel.support, 0.5, bounds=(0.5, 0.5), random_state=0)
     >>> fit.coef.shape, fit.epsilon
     ((2,), 0.5)
+    >>> sel = private_bss(X, y, s=2, eps=0.5, bounds=(0.5, 0.5), random_state=0,
+    ...                   neighbours="add_remove")
+    >>> fit = private_coefficients(X, y, sel.support, 0.5, bounds=(0.5, 0.5), random_state=0,
+    ...                            neighbours="add_remove")
+    >>> str(fit.neighbour)
+    'add/remove-one'
     """
     from ._validation import check_random_state, check_X_y, clip_data
     b_x, b_y = bounds
     k = _check_support(support, None).size   # its size only: the data is not read yet
     cal = objective_perturbation_calibration(k, eps, bounds=(b_x, b_y), ridge=ridge,
-                                             radius=radius)
+                                             radius=radius, neighbours=neighbours)
+    add_remove = neighbours == "add_remove"
     guarantee = Guarantee.pure(
-        cal.epsilon, Neighbour.REPLACE_ONE,
-        "objective perturbation calibrated for replace-one neighbours, given the support "
-        "(itself a private release or data-independent)",
-        sensitivity=2.0 * cal.zeta,
-        notes=(f"gradient moves by <= 2*zeta = {2 * cal.zeta:.4g}; noise epsilon "
+        cal.epsilon, Neighbour.ADD_REMOVE if add_remove else Neighbour.REPLACE_ONE,
+        f"objective perturbation calibrated for {'add/remove' if add_remove else 'replace-one'} "
+        "neighbours, given the support (itself a private release or data-independent)",
+        sensitivity=cal.sensitivity,
+        notes=(f"gradient moves by <= {'' if add_remove else '2*'}zeta = {cal.sensitivity:.4g}; "
+               "noise epsilon "
                f"{cal.epsilon_noise:.4g}, Jacobian epsilon {cal.epsilon_jacobian:.4g}, extra "
                f"ridge {cal.extra_ridge:.4g}; data clipped to b_x = {float(b_x):g}, "
                f"b_y = {float(b_y):g}; ||beta||_2 <= {float(radius):g}"))

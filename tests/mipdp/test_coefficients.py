@@ -11,6 +11,11 @@ a grid of outputs:
 
 A negative control reproduces the issue: the add/remove calibration (noise ``2ζ/ε``,
 extra ridge ``2λ_H/ε``) exceeds ε under replace-one on the same grid.
+
+``neighbours="add_remove"``: the same laws on add/remove pairs (``D`` against ``D`` plus a
+row of the grid, corners included, and ``D`` minus its last row against the same); the
+package's add/remove calibration (noise ``ζ/ε_b``) is within ε there and exceeds ε on the
+replace-one pairs, and 0.9 times its noise exceeds ε on the add/remove pairs.
 """
 
 import math
@@ -150,6 +155,7 @@ def test_bad_input(kwargs, match):
     ({"bounds": (0.0, B)}, "bounds"), ({"bounds": B}, "bounds"),
     ({"ridge": -1.0}, "ridge"), ({"radius": 0.0}, "radius"),
     ({"random_state": -3}, "random_state"), ({"accountant": "acc"}, "accountant"),
+    ({"neighbours": "add/remove"}, "neighbours"), ({"neighbours": None}, "neighbours"),
 ])
 def test_parameter_table_before_the_data(kwargs, name):
     """Issue 20 (10): one validation style: bad arguments raise InvalidParameterError
@@ -295,3 +301,182 @@ def test_k2_change_of_variables_integrates_to_one():
     on_circle = integrate.quad(circle, 0, 2 * math.pi, epsrel=1e-7, limit=200)[0]
     assert 0.1 < on_circle < 0.9
     assert inner + on_circle == pytest.approx(1.0, abs=1e-6)
+
+
+# ----------------------------------------------------------------- add/remove neighbours
+AR = "add_remove"
+
+
+def test_add_remove_calibration_by_hand():
+    zeta = (0.5 + 0.5 * math.sqrt(2) * 1.1) * 0.5 * math.sqrt(2)
+    for ridge in (0.0, 1.0, 120.0):
+        ro = objective_perturbation_calibration(2, 1.0, bounds=(B, B), ridge=ridge, radius=1.1)
+        ar = objective_perturbation_calibration(2, 1.0, bounds=(B, B), ridge=ridge, radius=1.1,
+                                                neighbours=AR)
+        assert ro.neighbours == "replace_one" and ar.neighbours == AR
+        # only the noise differs: the gradient sum moves by zeta, not 2 zeta
+        assert ar.sensitivity == pytest.approx(zeta) and ro.sensitivity == pytest.approx(2 * zeta)
+        assert ar.noise_scale == pytest.approx(zeta / ar.epsilon_noise)
+        assert ar.noise_scale == pytest.approx(ro.noise_scale / 2)
+        for f in ("extra_ridge", "epsilon_jacobian", "epsilon_noise", "zeta", "lambda_h"):
+            assert getattr(ar, f) == getattr(ro, f)
+    from mipdp.exceptions import InvalidParameterError
+    with pytest.raises(InvalidParameterError, match="'neighbours' parameter of objective_pert"):
+        objective_perturbation_calibration(2, 1.0, bounds=(B, B), ridge=1.0, radius=1.1,
+                                           neighbours="add/remove")
+
+
+def test_add_remove_guarantee_and_noise_scale():
+    fit = private_coefficients(X4, Y4, [0, 1], 1.0, bounds=(B, B), random_state=0, neighbours=AR)
+    assert fit.neighbour == "add/remove-one" and fit.epsilon == 1.0 and fit.delta == 0.0
+    assert fit.guarantee.status == "proven" and fit.guarantee.is_pure
+    assert fit.sensitivity == pytest.approx(fit.calibration.zeta)
+    assert "add/remove" in str(fit.guarantee) and "add/remove" in repr(fit)
+    # b = Xᵀy − Aβ̂ from interior fits: ||b|| ~ Gamma(k, ζ/ε_b)
+    eps, ridge, radius = 20.0, 1.0, 10.0
+    c = objective_perturbation_calibration(2, eps, bounds=(B, B), ridge=ridge, radius=radius,
+                                           neighbours=AR)
+    A = X4[:, :2].T @ X4[:, :2] + (ridge + c.extra_ridge) * np.eye(2)
+    coefs = np.array([private_coefficients(X4, Y4, [0, 1], eps, bounds=(B, B), ridge=ridge,
+                                           radius=radius, random_state=seed,
+                                           neighbours=AR).coef for seed in range(400)])
+    assert np.linalg.norm(coefs, axis=1).max() < radius
+    norms = np.linalg.norm(X4[:, :2].T @ Y4 - coefs @ A, axis=1)
+    assert np.mean(norms) == pytest.approx(2 * c.noise_scale, rel=0.1)
+
+
+@pytest.mark.parametrize("neighbours", ["replace_one", AR])
+def test_n_is_not_used(neighbours):
+    """The sum-form argmin depends on the rows only: zero rows (x = 0, y = 0) change nothing,
+    so the fit on n rows equals the fit on n + 5 rows (n need not be known)."""
+    Xz, Yz = np.r_[X4, np.zeros((5, 3))], np.r_[Y4, np.zeros(5)]
+    for seed in range(5):
+        a = private_coefficients(X4, Y4, [0, 1], 1.0, bounds=(B, B), ridge=0.3, radius=0.3,
+                                 random_state=seed, neighbours=neighbours)
+        b = private_coefficients(Xz, Yz, [0, 1], 1.0, bounds=(B, B), ridge=0.3, radius=0.3,
+                                 random_state=seed, neighbours=neighbours)
+        np.testing.assert_allclose(a.coef, b.coef, rtol=1e-12, atol=1e-15)
+
+
+def test_k1_closed_form_is_the_implementation_add_remove():
+    """Draws of the add/remove release follow ``op_k1_log_law`` with noise ``ζ/ε_b``."""
+    X, y = audit._op_bases()[1]
+    r, eps = 0.02, 0.5
+    c = objective_perturbation_calibration(1, eps, bounds=(B, B), ridge=0.0, radius=r,
+                                           neighbours=AR)
+    grid = np.linspace(-r, r, 20001)[1:-1]
+    law = audit.op_k1_log_law(X, y, c.extra_ridge, c.noise_scale, r, grid)
+    dens, p_top, p_bottom = np.exp(law[:-3]), math.exp(law[-3]), math.exp(law[-2])
+    assert integrate.trapezoid(dens, grid) + p_top + p_bottom == pytest.approx(1.0, abs=1e-6)
+    draws = np.array([private_coefficients(X, y, [0], eps, bounds=(B, B), ridge=0.0, radius=r,
+                                           random_state=seed, neighbours=AR).coef[0]
+                      for seed in range(2000)])
+
+    def close(freq, p):
+        return abs(freq - p) < 4 * math.sqrt(p * (1 - p) / draws.size) + 1e-3
+
+    assert close(np.mean(draws >= r * (1 - 1e-12)), p_top)
+    assert close(np.mean(draws <= -r * (1 - 1e-12)), p_bottom)
+    for lo, hi in ((-0.01, 0.0), (0.0, 0.015)):
+        m = (grid > lo) & (grid < hi)
+        assert close(np.mean((draws > lo) & (draws < hi)), integrate.trapezoid(dens[m], grid[m]))
+
+
+def _worst(radius, eps, calibrated_for, pairs, noise_factor=1.0):
+    c = objective_perturbation_calibration(1, eps, bounds=(B, B), ridge=0.0, radius=radius,
+                                           neighbours=calibrated_for)
+    return audit.op_k1_worst(radius, c.ridge + c.extra_ridge, noise_factor * c.noise_scale,
+                             neighbours=pairs)
+
+
+#: (r, ε) -> worst exact log-ratio of the add/remove calibration on add/remove pairs
+#: (``python -c "from mipdp import audit; print(audit.audit_private_coefficients(
+#: neighbours='add_remove'))"``)
+AR_MEASURED = {(0.02, 0.5): 0.4993, (0.02, 1.0): 0.9974, (0.005, 0.1): 0.09997}
+
+
+@pytest.mark.parametrize("radius, eps", CASES)
+def test_k1_exact_log_ratio_within_eps_add_remove(radius, eps):
+    worst, inst, pairs = _worst(radius, eps, AR, AR)
+    assert pairs == 11 * 2 * 64          # (D and D minus its last row) x 64 added rows
+    assert worst <= eps + 1e-9, (radius, eps, worst)
+    assert worst == pytest.approx(AR_MEASURED[(radius, eps)], abs=1e-4)
+    assert worst > 0.99 * eps            # nearly tight: the grid has power
+    row, = audit.audit_private_coefficients([(radius, eps)], neighbours=AR)
+    assert row["neighbour"] == "add/remove-one" and row["within_claim"]
+    assert row["worst_log_ratio"] == pytest.approx(worst)
+
+
+@pytest.mark.parametrize("radius, eps", CASES)
+def test_k1_notions_are_not_interchangeable(radius, eps):
+    """The add/remove calibration (half the noise) exceeds ε on replace-one pairs; the
+    replace-one calibration is valid (conservative) on add/remove pairs; and the add/remove
+    check itself has teeth: 0.9 times the add/remove noise exceeds ε on add/remove pairs."""
+    assert _worst(radius, eps, AR, "replace_one")[0] > 1.09 * eps
+    assert _worst(radius, eps, "replace_one", AR)[0] <= 0.76 * eps
+    assert _worst(radius, eps, AR, AR, noise_factor=0.9)[0] > 1.05 * eps
+
+
+def test_k2_exact_log_ratio_within_eps_add_remove():
+    """k = 2, disc and circle densities: D (101 rows), D minus its last row, each plus a row
+    of the box's grid (corners included)."""
+    eps, radius = 0.5, 0.05
+    c = objective_perturbation_calibration(2, eps, bounds=(B, B), ridge=0.0, radius=radius,
+                                           neighbours=AR)
+    rng = np.random.default_rng(0)
+    rad = radius * np.sqrt(rng.random(60))
+    ang = 2 * np.pi * rng.random(60)
+    inner = np.r_[np.c_[rad * np.cos(ang), rad * np.sin(ang)], np.zeros((1, 2))]
+    angles = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+    X = np.r_[np.full((100, 2), 0.005) * [1, -1], np.zeros((1, 2))]
+    y = np.r_[np.full(100, -0.5), 0.0]
+    rows = [(np.array([a, b]), yv) for a in (-B, 0.0, B) for b in (-B, 0.0, B) for yv in (-B, B)]
+    worst = 0.0
+    for Xb, yb in ((X, y), (X[:-1], y[:-1])):
+        base = _k2_log_law(Xb, yb, c.extra_ridge, c.noise_scale, radius, inner, angles)
+        for xr, yr in rows:
+            law = _k2_log_law(np.r_[Xb, xr[None]], np.r_[yb, yr], c.extra_ridge, c.noise_scale,
+                              radius, inner, angles)
+            worst = max(worst, float(np.max(np.abs(law - base))))
+    assert worst <= eps + 1e-7, worst      # measured 0.4829
+    assert worst > 0.9 * eps
+
+
+def test_accountant_one_notion():
+    from .test_accounting import Untouchable
+    acc = BudgetAccountant(epsilon=2.0)
+    private_coefficients(X4, Y4, [0, 1], 0.5, bounds=(B, B), random_state=0, accountant=acc,
+                         neighbours=AR)
+    assert acc.total().neighbour == "add/remove-one"
+    with pytest.raises(BudgetError, match="different notions do not compose"):
+        private_coefficients(Untouchable(), Untouchable(), [0, 1], 0.5, bounds=(B, B),
+                             accountant=acc)                    # replace-one: refused, unread
+    assert len(acc) == 1
+    fixed = BudgetAccountant(epsilon=2.0, neighbour="replace-one")
+    with pytest.raises(BudgetError, match="neighbours='replace_one'"):
+        private_coefficients(Untouchable(), Untouchable(), [0], 0.5, bounds=(B, B),
+                             accountant=fixed, neighbours=AR)
+    assert len(fixed) == 0
+
+
+def test_private_bss_then_coefficients_add_remove_compose():
+    from mipdp.datasets import make_bss_regression
+    X, y, _ = make_bss_regression(n=200, p=6, s=2, random_state=0)
+    acc = BudgetAccountant(epsilon=1.0, neighbour="add/remove")
+    sel = mipdp.private_bss(X, y, s=2, eps=0.6, bounds=(B, B), random_state=0,
+                            neighbours=AR, accountant=acc)
+    fit = private_coefficients(X, y, sel.support, 0.4, bounds=(B, B), random_state=0,
+                               neighbours=AR, accountant=acc)
+    assert len(acc) == 2 and fit.support.tolist() == sorted(sel.support)
+    total = acc.total()
+    assert total.epsilon == pytest.approx(1.0) and total.delta == 0.0
+    assert total.neighbour == "add/remove-one"
+    with pytest.raises(BudgetError):                         # the budget is spent
+        private_coefficients(X, y, sel.support, 0.1, bounds=(B, B), neighbours=AR,
+                             accountant=acc)
+    # under replace-one the same pipeline composes too, but not across notions
+    acc2 = BudgetAccountant(epsilon=1.0)
+    mipdp.private_bss(X, y, s=2, eps=0.6, bounds=(B, B), random_state=0, accountant=acc2)
+    with pytest.raises(BudgetError, match="different notions"):
+        private_coefficients(X, y, sel.support, 0.4, bounds=(B, B), neighbours=AR,
+                             accountant=acc2)
