@@ -181,6 +181,27 @@ def _laplace_cdf(t, scale):
 CASES = list(audit.OP_CASES)       # (r, ε_fit) of the issue, ridge 0
 
 
+def _assert_draws_follow_k1_law(X, y, eps, r, c, neighbours, n_draws):
+    """``n_draws`` releases of ``private_coefficients`` (k = 1, ridge 0, radius ``r``) have
+    the mass of ``audit.op_k1_log_law`` (calibration ``c``) on both atoms and two intervals."""
+    grid = np.linspace(-r, r, 20001)[1:-1]
+    law = audit.op_k1_log_law(X, y, c.extra_ridge, c.noise_scale, r, grid)
+    dens, p_top, p_bottom = np.exp(law[:-3]), math.exp(law[-3]), math.exp(law[-2])
+    assert integrate.trapezoid(dens, grid) + p_top + p_bottom == pytest.approx(1.0, abs=1e-6)
+    draws = np.array([private_coefficients(X, y, [0], eps, bounds=(B, B), ridge=0.0, radius=r,
+                                           random_state=seed, neighbours=neighbours).coef[0]
+                      for seed in range(n_draws)])
+
+    def close(freq, p):
+        return abs(freq - p) < 4 * math.sqrt(p * (1 - p) / draws.size) + 1e-3
+
+    assert close(np.mean(draws >= r * (1 - 1e-12)), p_top)
+    assert close(np.mean(draws <= -r * (1 - 1e-12)), p_bottom)
+    for lo, hi in ((-0.01, 0.0), (0.0, 0.015)):
+        m = (grid > lo) & (grid < hi)
+        assert close(np.mean((draws > lo) & (draws < hi)), integrate.trapezoid(dens[m], grid[m]))
+
+
 def test_k1_closed_form_is_the_implementation():
     """``audit.op_k1_log_law`` is the law of ``private_coefficients`` (k = 1)."""
     X, y = audit._op_bases()[1]
@@ -192,21 +213,7 @@ def test_k1_closed_form_is_the_implementation():
     for b in (-3.0, -0.1, 0.0, 0.02, 0.5, 4.0):        # the fit is clip((S − b)/A, −r, r)
         got = _perturbed_fit(Xc, y, np.array([b]), c.extra_ridge, r)[0]
         assert got == pytest.approx(np.clip((S - b) / A, -r, r), abs=1e-12)
-    grid = np.linspace(-r, r, 20001)[1:-1]
-    law = audit.op_k1_log_law(X, y, c.extra_ridge, c.noise_scale, r, grid)
-    dens, p_top, p_bottom = np.exp(law[:-3]), math.exp(law[-3]), math.exp(law[-2])
-    assert integrate.trapezoid(dens, grid) + p_top + p_bottom == pytest.approx(1.0, abs=1e-6)
-    draws = np.array([private_coefficients(X, y, [0], eps, bounds=(B, B), ridge=0.0, radius=r,
-                                           random_state=seed).coef[0] for seed in range(3000)])
-
-    def close(freq, p):
-        return abs(freq - p) < 4 * math.sqrt(p * (1 - p) / draws.size) + 1e-3
-
-    assert close(np.mean(draws >= r * (1 - 1e-12)), p_top)
-    assert close(np.mean(draws <= -r * (1 - 1e-12)), p_bottom)
-    for lo, hi in ((-0.01, 0.0), (0.0, 0.015)):
-        m = (grid > lo) & (grid < hi)
-        assert close(np.mean((draws > lo) & (draws < hi)), integrate.trapezoid(dens[m], grid[m]))
+    _assert_draws_follow_k1_law(X, y, eps, r, c, "replace_one", 3000)
 
 
 @pytest.mark.parametrize("radius, eps", CASES)
@@ -364,22 +371,7 @@ def test_k1_closed_form_is_the_implementation_add_remove():
     r, eps = 0.02, 0.5
     c = objective_perturbation_calibration(1, eps, bounds=(B, B), ridge=0.0, radius=r,
                                            neighbours=AR)
-    grid = np.linspace(-r, r, 20001)[1:-1]
-    law = audit.op_k1_log_law(X, y, c.extra_ridge, c.noise_scale, r, grid)
-    dens, p_top, p_bottom = np.exp(law[:-3]), math.exp(law[-3]), math.exp(law[-2])
-    assert integrate.trapezoid(dens, grid) + p_top + p_bottom == pytest.approx(1.0, abs=1e-6)
-    draws = np.array([private_coefficients(X, y, [0], eps, bounds=(B, B), ridge=0.0, radius=r,
-                                           random_state=seed, neighbours=AR).coef[0]
-                      for seed in range(2000)])
-
-    def close(freq, p):
-        return abs(freq - p) < 4 * math.sqrt(p * (1 - p) / draws.size) + 1e-3
-
-    assert close(np.mean(draws >= r * (1 - 1e-12)), p_top)
-    assert close(np.mean(draws <= -r * (1 - 1e-12)), p_bottom)
-    for lo, hi in ((-0.01, 0.0), (0.0, 0.015)):
-        m = (grid > lo) & (grid < hi)
-        assert close(np.mean((draws > lo) & (draws < hi)), integrate.trapezoid(dens[m], grid[m]))
+    _assert_draws_follow_k1_law(X, y, eps, r, c, AR, 2000)
 
 
 def _worst(radius, eps, calibrated_for, pairs, noise_factor=1.0):

@@ -149,6 +149,16 @@ def sampler_for(obj, p, s, eps, scale, backend, envelope, vals=None):
                                  scale, refine=refine, refine_after=4, split_cost=0.0)
 
 
+def _instance_law(instance, p, s, eps, seed=1, kind="ill"):
+    """A least-squares instance (ridge 5, radius 1.1), its scale and its brute-force
+    permute-and-flip law: ``(obj, scale, supports, values, log_law)``."""
+    X, y = make_data(instance, seed, p, kind)
+    loss = LeastSquares(5.0, 1.1)
+    obj = loss.bind(X, y)
+    scale = loss.sensitivity(X.shape[0], s, B, B)
+    return (obj, scale) + tuple(law(obj, p, s, eps, scale))
+
+
 LAW_PARAMS = [pytest.param(b, e, id=f"{b}-{e}",
                            marks=[pytest.mark.slow] if b != "highs" and e != "tight" else [])
               for b in solvers.available_backends() for e in ("tight", "loose", "refined")]
@@ -161,11 +171,7 @@ def test_sampled_law_is_permute_and_flip(instance, backend, envelope):
     sampling (the loose and refined envelopes of the other backends are marked slow: the
     backend only builds the singletons and the bounds that those envelopes replace)."""
     p, s, eps = 9, 3, 2.0
-    X, y = make_data(instance, 1, p, "ill")
-    loss = LeastSquares(5.0, 1.1)
-    obj = loss.bind(X, y)
-    scale = loss.sensitivity(X.shape[0], s, B, B)
-    sup, vals, logp = law(obj, p, s, eps, scale)
+    obj, scale, sup, vals, logp = _instance_law(instance, p, s, eps)
     sampler = sampler_for(obj, p, s, eps, scale, backend, envelope, vals)
     draws = sampler.sample(np.random.default_rng(7), 2000)
     assert sampled_pvalue(draws, sup, logp) > 1e-3
@@ -181,11 +187,7 @@ def test_sampled_law_is_permute_and_flip(instance, backend, envelope):
 def test_sampled_law_other_instance(instance):
     """A second instance (ties) with the tight envelope at a sharper ε."""
     p, s, eps = 10, 2, 6.0
-    X, y = make_data(instance, 2, p, "ties")
-    loss = LeastSquares(5.0, 1.1)
-    obj = loss.bind(X, y)
-    scale = loss.sensitivity(X.shape[0], s, B, B)
-    sup, vals, logp = law(obj, p, s, eps, scale)
+    obj, scale, sup, vals, logp = _instance_law(instance, p, s, eps, seed=2, kind="ties")
     sampler = sampler_for(obj, p, s, eps, scale, "highs", "tight", vals)
     assert sampled_pvalue(sampler.sample(np.random.default_rng(3), 2000), sup, logp) > 1e-3
 
@@ -278,11 +280,7 @@ def test_law_does_not_depend_on_the_evaluation_queue(instance, monkeypatch, firs
     monkeypatch.setattr(pf, "_FIRST_QUEUE", first)
     monkeypatch.setattr(pf, "_MAX_QUEUE", largest)
     p, s, eps = 9, 3, 2.0
-    X, y = make_data(instance, 1, p, "ill")
-    loss = LeastSquares(5.0, 1.1)
-    obj = loss.bind(X, y)
-    scale = loss.sensitivity(X.shape[0], s, B, B)
-    sup, vals, logp = law(obj, p, s, eps, scale)
+    obj, scale, sup, vals, logp = _instance_law(instance, p, s, eps)
     sampler = sampler_for(obj, p, s, eps, scale, "highs", "refined", vals)
     draws = sampler.sample(np.random.default_rng(11), 2000)
     assert sampled_pvalue(draws, sup, logp) > 1e-3
@@ -389,7 +387,7 @@ def test_split_decision_ignores_the_time_of_queued_members(monkeypatch):
     draws = np.empty((20000, s), dtype=np.intp)
     for i in range(draws.shape[0]):
         smp.regions = [R1, R2]
-        smp._t_eval = smp._t_over = smp._t_value = 0.0    # each draw measures afresh
+        smp._t_over = smp._t_value = 0.0    # each draw measures afresh
         draws[i] = smp.sample(rng, 1)[0]
     sup = np.array(sorted(q))
     logp = permute_and_flip_log_law(np.array([q[tuple(r)] for r in sup.tolist()]))
