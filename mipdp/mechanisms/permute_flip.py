@@ -227,12 +227,12 @@ def _keys(rows: np.ndarray) -> list[bytes]:
 class _State:
     """Search state of one region during one draw (see the module notes)."""
 
-    __slots__ = ("region", "visited", "m", "x", "evals", "best", "queue", "queue_L",
-                 "pending", "qbatch", "batches")
+    __slots__ = ("region", "visited", "m", "x", "best", "queue", "queue_L", "pending",
+                 "qbatch", "batches")
 
     def __init__(self, region: Region, visited: set, m: int, x: float, best=None) -> None:
         self.region, self.visited, self.m, self.x = region, visited, m, x
-        self.evals, self.best = 0, best
+        self.best = best
         # members drawn ahead (a uniform random order of distinct unrevealed members) and
         # their objectives, evaluated in one batch; their noises are not revealed yet
         self.queue = np.empty((0, region.s), dtype=np.intp)
@@ -306,7 +306,6 @@ class PermuteAndFlipSampler(EnvelopeSampler):
         self.split_cost = None if split_cost is None else float(split_cost)
         #: per revealed member: the search's own time, and the evaluation time of batches
         #: whose members are all revealed (the split decision's time per member is their sum)
-        self._t_eval = 0.0
         self._t_over = 0.0
         self._t_value = 0.0
         self._single_q = -self.coef * (self.singleton_values - self.ref)
@@ -394,12 +393,10 @@ class PermuteAndFlipSampler(EnvelopeSampler):
                 st.best = (float(L[k]), members[k].copy())
             st.visited.update(_keys(members))
             st.m -= len(xs)
-            st.evals += len(xs)
             # time per revealed member (what a split would save): the search's own time here;
             # evaluations count once their whole batch is revealed (_next_members)
             dt = (time.perf_counter() - t_pop - t_values) / len(xs)
             self._t_over = dt if self._t_over == 0.0 else 0.9 * self._t_over + 0.1 * dt
-            self._t_eval = self._t_over + self._t_value
             if st.m > 0:
                 st.x = nxt
                 states[sid] = st
@@ -410,7 +407,6 @@ class PermuteAndFlipSampler(EnvelopeSampler):
             for rec in st.batches:
                 self._time_batch(rec)
             st.batches = []
-        self._t_eval = self._t_over + self._t_value
         self.n_draws += 1
         return best_S
 
@@ -418,6 +414,11 @@ class PermuteAndFlipSampler(EnvelopeSampler):
         """Fold a batch's evaluation time per member into the estimate."""
         dt = rec[1] / max(1, rec[2])
         self._t_value = dt if self._t_value == 0.0 else 0.9 * self._t_value + 0.1 * dt
+
+    @property
+    def _t_eval(self) -> float:
+        """Time per revealed member that a split would save (measured)."""
+        return self._t_over + self._t_value
 
     def _want_split(self, st: _State, best: float) -> bool:
         """Split when many more members of the region would still beat the best found and
