@@ -161,9 +161,7 @@ class ExponentialMechanismSampler(EnvelopeSampler):
         if self._cuts is None or len(self._cuts) == 0:
             return None
         # the suffix polynomials' size is known before any is built: past the cap, build none
-        need = sum(8 * (q + 1) * (pool.size + 1) for q, pool in
-                   ((R.n_keep, R.free_center), (R.n_add, R.free_outside)) if q > 0)
-        if self._linear_bytes + need > _LINEAR_MAX_BYTES:
+        if self._linear_bytes + LinearEnvelope.tables_nbytes(R) > _LINEAR_MAX_BYTES:
             return None
         a, G = self._cuts.arrays
         lin = best_linear_envelope(R, a, G, self._cuts.slack(), self.coef, self.ref,

@@ -204,6 +204,14 @@ class LinearEnvelope:
         """The cut's lower bound ``a + Σ_{i∈T} g_i`` of each row."""
         return self.a + self.g[np.asarray(rows, dtype=np.intp)].sum(axis=1)
 
+    @staticmethod
+    def tables_nbytes(region: Region) -> int:
+        """Upper bound on the bytes of the suffix polynomials of ``region``'s two weighted
+        subsets (``8 (q + 1)(m + 1)`` each), known before they are built."""
+        return sum(8 * (q + 1) * (pool.size + 1) for q, pool in
+                   ((region.n_keep, region.free_center), (region.n_add, region.free_outside))
+                   if q > 0)
+
     def nbytes(self) -> int:
         """Memory held: the slopes and the suffix polynomials."""
         return self.g.nbytes + sum(w._E.nbytes for w in (self._keep, self._add)
