@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .data import is_sparse
+
 __all__ = ["ColumnMap", "MappedMatrix", "MAPPED_HALF_WIDTH"]
 
 #: the mapped values lie in ``[−MAPPED_HALF_WIDTH, MAPPED_HALF_WIDTH]``
@@ -70,10 +72,6 @@ class ColumnMap:
         return ColumnMap(self.lo[cols], self.hi[cols])
 
 
-def _is_sparse(X) -> bool:
-    return type(X).__module__.startswith("scipy.sparse") and hasattr(X, "tocsc")
-
-
 class MappedMatrix:
     """``X`` mapped column by column by a :class:`ColumnMap`, never formed whole.
 
@@ -113,7 +111,7 @@ class MappedMatrix:
         if isinstance(cols, slice):
             cols = np.arange(self.shape[1])[cols]
         cols = np.asarray(cols, dtype=np.intp)
-        if _is_sparse(self.raw):
+        if is_sparse(self.raw):
             B = self._as_format("csc")[:, cols].toarray()
         else:
             B = self.raw[:, cols]
@@ -122,7 +120,7 @@ class MappedMatrix:
 
     def rows(self, rows) -> np.ndarray:
         """Mapped float64 rows ``rows``: shape ``(len(rows), p)``, C-ordered."""
-        if _is_sparse(self.raw):
+        if is_sparse(self.raw):
             B = self._as_format("csr")[rows].toarray()
         else:
             B = np.asarray(self.raw[rows])
@@ -143,7 +141,7 @@ class MappedMatrix:
     def take_columns(self, cols) -> "MappedMatrix":
         """The mapped matrix of the columns ``cols`` (a sparse ``raw`` stays sparse)."""
         cols = np.asarray(cols, dtype=np.intp)
-        sub = (self._as_format("csc")[:, cols] if _is_sparse(self.raw)
+        sub = (self._as_format("csc")[:, cols] if is_sparse(self.raw)
                else np.asarray(self.raw[:, cols]))
         return MappedMatrix(sub, self.column_map.subset(cols))
 
