@@ -170,6 +170,8 @@ def data_derived_bounds(bounds, *, need_y: bool = True) -> list[str]:
     """
     if bounds is None:
         return ["bound_x"] + (["bound_y"] if need_y else [])
+    if isinstance(bounds, str):
+        return []          # "ranks", "private": nothing is read off the data
     if isinstance(bounds, numbers.Real) and not isinstance(bounds, bool):
         return []
     try:

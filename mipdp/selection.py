@@ -29,6 +29,8 @@ from .losses import Loss, get_loss
 from .methods import registry as _registry
 from .methods.mistakes import MISTAKES_LEVEL_C, mistakes_theta, ptr_level
 from .prescreen import prescreen_fraction
+from .ranks import (RANK_BOUNDS, check_ranks_options, is_ranks, rank_design,
+                    rank_sensitivity, uniform_ranks)
 from .private_ranges import (MAPPED_BOUNDS, PrivateBounds, as_private_bounds, ranges_guarantee,
                              run_with_private_ranges)
 from .result import SelectionResult
@@ -202,6 +204,8 @@ def _resolve_public_score(loss_obj: Loss, s: int, bounds) -> Loss:
     So that a rule that cannot apply raises before the data is read; with bounds left
     to the data the rule runs after :func:`check_bounds` (and the result is not private).
     """
+    if is_ranks(bounds):
+        bounds = RANK_BOUNDS
     if loss_obj.resolved or bounds is None or isinstance(bounds, str):
         return loss_obj
     if isinstance(bounds, Real):
@@ -277,6 +281,17 @@ def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None,
     stage = _registry.get_method(method).guarantee(
         eps_select, n_draws, nb, sensitivity=sensitivity, R=R, delta=delta,
         eps_test=eps_test, ptr_passed=ptr_passed)
+    if is_ranks(bounds):   # the score on ranks: its own Δ, and not monotone under add/remove
+        from dataclasses import replace as _replace
+        from .methods.base import _add_remove_note
+        note = ("score on uniform ranks (bounds='ranks', no public ranges): sensitivity of "
+                "F = n L proven for ranks (docs/privacy.md, 'Rank-based scores')")
+        if nb is Neighbour.ADD_REMOVE:
+            note += ", not monotone: weights exp(-eps F(S) / (2 Delta)), Delta uniform in n"
+            old = stage.notes.replace(_add_remove_note(sensitivity), "").strip("; ")
+        else:
+            old = stage.notes
+        stage = _replace(stage, notes=f"{old}; {note}" if old else note)
     if prescreen is not None:
         if prescreen_guarantee is None:
             name = prescreen[0] if isinstance(prescreen, (tuple, list)) and prescreen else "?"
@@ -294,7 +309,7 @@ def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None,
 PRIVATE_BSS_CONSTRAINTS = {
     "X": "no_validation", "y": "no_validation",
     "s": POSITIVE_INT, "eps": EPSILON,
-    "bounds": ["bounds", StrOptions({"private"}), PrivateBounds],
+    "bounds": ["bounds", StrOptions({"private", "ranks"}), PrivateBounds],
     "ridge": [None] + POSITIVE_REAL,
     "radius": [None, Interval(Real, 0, None, closed="neither", allow_inf=True)],
     "loss": [str, Loss], "method": [_registry.MethodOptions()],
@@ -473,6 +488,9 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     eps = float(eps)
     delta, eps_test = _check_method_args(method, R, delta, eps_test, n_draws)
     scale_factor = neighbour_scale_factor(method, neighbours)
+    ranks = is_ranks(bounds)
+    if ranks:   # the score on ranks is not monotone under add/remove: the full Δ
+        scale_factor = 1.0
     if neighbours == "add_remove" and prescreen is not None:
         from ._param_validation import InvalidParameterError
         raise InvalidParameterError(
@@ -483,6 +501,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     enum_options = check_enumeration_options(enumeration_options, "private_bss")
     loss_obj = get_loss(loss, ridge=ridge, radius=radius)
     score_rule = "given" if loss_obj.resolved else "default"
+    if ranks:
+        check_ranks_options(loss_obj.name, prescreen)
     loss_obj = _resolve_public_score(loss_obj, s, bounds)
     eps_select = _selection_epsilon(eps, prescreen)
     eps_total = planned_epsilon(eps, n_draws=n_draws, prescreen=prescreen, method=method,
@@ -498,7 +518,14 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     n, p = X.shape
     s = check_less_than(s, p, "s", "p", "private_bss")
     y = loss_obj.check_targets(y)
-    b_x, b_y = check_bounds(bounds, X, y, need_y=loss_obj.needs_y_bound)
+    if ranks:     # uniform ranks, column by column (mipdp/ranks.py); labels stay ±1
+        t_ranks = time.perf_counter()
+        X = rank_design(X)
+        if loss_obj.needs_y_bound:
+            y = uniform_ranks(y)
+        b_x, b_y = RANK_BOUNDS[0], (RANK_BOUNDS[1] if loss_obj.needs_y_bound else None)
+    else:
+        b_x, b_y = check_bounds(bounds, X, y, need_y=loss_obj.needs_y_bound)
     loss_obj = loss_obj.resolve(s, b_x, b_y)    # data-derived bounds: result not private
     rng = check_random_state(random_state)
     rng_screen, rng_test, rng_draw = rng.spawn(3)
@@ -506,7 +533,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     # -- optional private pre-screen ------------------------------------------------------
     columns = None
     screen_info = None
-    timings = {}
+    timings = {"ranks": time.perf_counter() - t_ranks} if ranks else {}
     if prescreen is not None:
         from .prescreen import run_prescreen
         screen_bounds = (b_x, b_y if loss_obj.needs_y_bound else 1.0)   # ±1 labels: public
@@ -523,9 +550,14 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     # scale (levels, PTR threshold, exponents) is a data-free multiple of it, so the release
     # depends on the data only through F/B (docs/privacy.md, "MIP methods under add/remove
     # neighbours").
-    delta_L = scale_factor * loss_obj.sensitivity(n, s, b_x, b_y)
-    record_sens = (loss_obj.sample_bound(s, b_x, b_y) if neighbours == "add_remove"
-                   else delta_L)
+    if ranks:   # Δ of F = n·L on ranks (uniform in n under add/remove): docs/privacy.md
+        rank_delta = rank_sensitivity(loss_obj.name, n, s, loss_obj.radius, neighbours)
+        delta_L = rank_delta / n
+        record_sens = rank_delta if neighbours == "add_remove" else delta_L
+    else:
+        delta_L = scale_factor * loss_obj.sensitivity(n, s, b_x, b_y)
+        record_sens = (loss_obj.sample_bound(s, b_x, b_y) if neighbours == "add_remove"
+                       else delta_L)
     objective = loss_obj.bind(Xc, yc)
     enum = SupportEnumerator(objective, s, scale=delta_L, backend=backend,
                              backend_options=backend_options, time_limit=time_limit,
@@ -537,7 +569,10 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
 
     bounds_key = "bounds_not_private" if data_derived_bounds(
         bounds, need_y=loss_obj.needs_y_bound) else "bounds"
-    info: dict = {"loss": loss_obj.name, bounds_key: (b_x, b_y), "ridge": loss_obj.ridge,
+    if ranks:
+        bounds_key = "bounds"
+    info: dict = {"loss": loss_obj.name, bounds_key: "ranks" if ranks else (b_x, b_y),
+                  "ridge": loss_obj.ridge,
                   "radius": loss_obj.radius, "score_rule": score_rule,
                   "clipped_fraction_not_private": clipped}
     # -- the method's release (mipdp/methods/<method>.py) ----------------------------------
