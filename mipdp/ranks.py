@@ -72,15 +72,18 @@ def check_ranks_options(loss_name: str, prescreen) -> None:
     """Refuse, before the data is read, what the rank release does not support."""
     if loss_name not in RANK_LOSSES:
         raise InvalidParameterError(
-            f"bounds: bounds='ranks' is proven for loss in {list(RANK_LOSSES)} only, got "
-            f"loss={loss_name!r}; pass public bounds=(b_x, b_y) or bounds='private' for it")
+            f"bounds: bounds='ranks' (what bounds=None means) is proven for loss in "
+            f"{list(RANK_LOSSES)} only, got loss={loss_name!r}; pass public "
+            "bounds=(b_x, b_y), or bounds='private' (ranges released with part of eps)")
     if prescreen is not None:
         name = prescreen[0] if isinstance(prescreen, (tuple, list)) and prescreen else None
         if name != "kendall":
             raise InvalidParameterError(
-                f"prescreen: with bounds='ranks' only the 'kendall' pre-screen is available "
+                f"prescreen: with bounds='ranks' (what bounds=None means) only the 'kendall' "
+                f"pre-screen is available "
                 f"(it depends on ranks only); the others assume rows that change alone under "
-                f"a neighbour, which ranks do not; got prescreen={prescreen!r}")
+                f"a neighbour, which ranks do not; got prescreen={prescreen!r}: pass public "
+                "bounds=(b_x, b_y) for it")
 
 
 def uniform_ranks(v: np.ndarray) -> np.ndarray:

@@ -241,6 +241,17 @@ def planned_epsilon(eps: float, *, n_draws: int = 1, prescreen=None, method: str
     return total
 
 
+def _default_bounds(bounds):
+    """``bounds=None`` means ``"ranks"``: a call without bounds is private."""
+    return "ranks" if bounds is None else bounds
+
+
+def _leaky(bounds):
+    """``"data"`` (bounds read off the data, not private) in the form of the checks'
+    ``None``; any other value unchanged."""
+    return None if isinstance(bounds, str) and bounds == "data" else bounds
+
+
 def _selection_epsilon(eps: float, prescreen) -> float:
     """ε of one draw: what the pre-screen's share leaves (the one place of the split)."""
     return (1.0 - prescreen_fraction(prescreen)) * float(eps)
@@ -261,12 +272,14 @@ def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None,
     Its ``epsilon`` is :func:`planned_epsilon`.  The method's own part is its unit's
     :meth:`~mipdp.methods.base.SelectionMethod.guarantee` (``mipdp/methods/<method>.py``);
     the private ranges, the pre-screen and the data-derived-bounds label are composed here.
+    ``bounds=None`` means ``"ranks"`` (as in :func:`private_bss`).
 
     Under ``neighbours="add_remove"`` the record's ``neighbour`` is
     :attr:`~mipdp.guarantee.Neighbour.ADD_REMOVE` and its ``sensitivity`` is ``B``, the
     add/remove sensitivity of the monotone sum-form score ``F = n·L`` (``n`` is not public
     then, so ``B/n`` is not reported); pass ``sensitivity=B``.
     """
+    bounds = _default_bounds(bounds)
     spec = as_private_bounds(bounds)
     if spec is not None:   # private clipping ranges first, the selection on the rest of eps
         eps_r = spec.fraction * float(eps)
@@ -299,7 +312,7 @@ def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None,
                                                  f"private pre-screen ({name})")
         stage = prescreen_guarantee + stage
     need_y = get_loss(loss).needs_y_bound
-    derived = data_derived_bounds(bounds, need_y=need_y)
+    derived = data_derived_bounds(_leaky(bounds), need_y=need_y)
     if derived:
         stage = stage.not_private(bounds_not_private_reason(derived))
     return stage
@@ -309,7 +322,7 @@ def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None,
 PRIVATE_BSS_CONSTRAINTS = {
     "X": "no_validation", "y": "no_validation",
     "s": POSITIVE_INT, "eps": EPSILON,
-    "bounds": ["bounds", StrOptions({"private", "ranks"}), PrivateBounds],
+    "bounds": ["bounds", StrOptions({"private", "ranks", "data"}), PrivateBounds],
     "ridge": [None] + POSITIVE_REAL,
     "radius": [None, Interval(Real, 0, None, closed="neither", allow_inf=True)],
     "loss": [str, Loss], "method": [_registry.MethodOptions()],
@@ -485,6 +498,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         return run_with_private_ranges(private_bss, dict(locals()))
     t_start = time.perf_counter()
     # -- parameters and budget, before the data is read -------------------------------------
+    bounds = _default_bounds(bounds)
     eps = float(eps)
     delta, eps_test = _check_method_args(method, R, delta, eps_test, n_draws)
     scale_factor = neighbour_scale_factor(method, neighbours)
@@ -525,7 +539,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
             y = uniform_ranks(y)
         b_x, b_y = RANK_BOUNDS[0], (RANK_BOUNDS[1] if loss_obj.needs_y_bound else None)
     else:
-        b_x, b_y = check_bounds(bounds, X, y, need_y=loss_obj.needs_y_bound)
+        b_x, b_y = check_bounds(_leaky(bounds), X, y, need_y=loss_obj.needs_y_bound)
     loss_obj = loss_obj.resolve(s, b_x, b_y)    # data-derived bounds: result not private
     rng = check_random_state(random_state)
     rng_screen, rng_test, rng_draw = rng.spawn(3)
@@ -568,7 +582,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
                 backend)
 
     bounds_key = "bounds_not_private" if data_derived_bounds(
-        bounds, need_y=loss_obj.needs_y_bound) else "bounds"
+        _leaky(bounds), need_y=loss_obj.needs_y_bound) else "bounds"
     if ranks:
         bounds_key = "bounds"
     info: dict = {"loss": loss_obj.name, bounds_key: "ranks" if ranks else (b_x, b_y),

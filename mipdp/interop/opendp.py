@@ -91,9 +91,10 @@ def make_private_bss(p: int, s: int, eps: float, *, neighbours: str = "replace_o
         (a replace-one guarantee says nothing about a change of ``n``);
         ``"change_one"`` with add/remove uses the converted guarantee (``2ε`` per row).
     **kwargs
-        Further arguments of :func:`mipdp.private_bss` (``bounds`` is required: data-free
-        clipping bounds; ``random_state`` is refused: every invocation draws fresh
-        randomness, as a measurement must).
+        Further arguments of :func:`mipdp.private_bss` (``bounds``: data-free clipping
+        bounds, ``"private"``, or ``"ranks"``, which is what leaving it out means;
+        ``bounds="data"`` is refused, it is not private; ``random_state`` is refused: every
+        invocation draws fresh randomness, as a measurement must).
 
     Returns
     -------

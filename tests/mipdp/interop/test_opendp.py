@@ -76,7 +76,7 @@ def test_domain_checks_shape():
     (dict(random_state=0), "random_state"),
     (dict(method="mistakes"), "pure-DP"),
     (dict(method="mistakes", delta=1e-6), "pure-DP"),
-    (dict(bounds=None), "pure-DP"),
+    (dict(bounds="data"), "pure-DP"),
     (dict(ridge=-1.0), "ridge"),
     (dict(foo=1), "unknown"),
 ])
