@@ -239,12 +239,7 @@ def _select(args: argparse.Namespace) -> int:
     from . import selection
     from .exceptions import CertificationError, SolverError
     try:
-        if len(args.bounds) not in (1, 2):
-            raise ValueError(f"--bounds: expected 'B_X B_Y' or one value, got {args.bounds}")
-        if len(args.bounds) == 1:
-            bounds = (args.bounds[0], None if args.loss == "hinge" else args.bounds[0])
-        else:
-            bounds = tuple(args.bounds)
+        bounds = _parse_bounds(args.bounds, args.loss)
         prescreen = None
         if args.prescreen is not None:
             name, k, frac = args.prescreen
@@ -270,6 +265,24 @@ def _select(args: argparse.Namespace) -> int:
     return _report_selection(args, res, bounds, prescreen)
 
 
+def _parse_bounds(values, loss: str):
+    """``--bounds``: ``ranks`` (the default), ``private``, ``data`` or ``B_X [B_Y]``."""
+    if values is None:
+        return "ranks"
+    if len(values) == 1 and values[0] in ("ranks", "private", "data"):
+        return values[0]
+    try:
+        nums = [float(v) for v in values]
+    except ValueError:
+        raise ValueError(f"--bounds: expected 'ranks', 'private', 'data', 'B_X B_Y' or one "
+                         f"value, got {' '.join(values)}") from None
+    if len(nums) not in (1, 2):
+        raise ValueError(f"--bounds: expected 'B_X B_Y' or one value, got {' '.join(values)}")
+    if len(nums) == 1:
+        return (nums[0], None if loss == "hinge" else nums[0])
+    return tuple(nums)
+
+
 def _json_number(x):
     """A float for JSON: ``None`` for NaN (a release that is not private has ε = NaN)."""
     x = float(x)
@@ -283,14 +296,14 @@ def _report_selection(args, res, bounds, prescreen) -> int:
               f"{S.tolist()}")
     print(f"guarantee: {res.guarantee}")
     clipped = res.info.get("clipped_fraction_not_private")
-    if clipped is not None:
+    if clipped is not None and not isinstance(bounds, str):
         print(f"not private, for the analyst: {clipped['X']:.1%} of X clipped to |x| <= "
               f"{bounds[0]:g}")
     if args.out:
         record = {"supports": res.supports.tolist(), "method": args.method,
                   "epsilon": _json_number(res.epsilon), "delta": _json_number(res.delta),
                   "is_private": res.is_private, "guarantee": str(res.guarantee),
-                  "bounds": list(bounds), "s": args.s, "eps_per_draw": args.eps,
+                  "bounds": bounds if isinstance(bounds, str) else list(bounds), "s": args.s, "eps_per_draw": args.eps,
                   "n_draws": args.draws, "prescreen": None if prescreen is None
                   else list(prescreen)}
         with open(args.out, "w", encoding="utf-8") as fh:
@@ -312,9 +325,12 @@ def _add_select_parser(sub) -> None:
     sel.add_argument("y", help="targets: y.npy, y.csv or y.txt (±1 labels for --loss hinge)")
     sel.add_argument("--s", type=int, required=True, help="support size")
     sel.add_argument("--eps", type=float, required=True, help="privacy budget of one draw")
-    sel.add_argument("--bounds", type=float, nargs="+", required=True, metavar="B",
+    sel.add_argument("--bounds", nargs="+", default=None, metavar="B",
                      help="public clipping bounds from domain knowledge, not from the data: "
-                          "'B_X B_Y', or one value for both (for --loss hinge: B_X)")
+                          "'B_X B_Y', or one value for both (for --loss hinge: B_X); or "
+                          "'ranks' (the default: no ranges needed, the data replaced by "
+                          "their ranks), 'private' (ranges released with 10%% of eps) or "
+                          "'data' (bounds read off the data: NOT private)")
     sel.add_argument("--loss", default="least_squares",
                      choices=["least_squares", "hinge", "huber"],
                      help="loss of the objective (default least_squares)")

@@ -200,3 +200,27 @@ def test_select_bad_files_print_one_line(tmp_path, capsys):
     assert main(["select", str(tmp_path / "X.npy"), y, "--s", "20", "--eps", "1",
                  "--bounds", "1", "1"]) == 2
     assert "s" in capsys.readouterr().err
+
+
+def test_select_without_bounds_uses_ranks(tmp_path, capsys):
+    """No --bounds: the rank release (private, no ranges needed); --bounds data is the
+    non-private path, and a word that is no option is one line on stderr."""
+    import json
+    import numpy as np
+    from mipdp import private_bss
+    X, y = _files(tmp_path)
+    out = tmp_path / "r.json"
+    y_file = str(tmp_path / "y.npy")
+    assert main(["select", str(tmp_path / "X.npy"), y_file, "--s", "2", "--eps", "2",
+                 "--seed", "3", "--out", str(out)]) == 0
+    rec = json.loads(out.read_text())
+    ref = private_bss(X, np.load(y_file), 2, 2.0, bounds="ranks", random_state=3)
+    assert rec["bounds"] == "ranks" and rec["is_private"]
+    assert rec["supports"] == ref.supports.tolist()
+    assert "ranks" in capsys.readouterr().out
+    assert main(["select", str(tmp_path / "X.npy"), y_file, "--s", "2", "--eps", "2",
+                 "--bounds", "data", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["is_private"] is False
+    assert main(["select", str(tmp_path / "X.npy"), y_file, "--s", "2", "--eps", "2",
+                 "--bounds", "rank"]) == 2
+    assert "--bounds" in capsys.readouterr().err
