@@ -367,9 +367,15 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         Support size, ``1 <= s < p``.
     eps : float
         Privacy parameter of *one* draw of the sampler.
-    bounds : (float, float), float, "private" or PrivateBounds, optional
-        ``(b_x, b_y)``: rows are clipped to ``|x_ij| <= b_x``, ``|y_i| <= b_y``.  Without
-        bounds they are read off the data with a
+    bounds : (float, float), float, "ranks", "private", PrivateBounds or "data", optional
+        ``(b_x, b_y)``: rows are clipped to ``|x_ij| <= b_x``, ``|y_i| <= b_y``.
+        ``None`` (default) means ``"ranks"``: every column of ``X`` (and ``y`` for least
+        squares; hinge labels stay ±1) is replaced by its centred average ranks divided
+        by ``n``, and the selection runs with bounds ``(0.5, 0.5)`` and the sensitivity
+        proven for ranks (:func:`mipdp.ranks.rank_sensitivity`; docs/privacy.md,
+        "Rank-based scores"): pure ε-DP under both neighbour notions, no ranges needed,
+        least squares and hinge only, pre-screen ``"kendall"`` only (anything else raises
+        before the data is read).  ``"data"``: the bounds are read off the data with a
         :class:`~mipdp.exceptions.PrivacyLeakWarning` and the result is marked **not
         private** (``result.is_private`` is False, ``result.epsilon`` is NaN).  For
         ``loss="hinge"`` ``b_y`` is ignored (the labels are ±1; pass ``(b_x, None)``).
