@@ -33,9 +33,9 @@ The score on ranks is not monotone under add/remove, so the samplers use the ful
 
 Memory and input types
 ----------------------
-The ranks are computed column by column (one column of ``X`` read at a time: a memmap
-or a dask array is never loaded whole; a sparse column is densified one at a time, since
-its zeros get a tied, non-zero rank).  The output is a dense float64 ``(n, p)`` array,
+The ranks are computed a block of columns at a time (about 8 MiB of ``X`` read at once: a
+memmap or a dask array is never loaded whole; a sparse block is densified one at a time,
+since its zeros get a tied, non-zero rank).  The output is a dense float64 ``(n, p)`` array,
 ``8 n p`` bytes: the rank design is dense whatever the input.
 """
 
@@ -93,27 +93,56 @@ def uniform_ranks(v: np.ndarray) -> np.ndarray:
     return (rankdata(v, method="average") - 0.5 * (n + 1)) / n
 
 
-def _column(X, j: int) -> np.ndarray:
+#: bytes of one block of columns ranked at once (float64)
+_BLOCK_BYTES = 8 * 2 ** 20
+
+
+def _columns(X, lo: int, hi: int) -> np.ndarray:
     from .data import is_sparse
     if is_sparse(X):
-        return X[:, [j]].toarray().ravel()
-    return np.asarray(X[:, j], dtype=np.float64)
+        return X[:, lo:hi].toarray().astype(np.float64, copy=False)
+    return np.asarray(X[:, lo:hi], dtype=np.float64)
 
 
 def rank_design(X) -> np.ndarray:
-    """The uniform ranks of every column of ``X``, column by column (dense float64).
+    """The uniform ranks of every column of ``X``, a block of columns at a time (dense float64).
 
     ``X``: a numpy array or memmap (any numeric dtype), a scipy sparse matrix (CSC is the
-    fast format) or a dask array; one column is read at a time.
+    fast format; a block of columns is densified at a time) or a dask array; about
+    ``_BLOCK_BYTES`` of it are read and ranked at once (``scipy.stats.rankdata`` along
+    the rows, average ranks).  The result equals :func:`uniform_ranks` of every column.
     """
     from .data import is_sparse
     if is_sparse(X):
         X = X.tocsc()
     n, p = X.shape
     out = np.empty((n, p), dtype=np.float64, order="F")
-    for j in range(p):
-        out[:, j] = uniform_ranks(_column(X, j))
+    step = max(1, _BLOCK_BYTES // (8 * max(n, 1)))
+    for lo in range(0, p, step):
+        hi = min(p, lo + step)
+        out[:, lo:hi] = (_average_ranks(_columns(X, lo, hi)) - 0.5 * (n + 1)) / n
     return out
+
+
+def _average_ranks(B: np.ndarray) -> np.ndarray:
+    """Average ranks (1-based) of every column of ``B`` (what ``scipy.stats.rankdata(B,
+    axis=0)`` gives), vectorised over the columns: one sort per column, ties found on
+    the sorted values; a tied block gets the mean ``(first + last)/2 + 1`` of its
+    positions."""
+    n = B.shape[0]
+    Bt = np.ascontiguousarray(B.T)                      # (b, n): each row a column of B
+    order = np.argsort(Bt, axis=1)          # tied values share a rank: any order will do
+    srt = np.take_along_axis(Bt, order, axis=1)
+    idx = np.arange(n)
+    new = np.ones(srt.shape, dtype=bool)                # a tied block starts here
+    new[:, 1:] = srt[:, 1:] != srt[:, :-1]
+    first = np.maximum.accumulate(np.where(new, idx, 0), axis=1)
+    last_mark = np.ones(srt.shape, dtype=bool)          # a tied block ends here
+    last_mark[:, :-1] = new[:, 1:]
+    last = np.minimum.accumulate(np.where(last_mark, idx, n)[:, ::-1], axis=1)[:, ::-1]
+    ranks = np.empty(srt.shape)
+    np.put_along_axis(ranks, order, 0.5 * (first + last) + 1.0, axis=1)
+    return ranks.T
 
 
 def _rho(s: int, radius: float) -> float:
