@@ -68,8 +68,15 @@ def is_ranks(bounds) -> bool:
     return isinstance(bounds, str) and bounds == RANKS
 
 
-def check_ranks_options(loss_name: str, prescreen) -> None:
+def check_ranks_options(loss_name: str, prescreen, method: str = "exponential",
+                        neighbours: str = "replace_one") -> None:
     """Refuse, before the data is read, what the rank release does not support."""
+    if method == "mistakes" and neighbours == "add_remove":
+        raise InvalidParameterError(
+            "method: method='mistakes' with bounds='ranks' (what bounds=None means) is not "
+            "available under add/remove neighbours (its stability condition is stated for "
+            "the monotone score of clipped data, and the score on ranks is not monotone); "
+            "use another method or neighbours='replace_one'")
     if loss_name not in RANK_LOSSES:
         raise InvalidParameterError(
             f"bounds: bounds='ranks' (what bounds=None means) is proven for loss in "

@@ -522,7 +522,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     loss_obj = get_loss(loss, ridge=ridge, radius=radius)
     score_rule = "given" if loss_obj.resolved else "default"
     if ranks:
-        check_ranks_options(loss_obj.name, prescreen)
+        check_ranks_options(loss_obj.name, prescreen, method, neighbours)
     loss_obj = _resolve_public_score(loss_obj, s, bounds)
     eps_select = _selection_epsilon(eps, prescreen)
     eps_total = planned_epsilon(eps, n_draws=n_draws, prescreen=prescreen, method=method,

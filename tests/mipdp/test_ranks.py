@@ -272,10 +272,12 @@ def test_guarantee_and_planned_guarantee():
     ({"loss": "huber"}, "bounds"),
     ({"prescreen": ("dp_sis", 4, 0.2)}, "prescreen"),
     ({"prescreen": ("kendall", 4, 0.2), "neighbours": "add_remove"}, "neighbours"),
+    ({"method": "mistakes", "neighbours": "add_remove"}, "mistakes"),
 ])
 def test_bad_input_raises_before_the_data(kw, name):
-    with pytest.raises(InvalidParameterError, match=name):
-        private_bss(object(), object(), 2, 1.0, bounds="ranks", **kw)
+    for bounds in ("ranks", None):            # None means "ranks"
+        with pytest.raises(InvalidParameterError, match=name):
+            private_bss(object(), object(), 2, 1.0, bounds=bounds, **kw)
     with pytest.raises(InvalidParameterError, match="bounds"):
         private_bss(object(), object(), 2, 1.0, bounds="rank")
 
