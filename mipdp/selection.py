@@ -540,7 +540,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     y = loss_obj.check_targets(y)
     if ranks:     # uniform ranks, column by column (mipdp/ranks.py); labels stay ±1
         t_ranks = time.perf_counter()
-        X = rank_design(X)
+        if prescreen is None:     # else only the kept columns, after the (rank-invariant)
+            X = rank_design(X)    # Kendall pre-screen below
         if loss_obj.needs_y_bound:
             y = uniform_ranks(y)
         b_x, b_y = RANK_BOUNDS[0], (RANK_BOUNDS[1] if loss_obj.needs_y_bound else None)
@@ -561,6 +562,10 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         X = _take_columns(X, columns)
         p = X.shape[1]
         timings["prescreen"] = screen_info["time"]
+        if ranks:
+            t_ranks = time.perf_counter()
+            X = rank_design(X)
+            timings["ranks"] += time.perf_counter() - t_ranks
 
     Xc, yc = clip_design(X, y, b_x, b_y if loss_obj.needs_y_bound else None)
     clipped = clipping_diagnostic(Xc, y, b_x, b_y if loss_obj.needs_y_bound else None,

@@ -289,3 +289,20 @@ def test_kendall_prescreen_and_selector():
     assert res.is_private and res.epsilon == pytest.approx(4.0)
     sel = PrivateBestSubsetSelector(s=2, eps=2.0, bounds="ranks", random_state=0).fit(X, y)
     assert sel.get_support().sum() == 2
+
+
+def test_kendall_prescreen_ranks_only_the_kept_columns(monkeypatch):
+    """With a Kendall pre-screen only the k kept columns are ranked (the screen is
+    rank-invariant), and the release is that of the ranked data."""
+    import mipdp.selection as selection
+    X, y = skewed(60, 8, seed=9)
+    seen = []
+    real = selection.rank_design
+    monkeypatch.setattr(selection, "rank_design", lambda M: seen.append(M.shape) or real(M))
+    a = private_bss(X, y, 2, 4.0, bounds="ranks", prescreen=("kendall", 4, 0.25),
+                    random_state=0, n_draws=3)
+    assert seen == [(60, 4)]
+    monkeypatch.setattr(selection, "rank_design", real)
+    b = private_bss(rank_design(X), y, 2, 4.0, bounds="ranks",
+                    prescreen=("kendall", 4, 0.25), random_state=0, n_draws=3)
+    np.testing.assert_array_equal(a.supports, b.supports)
