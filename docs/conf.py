@@ -31,9 +31,7 @@ extensions = [
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "_templates", "generated/*.examples", "auto_examples/*.ipynb",
-                    "auto_examples/*.py", "auto_examples/*.zip", "auto_examples/*.md5",
-                    "auto_examples/*.json", "sg_execution_times.rst"]
+exclude_patterns = ["_build", "_templates", "sg_execution_times.rst"]
 
 # --- MyST: the pages under docs/ are plain Markdown written for GitHub -------------------
 myst_enable_extensions = ["colon_fence", "deflist"]
@@ -42,7 +40,7 @@ myst_heading_anchors = 3          # "#1-the-support-objective"-style anchors, as
 # --- API reference --------------------------------------------------------------------
 autosummary_generate = True
 autosummary_imported_members = True
-autodoc_default_options = {"members": True, "inherited-members": False}
+autodoc_default_options = {"members": True}
 autodoc_typehints = "none"        # numpydoc's Parameters sections state the types
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
@@ -62,6 +60,10 @@ sphinx_gallery_conf = {
     "show_memory": False,
     "write_computation_times": True,
     "reset_modules": ("matplotlib",),
+    # "Examples using ..." at the foot of each API page (see docs/_templates/autosummary/)
+    "doc_module": ("mipdp",),
+    "backreferences_dir": "generated/backreferences",
+    "inspect_global_variables": False,
 }
 
 # --- HTML -----------------------------------------------------------------------------
