@@ -53,7 +53,7 @@ def _python_blocks(page: Path) -> list[str]:
     return re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
 
 
-@pytest.mark.parametrize("page", ["README.md", "docs/guide.md"])
+@pytest.mark.parametrize("page", ["README.md", "docs/guide.md", "docs/index.md"])
 def test_python_snippets_run_on_their_own(page):
     """Issue 20 (9): every ```python block of the page runs, in order, in a fresh namespace
     (a later block may use an earlier block's names, as a reader running the page would)."""
