@@ -64,8 +64,9 @@ for name, run in runs.items():
 # ``result.guarantee``; ``result.epsilon`` is the total over the draws.  DPKendall's and
 # Two-Stage's scores are bounded by construction (ranks, votes) and need no clipping
 # bounds; DP-SIS and ``private_bss`` clip to the public ``bounds``.  On this design the
-# marginal methods (DP-SIS, DPKendall) almost never release the truth, whatever ε: the
-# cancelled feature's score is noise.
+# marginal methods (DP-SIS, DPKendall) almost never release the truth, and more ε would
+# not help them: the cancelled feature's marginal correlation with ``y`` is zero in the
+# population, so its score is noise.
 fig, ax = plt.subplots(figsize=(5, 3.2))
 ax.bar(list(freq), list(freq.values()))
 ax.set_ylim(0, 1)
