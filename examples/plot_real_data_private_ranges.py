@@ -63,9 +63,10 @@ for bounds in ("private", PrivateBounds(fraction=0.3, shared=False)):
           f"  (uniform: {1 / len(supports):.3f}; not private)")
 
 # %%
-# Both releases pay for ranges that do not fit these columns: the probability of the best
-# support given the released ranges is near the uniform guess (these probabilities depend
-# on the data and are not private; they are shown to judge the method).
+# Both releases pay for ranges that do not fit these columns: given the released ranges,
+# one draw is the best support with a probability of at most a few times the uniform
+# guess, 1/120 (these probabilities depend on the data and are not private; they are shown
+# to judge the method).
 #
 # Ranges from the variables' definitions
 # --------------------------------------
