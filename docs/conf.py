@@ -6,10 +6,13 @@ Build with ``python -m sphinx -W -b html docs docs/_build/html`` from the reposi
 """
 
 import os
-import warnings
 from pathlib import Path
 
-import mipdp
+# the examples run in this process: one BLAS thread keeps a shared build machine responsive
+# (set before numpy is first imported, by mipdp below)
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import mipdp  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -60,8 +63,6 @@ sphinx_gallery_conf = {
     "remove_config_comments": True,
     "within_subsection_order": "FileNameSortKey",
     "abort_on_example_error": True,
-    "matplotlib_animations": False,
-    "image_scrapers": ("matplotlib",),
     "show_memory": False,
     "write_computation_times": True,
     "reset_modules": ("matplotlib",),
@@ -80,9 +81,3 @@ html_theme_options = {
 }
 html_static_path: list[str] = []
 html_show_sourcelink = False
-
-# the examples' processes run many small numpy operations: one BLAS thread each keeps the
-# shared build machine responsive
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-warnings.filterwarnings("ignore", category=UserWarning,
-                        message="Matplotlib is currently using agg")
