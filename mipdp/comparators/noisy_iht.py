@@ -279,3 +279,52 @@ def noisy_iht(X, y, k: int, eps: float, delta: float = 0.0, bounds=None,
     return record_release(acc, make_result(
         supports, method="noisy_iht", guarantee=guarantee, epsilon_per_draw=eps,
         timings={"setup": t1 - t0, "selection": t2 - t1, "total": t2 - t0}, info=info))
+
+
+# ------------------------------------------------------------------ exact law (audit)
+def _rnm_probabilities(u: np.ndarray, scale: float) -> np.ndarray:
+    """``P(argmax_j u_j + w_j = i)``, ``w_j ~ Laplace(scale)`` i.i.d., by quadrature."""
+    from scipy import integrate
+
+    def cdf(z):
+        e = 0.5 * np.exp(-np.abs(z) / scale)
+        return np.where(z < 0, e, 1.0 - e)
+
+    out = np.empty(u.size)
+    lo, hi = float(u.min()) - 40.0 * scale, float(u.max()) + 40.0 * scale
+    pts = np.unique(u)
+    for i in range(u.size):
+        others = np.delete(u, i)
+
+        def f(t, i=i, others=others):
+            return (math.exp(-abs(t - u[i]) / scale) / (2.0 * scale)
+                    * float(np.prod(cdf(t - others))))
+        out[i] = integrate.quad(f, lo, hi, points=pts, limit=400, epsabs=1e-14,
+                                epsrel=1e-11)[0]
+    return out / out.sum()
+
+
+def laplace_peeling_distribution(v, k: int, eps0: float, sensitivity: float
+                                 ) -> tuple[list[tuple], np.ndarray]:
+    """Exact law of the ordered picks of :func:`peel` (small ``p``; audit and tests).
+
+    Returns every ordered ``k``-tuple of distinct indices and its log-probability, the
+    product over rounds of the report-noisy-max probabilities (1-D quadrature).
+    """
+    import itertools
+    u = np.abs(np.asarray(v, dtype=float))
+    scale = 2.0 * sensitivity / eps0
+    cache: dict[tuple, np.ndarray] = {}
+
+    def probs(removed: tuple) -> np.ndarray:
+        key = tuple(sorted(removed))
+        if key not in cache:
+            alive = np.setdiff1d(np.arange(u.size), key)
+            p = np.zeros(u.size)
+            p[alive] = _rnm_probabilities(u[alive], scale)
+            cache[key] = p
+        return cache[key]
+
+    tuples = list(itertools.permutations(range(u.size), k))
+    logp = np.array([sum(math.log(probs(t[:r])[t[r]]) for r in range(k)) for t in tuples])
+    return tuples, logp
