@@ -37,7 +37,7 @@ DEFAULT_N_ITER = 2
 #: the Hessian ``X^T X / n`` of the clipped data; chosen on seed 002's design).
 DEFAULT_STEP = 1.0
 #: Default residual bound ``c = DEFAULT_RESIDUAL * b_y`` (chosen on seed 002's design).
-DEFAULT_RESIDUAL = 1.0
+DEFAULT_RESIDUAL = 0.5
 
 _CONSTRAINTS = {
     **COMMON_CONSTRAINTS,
@@ -201,7 +201,8 @@ def noisy_iht(X, y, k: int, eps: float, delta: float = 0.0, bounds=None,
     step : float, optional
         Step ``eta``; default ``1 / b_x**2``.
     residual_bound : float, optional
-        Residuals ``x_i^T beta - y_i`` are clipped to ``[-c, c]``; default ``c = b_y``.
+        Residuals ``x_i^T beta - y_i`` are clipped to ``[-c, c]``; default ``c = b_y / 2``
+        (chosen on seed 002's design, docs/comparators.md).
     neighbour : {"replace-one", "add/remove"}
     n_public : int, optional
         Public normaliser of the gradient, ``v = beta - (eta / n_public) sum_i g_i``.

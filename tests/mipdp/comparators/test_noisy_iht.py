@@ -126,7 +126,7 @@ def test_guarantee_records(data):
     np.testing.assert_array_equal(res.support, [1, 4, 9])
     assert res.guarantee.is_pure and res.epsilon == pytest.approx(20.0)
     assert res.neighbour == "replace-one" and res.method == "noisy_iht"
-    assert res.info["sensitivity"] == pytest.approx(2 * 1.0 * 1.0 * 1.0 / 500)
+    assert res.info["sensitivity"] == pytest.approx(2 * 1.0 * 1.0 * 0.5 / 500)   # c = b_y / 2
     approx = noisy_iht(X, y, 3, 2.0, delta=1e-5, bounds=(1.0, 1.0), n_iter=20, random_state=0)
     assert approx.delta == 1e-5 and approx.epsilon <= 2.0 + 1e-12 and approx.guarantee.is_private
     assert approx.info["eps0"] > 2.0 / approx.info["n_mechanisms"]
@@ -135,7 +135,7 @@ def test_guarantee_records(data):
     ar = noisy_iht(X, y, 3, 1.0, bounds=(1.0, 1.0), neighbour="add/remove", n_public=400,
                    random_state=0)
     assert ar.neighbour == "add/remove-one"
-    assert ar.info["sensitivity"] == pytest.approx(1.0 / 400)
+    assert ar.info["sensitivity"] == pytest.approx(0.5 / 400)
     with pytest.warns(PrivacyLeakWarning):
         leak = noisy_iht(X, y, 3, 1.0, random_state=0)
     assert not leak.guarantee.is_private and "bounds_not_private" in leak.info
