@@ -21,7 +21,7 @@ from .._param_validation import (POSITIVE_REAL, Interval, InvalidParameterError,
                                  check_less_than, validate_params)
 from .._validation import check_bounds, check_random_state, check_X_y, clip_data
 from ..accounting import check_release, record_release
-from ..guarantee import Guarantee, Neighbour, advanced_epsilon
+from ..guarantee import Guarantee, advanced_epsilon
 from ..result import SelectionResult
 from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, check_neighbour, finalize_guarantee,
                       make_result, support_size_alias)
