@@ -13,7 +13,7 @@ Two kinds of audit:
   For an approximate-DP claim ``(ε, δ)`` the exact hockey-stick divergence
   ``max(Σ_o [P(o|D) - e^ε P(o|D')]_+, same with D and D' swapped)`` is measured too.
 * **empirical** — for mechanisms without a closed form (MCMC, DP Frank-Wolfe,
-  Two-Stage with Laplace top-k), many draws on a neighbouring pair; an output event is
+  Two-Stage with Laplace top-k, whole runs of noisy IHT), many draws on a neighbouring pair; an output event is
   chosen on a pilot sample and a Clopper–Pearson bound on fresh draws gives a lower
   confidence bound on the realised ε (it must not exceed the claim).
 
@@ -835,12 +835,19 @@ def _empirical_rows(n_draws: int) -> list[dict]:
                         enumeration_options=PATHS["mip"], **_LS)
         return [key(S) for S in r.supports]  # m independent draws, each eps-DP
 
+    def draw_iht(A, b, m, seed):
+        from .comparators.noisy_iht import noisy_iht
+        r = noisy_iht(A, b, 2, eps, bounds=(B, B), random_state=seed, n_draws=m)
+        return [key(S) for S in r.supports]  # m independent whole runs (T = 2), each eps-DP
+
     return [audit_empirical("exponential mechanism (sampled, MIP path)", draw_em, X, y, Xn, yn,
                             eps, 0.0, n_draws, n_pilot),
             audit_empirical("MCMC (20 steps)", draw_mcmc, X, y, Xn, yn, eps, 0.0, n_draws, n_pilot),
             audit_empirical("Two-Stage (Laplace top-k)", draw_two_stage, X, y, Xn, yn, eps, 0.0,
                             n_draws, n_pilot),
             audit_empirical("DP Frank-Wolfe (first vertex)", draw_fw, X, y, Xn, yn, eps, 1e-5,
+                            n_draws, n_pilot),
+            audit_empirical("noisy IHT (whole run, T=2, k=2)", draw_iht, X, y, Xn, yn, eps, 0.0,
                             n_draws, n_pilot)]
 
 

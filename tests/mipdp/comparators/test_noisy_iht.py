@@ -10,7 +10,7 @@ from scipy import stats
 
 from mipdp import private_bss
 from mipdp.accounting import BudgetAccountant
-from mipdp.audit import audit_noisy_iht, max_abs_log_ratio
+from mipdp.audit import audit_empirical, audit_noisy_iht, max_abs_log_ratio
 from mipdp.comparators import get_method, noisy_iht, prescreen
 from mipdp.comparators.noisy_iht import (gradient_step, iht_calibration, iht_sensitivity,
                                          laplace_peeling_distribution, peel)
@@ -97,6 +97,24 @@ def test_audit_rows_within_claim(neighbour):
     rows = audit_noisy_iht(seeds=(0,), neighbours=(neighbour,))
     assert len(rows) == 1 and rows[0]["within_claim"]
     assert 0.0 < rows[0]["worst_log_ratio"] <= rows[0]["claimed_eps"] + 1e-7
+
+
+def test_whole_run_empirical_log_ratio():
+    """Whole releases (T = 2) on a corner-row neighbour: the 95 % Clopper-Pearson lower
+    bound on the realised eps stays below the claim."""
+    rng = np.random.default_rng(5)
+    X = np.clip(rng.normal(size=(36, 5)) * 0.4, -B, B)
+    y = np.clip(X[:, 0] - X[:, 2] + 0.2 * rng.normal(size=36), -B, B)
+    Xn, yn = X.copy(), y.copy()
+    Xn[0], yn[0] = np.r_[B, -B, B, -B, B], -B
+    eps = 4.0
+
+    def draw(A, b, m, seed):
+        r = noisy_iht(A, b, 2, eps, bounds=(B, B), random_state=seed, n_draws=m)
+        return [tuple(int(i) for i in S) for S in r.supports]
+
+    row = audit_empirical("noisy IHT", draw, X, y, Xn, yn, eps, 0.0, 3000, 600)
+    assert row["within_claim"] and row["worst_log_ratio"] <= eps
 
 
 def test_calibration():
