@@ -11,6 +11,7 @@ from ._common import COMMON_CONSTRAINTS, REPLACE_ONE, check_neighbour
 from .dp_sis import dp_sis
 from .kendall import dp_kendall
 from .mcmc import mcmc
+from .noisy_iht import noisy_iht
 from .two_stage import two_stage
 
 __all__ = ["get_method", "list_methods", "prescreen", "PRESCREENERS"]
@@ -23,10 +24,11 @@ _METHODS: dict[str, Callable[..., SelectionResult]] = {
     "kendall": dp_kendall,
     "two_stage": two_stage,
     "mcmc": mcmc,
+    "noisy_iht": noisy_iht,
 }
 
 #: Methods with a pure-DP guarantee that may choose candidate columns for the MIP methods.
-PRESCREENERS = ("dp_sis", "kendall", "two_stage")
+PRESCREENERS = ("dp_sis", "kendall", "two_stage", "noisy_iht")
 
 
 def list_methods() -> list[str]:
@@ -61,15 +63,17 @@ def prescreen(name: str, X, y, k: int, eps: float, bounds=None, random_state=Non
 
     Parameters
     ----------
-    name : {"dp_sis", "kendall", "two_stage"}
-        ``"mcmc"`` is refused: it is only approximately DP.
+    name : {"dp_sis", "kendall", "two_stage", "noisy_iht"}
+        ``"mcmc"`` is refused: it is only approximately DP.  ``"noisy_iht"`` peels ``k``
+        coordinates per iteration (pure ``eps``-DP: ``delta=0``, its default).
     X, y : array_like
     k : int
         Number of candidates, ``1 <= k < p``.
     eps : float
         Pre-screening budget ``eps_1``.
     bounds : (b_x, b_y), optional
-        Clipping bounds; used by ``dp_sis`` only (Kendall and two-stage need none).
+        Clipping bounds; used by ``dp_sis`` and ``noisy_iht`` (Kendall and two-stage need
+        none).
     random_state : None, int, SeedSequence or Generator
     accountant : BudgetAccountant, optional
         Passed to the method (checked before the data is read, then recorded).
@@ -90,7 +94,10 @@ def prescreen(name: str, X, y, k: int, eps: float, bounds=None, random_state=Non
         raise ValueError("neighbour: pre-screening always uses 'replace-one' neighbours")
     kwargs["neighbour"] = REPLACE_ONE
     fn = _METHODS[name]
-    if name == "dp_sis":
+    if kwargs.get("delta", 0.0) != 0.0:
+        raise ValueError("delta: pre-screening is pure eps-DP (the pipeline composes pure "
+                         "guarantees); drop delta=")
+    if name in ("dp_sis", "noisy_iht"):
         result = fn(X, y, k, eps, bounds=bounds, random_state=random_state,
                     accountant=accountant, **kwargs)
     else:

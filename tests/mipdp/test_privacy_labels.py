@@ -13,7 +13,7 @@ import logging
 import numpy as np
 import pytest
 
-from mipdp.comparators import dp_kendall, dp_sis, mcmc, two_stage
+from mipdp.comparators import dp_kendall, dp_sis, mcmc, noisy_iht, two_stage
 from mipdp.mechanisms.topk import canonical_lipschitz_topk
 
 B = 0.5
@@ -33,6 +33,7 @@ METHODS = {
     "kendall": lambda X, y: dp_kendall(X, y, 4, 2.0, random_state=0, n_draws=3),
     "two_stage": lambda X, y: two_stage(X, y, 3, 1.0, n_blocks=4, random_state=0),
     "mcmc": lambda X, y: mcmc(X, y, 2, 1.0, bounds=(B, B), n_iter=30, random_state=0),
+    "noisy_iht": lambda X, y: noisy_iht(X, y, 3, 1.0, bounds=(B, B), random_state=0),
 }
 
 
