@@ -43,7 +43,6 @@ import json
 import logging
 import math
 import os
-import sys
 import time
 import warnings
 import zlib
@@ -391,9 +390,11 @@ def _target(data, s, root: Path):
     f = root / "targets" / f"{data.name}_s{s}.json"
     if f.exists():
         return np.array(json.loads(f.read_text())["target"])
+    t0 = time.perf_counter()
     S, vals = best_subset(data.X, data.y, s, data.task)
     second = np.partition(vals, 1)[1] if len(vals) > 1 else np.nan
-    _write(f, {"target": S.tolist(), "value": float(vals.min()), "second": float(second)})
+    _write(f, {"target": S.tolist(), "value": float(vals.min()), "second": float(second),
+               "time_s": time.perf_counter() - t0})
     return S
 
 
@@ -449,16 +450,28 @@ def run_real_study(cfg: RealConfig, out, *, jobs: int = 1, progress: bool = Fals
     computed, unavailable = 0, {}
     results = {}
     par = Parallel(n_jobs=jobs, return_as="generator_unordered")
-    for (kind, _, key, _), rec in par(delayed(_run)(j) for j in todo):
-        if rec["available"]:
-            _write(_path(root, kind, key), rec)
-            computed += 1
-        else:
-            unavailable[key[-1]] = rec["note"]
-            results[(kind, key)] = rec
-        if progress:
-            print(f"{kind} {key}: " + (f"{rec.get('overlap', rec.get('p_truth')):.3f}"
-                                       if rec["available"] else "n/a"), file=sys.stderr)
+    bar = None
+    if progress and todo:
+        try:                               # tqdm is optional (the experiments extra has it)
+            from tqdm.auto import tqdm
+            bar = tqdm(total=len(todo), desc=cfg.name, unit="cell")
+        except ImportError:
+            logger.info("%s: %d cells to compute", cfg.name, len(todo))
+    try:
+        for (kind, _, key, _), rec in par(delayed(_run)(j) for j in todo):
+            if rec["available"]:
+                _write(_path(root, kind, key), rec)
+                computed += 1
+            else:
+                unavailable[key[-1]] = rec["note"]
+                results[(kind, key)] = rec
+            logger.info("%s %s: %s", kind, key, rec.get("overlap", rec.get("p_truth", "n/a")))
+            if bar is not None:
+                bar.set_postfix_str(" ".join(map(str, key)))
+                bar.update()
+    finally:
+        if bar is not None:
+            bar.close()
     for kind, key in jobs_:
         f = _path(root, kind, key)
         if f.exists():
@@ -474,16 +487,20 @@ def run_real_study(cfg: RealConfig, out, *, jobs: int = 1, progress: bool = Fals
 def _cell_text(rec):
     if rec is None or not rec.get("available", False):
         return "n/a"
-    if rec["overlap_se"] > 0:
-        return f"{rec['overlap']:.3f} ± {rec['overlap_se']:.3f}"
-    return f"{rec['overlap']:.3f}"
+    if rec.get("how") == "exact":
+        return f"{rec['overlap']:.3f}"
+    return f"{rec['overlap']:.3f} ± {rec['overlap_se']:.3f}"
 
 
 def render_tables(cfg: RealConfig, root: Path, results: dict, wall: float) -> str:
     """The markdown tables: data sets, one table per (s, ε), and the synthetic rows."""
     from .real_sets import describe_set, load_real_set
-    lines = [f"<!-- written by `mipdp experiment run` ({cfg.name}); "
-             f"{wall:.0f} s for the cells computed in the last run -->", "",
+    cell_s = sum(r.get("time_s", 0.0) for r in results.values() if r.get("available"))
+    target_s = sum(json.loads(f.read_text()).get("time_s", 0.0)
+                   for f in (root / "targets").glob("*.json"))
+    lines = [f"<!-- written by `mipdp experiment run` ({cfg.name}): last run {wall:.0f} s wall; "
+             f"the cells' own times sum to {cell_s:.0f} s, the targets' to {target_s:.0f} s "
+             "-->", "",
              "| data | source | task | n | p | target | skewness of y | ranges (columns; y) "
              "| cleaning |", "|---|---|---|---|---|---|---|---|---|"]
     datas = {name: load_real_set(name) for name in cfg.sets}
