@@ -14,7 +14,8 @@ method, the **expected overlap** ``E|S ∩ S*| / s`` of one release ``S`` with t
   :mod:`~mipdp.experiments.real_sets`; ``ranks``: ``private_bss(X, y, bounds="ranks")`` on
   the raw data; ``private``: ``bounds="private"`` on the raw data; ``kendall``: DPKendall
   on the raw data; ``dp_sis``: DP-SIS on the mapped data with bounds ``(0.5, 0.5)``;
-  ``noisy_iht``: the comparator registered under that name, on the mapped data;
+  ``noisy_iht``: the comparator registered under that name, on the mapped data with
+  bounds ``(0.5, 0.5)`` (DP-SIS and noisy IHT treat ``±1`` labels as a regression target);
 * **how it is measured** — *exact* where the law is known: the exponential mechanism's
   ``result.log_probability`` over all supports, DPKendall's law by a dynamic programme over
   the sets it can have chosen after each round (:func:`kendall_law`); the private ranges'
