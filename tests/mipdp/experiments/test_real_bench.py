@@ -75,6 +75,19 @@ def test_best_subset_targets():
     assert S.tolist() == [3] and vals.min() < vals.max()
 
 
+def test_hinge_value_is_the_primal_lp():
+    from scipy.optimize import linprog
+    from mipdp.experiments.real_bench import _hinge_value
+    rng = np.random.default_rng(2)
+    Z = rng.standard_normal((50, 3))
+    y = np.where(Z[:, 0] + rng.standard_normal(50) > 0, 1.0, -1.0)
+    # primal: variables (beta, b, xi), xi_i >= 1 - y_i (b + z_i beta), xi >= 0
+    A = np.hstack([-y[:, None] * Z, -y[:, None], -np.eye(50)])
+    res = linprog(np.r_[np.zeros(4), np.ones(50)], A_ub=A, b_ub=-np.ones(50),
+                  bounds=[(None, None)] * 4 + [(0, None)] * 50, method="highs")
+    assert _hinge_value(Z, y) == pytest.approx(res.fun, rel=1e-9, abs=1e-9)
+
+
 def test_unknown_set_and_method_raise():
     with pytest.raises(ValueError, match="unknown set"):
         load_real_set("fair")
