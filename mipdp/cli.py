@@ -389,7 +389,22 @@ def _print_report(rep) -> None:
     print(f"tables: {rep.root / 'draws.csv'}, {rep.root / 'summary.csv'}")
 
 
+def _run_real(config, out, jobs) -> int:
+    from .experiments.real_bench import run_real_study
+    rep = run_real_study(config, out, jobs=jobs, progress=True)
+    print(f"{config.name}: {rep['computed']} cells computed, {rep['skipped']} already done, "
+          f"{rep['wall_time_s']:.1f} s")
+    for method, note in sorted(rep["unavailable"].items()):
+        print(f"method {method!r} not available (its cells are n/a): {note}")
+    print(rep["tables"])
+    print(f"tables: {rep['root'] / 'tables.md'}")
+    return 0
+
+
 def _run_experiment(config, out, jobs, backend, scheduler) -> int:
+    from .experiments.real_bench import RealConfig
+    if isinstance(config, RealConfig):
+        return _run_real(config, out, jobs)
     from .experiments.runner import LossUnavailable, run_study
     try:
         rep = run_study(config, out, jobs=jobs, backend=backend, scheduler=scheduler,
