@@ -11,11 +11,32 @@ How a public function uses it
 -----------------------------
 1. Before the data is read, the function computes the guarantee it *plans* to give from
    its arguments alone (budget, number of draws, pre-screen, whether clipping bounds were
-   given, ...) and calls :meth:`BudgetAccountant.check`.  A release that would exceed the
-   budget, is not private, is only conditionally private (unless the accountant allows
-   that) or is stated under another neighbour notion raises
+   given, ...) and *reserves* it (:func:`check_release`, :meth:`BudgetAccountant.reserve`):
+   one atomic step checks it against everything spent and reserved so far and books it.
+   A release that would exceed the budget, is not private, is only conditionally private
+   (unless the accountant allows that) or is stated under another neighbour notion raises
    :class:`~mipdp.exceptions.BudgetError` there: the data has not been touched.
-2. After the release, its actual guarantee is recorded with :meth:`spend`.
+2. After the release, the reservation is replaced by the actual guarantee
+   (:func:`record_release`).  If the call raises in between, the reservation is dropped
+   when the failed call's frame is freed (while a traceback of that call is kept alive,
+   it keeps counting: the accountant errs on the side of spending).
+
+Every check-and-spend holds the accountant's lock, so releases in concurrent threads can
+never jointly exceed the budget; reservations make this true of whole calls too (two
+threads cannot both pass the check for the last share).
+
+Storage: in memory or in a ledger file
+--------------------------------------
+``BudgetAccountant(epsilon, delta)`` keeps its records in this process.
+``BudgetAccountant(epsilon, delta, path="ledger.sqlite")`` keeps them in a SQLite file
+(:mod:`mipdp.ledger`): every thread and every process that opens the same path (threads,
+multiprocessing with spawn or fork, joblib's loky workers, separate Python programs)
+checks and spends the same budget, one ``BEGIN IMMEDIATE`` transaction per step, so no
+two releases anywhere can jointly exceed it.  The file stores the budget (a second opener
+with another budget gets :class:`~mipdp.exceptions.LedgerError`;
+:meth:`BudgetAccountant.open` reads it) and the history (:meth:`BudgetAccountant.history`).
+The accountant pickles as its path, so ``accountant=ledger`` may be sent to workers.
+The composition rules are the same for both storages (this module).
 
 A release that is *not private* (e.g. bounds read off the data) is never counted as
 private: an accountant with a finite budget refuses it; one with an infinite budget
@@ -23,6 +44,10 @@ records it and its :meth:`total` then says "not private".
 
 Outside a ``with accountant:`` block and without ``accountant=``, nothing is recorded
 (diffprivlib keeps an always-on global accountant; mipdp does not keep global state).
+A call without ``accountant=`` that an active default accountant would not see is
+refused (:class:`~mipdp.exceptions.AccountantNotVisibleError`): in another thread of the
+process, in a process forked from it, or in a process started by it — a pool worker of
+multiprocessing or joblib — while it is active (see :func:`foreign_accountant_process`).
 
 >>> from mipdp.accounting import BudgetAccountant
 >>> acc = BudgetAccountant(epsilon=2.0)
@@ -33,16 +58,23 @@ Outside a ``with accountant:`` block and without ``accountant=``, nothing is rec
 
 from __future__ import annotations
 
+import atexit
+import collections
+import contextlib
 import math
 import os
+import sys
+import tempfile
 import threading
+import uuid
+import weakref
 from typing import Callable
 
-from .exceptions import BudgetError
+from .exceptions import AccountantNotVisibleError, BudgetError
 from .guarantee import Guarantee, Neighbour, compose
 
-__all__ = ["BudgetAccountant", "account", "check_release", "record_release", "NOT_RECORDED",
-           "accountant_active_in_process"]
+__all__ = ["BudgetAccountant", "Reservation", "account", "check_release", "record_release",
+           "NOT_RECORDED", "accountant_active_in_process", "foreign_accountant_process"]
 
 _REL_TOL = 1e-12
 _local = threading.local()
@@ -50,6 +82,127 @@ _local = threading.local()
 #: call in another thread can tell that an accountant it cannot see is active)
 _active_lock = threading.Lock()
 _active: dict[int, int] = {}
+#: every live accountant (their locks are renewed in a forked child)
+_ACCOUNTANTS: "weakref.WeakSet[BudgetAccountant]" = weakref.WeakSet()
+
+_LEDGER_HINT = ("To account across processes, keep the budget in a ledger file: "
+                "ledger = BudgetAccountant(epsilon, delta, path='ledger.sqlite') and pass "
+                "accountant=ledger (it pickles as its path) or "
+                "accountant=BudgetAccountant.open('ledger.sqlite') to the calls in the "
+                "workers; see docs/privacy.md, 'A privacy ledger across processes'.")
+
+
+# -- which processes have a default accountant active ---------------------------------------
+#: environment variable naming the process whose default accountant was active when this
+#: process (or an ancestor) was started; inherited by spawn, fork, forkserver and loky
+ENV_MARKER = "MIPDP_ACCOUNTANT_PROCESS"
+_marker = {"owned": False, "env_before": None}
+
+
+def _marker_dir() -> str:
+    uid = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
+    return os.path.join(tempfile.gettempdir(), f"mipdp-accountants-{uid}")
+
+
+def _start_time(pid: int) -> str:
+    """When process ``pid`` started (Linux; "" elsewhere): tells a reused pid apart."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+        return stat[stat.rindex(b")") + 2:].split()[19].decode()
+    except (OSError, ValueError, IndexError):
+        return ""
+
+
+def _marker_file(pid: int) -> str:
+    return os.path.join(_marker_dir(), f"{pid}.active")
+
+
+def _marker_on() -> None:
+    """This process has a default accountant active: say so to the processes it starts
+    (environment) and to workers it started before (a file named by its pid)."""
+    pid = os.getpid()
+    try:
+        os.makedirs(_marker_dir(), mode=0o700, exist_ok=True)
+        tmp = _marker_file(pid) + ".tmp"
+        with open(tmp, "w") as fh:
+            fh.write(_start_time(pid))
+        os.replace(tmp, _marker_file(pid))
+    except OSError:                     # pragma: no cover - unwritable temp dir
+        pass                            # the environment variable still reaches new workers
+    _marker["env_before"] = os.environ.get(ENV_MARKER)
+    os.environ[ENV_MARKER] = str(pid)
+    _marker["owned"] = True
+
+
+def _marker_off() -> None:
+    if not _marker["owned"]:
+        return
+    _marker["owned"] = False
+    with contextlib.suppress(OSError):
+        os.remove(_marker_file(os.getpid()))
+    before = _marker["env_before"]
+    if before is None:
+        os.environ.pop(ENV_MARKER, None)
+    else:
+        os.environ[ENV_MARKER] = before
+
+
+def _marker_at_exit() -> None:
+    with _active_lock:
+        _marker_off()
+
+
+atexit.register(_marker_at_exit)
+
+
+def foreign_accountant_process() -> int | None:
+    """The id of a process that started this one and has a default accountant active now.
+
+    Looks at the process named by the environment variable ``MIPDP_ACCOUNTANT_PROCESS``
+    (set while a ``with BudgetAccountant(...):`` block is active, so inherited by every
+    process started then: multiprocessing's spawn, fork and forkserver workers, joblib's
+    loky workers, subprocesses) and at the parent process (a pool worker started *before*
+    the block, e.g. joblib's reusable loky executor), and returns one whose marker file
+    (in the temporary directory, removed when its last block ends) is present.
+
+    Limits: only the parent and the process named by the environment are looked at (a
+    worker of a worker started before the block is not), a marker file on a temporary
+    directory the worker does not share (another ``TMPDIR``, another machine) is not
+    seen, and a process killed inside the block leaves a file whose pid, if reused on a
+    system without ``/proc``, is taken as active (a refusal, never an escape).
+    """
+    me = os.getpid()
+    candidates = []
+    env = os.environ.get(ENV_MARKER)
+    if env and env.isdigit():
+        candidates.append(int(env))
+    candidates.append(os.getppid())
+    for pid in candidates:
+        if pid == me or pid <= 1:
+            continue
+        try:
+            with open(_marker_file(pid)) as fh:
+                stamp = fh.read().strip()
+        except OSError:
+            continue
+        if stamp and _start_time(pid) not in ("", stamp):
+            continue                      # the pid was reused by another process
+        return pid
+    return None
+
+
+def _after_fork_in_child() -> None:
+    global _active_lock
+    _active_lock = threading.Lock()
+    _active.clear()                       # the child has no thread in a 'with' block ...
+    _marker["owned"] = False              # ... and never removes its parent's marker
+    for acc in list(_ACCOUNTANTS):
+        acc._lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _default_stack() -> list:
@@ -61,11 +214,14 @@ def _default_stack() -> list:
 def _note_active(change: int) -> None:
     tid = threading.get_ident()
     with _active_lock:
+        was = bool(_active)
         count = _active.get(tid, 0) + change
         if count > 0:
             _active[tid] = count
         else:
             _active.pop(tid, None)
+        if bool(_active) != was:
+            _marker_on() if _active else _marker_off()
 
 
 def accountant_active_in_process() -> bool:
@@ -81,15 +237,72 @@ def accountant_active_in_process() -> bool:
 
 def _check_visible() -> None:
     """Refuse a release that would silently escape an active default accountant."""
-    if _default_stack() or not accountant_active_in_process():
+    if _default_stack():
         return
-    from .exceptions import AccountantNotVisibleError
-    raise AccountantNotVisibleError(
-        "accountant: a default accountant (with BudgetAccountant(...):) is active in another "
-        "thread of this process, but not in the thread making this release, so its spend "
-        "would not be recorded. Make the release in the thread that entered the 'with' "
-        "block (e.g. model selection with n_jobs=1), or pass accountant= explicitly. "
-        "Nothing was computed.")
+    if accountant_active_in_process():
+        raise AccountantNotVisibleError(
+            "accountant: a default accountant (with BudgetAccountant(...):) is active in "
+            "another thread of this process, but not in the thread making this release, so "
+            "its spend would not be recorded. Make the release in the thread that entered "
+            "the 'with' block (e.g. model selection with n_jobs=1), or pass accountant= "
+            "explicitly. Nothing was computed.")
+    other = foreign_accountant_process()
+    if other is not None:
+        raise AccountantNotVisibleError(
+            f"accountant: process {other}, which started this one (a pool worker of "
+            "multiprocessing or joblib, or a subprocess), has a default accountant (with "
+            f"BudgetAccountant(...):) active, and a release in this process (pid "
+            f"{os.getpid()}) would not be recorded by it. Make the release in that process "
+            f"(e.g. model selection with n_jobs=1), or pass accountant= explicitly. "
+            f"{_LEDGER_HINT} Nothing was computed.")
+
+
+def _caller(depth: int = 2) -> str:
+    try:
+        return sys._getframe(depth).f_code.co_name
+    except (AttributeError, ValueError):   # pragma: no cover
+        return "unknown"
+
+
+class Reservation:
+    """A release in progress: its planned guarantee, booked by :meth:`BudgetAccountant.reserve`.
+
+    It counts against the budget until :meth:`settle` replaces it by the actual guarantee
+    or :meth:`cancel` drops it (also done when it is garbage-collected unsettled, and when
+    a ``with`` block on it exits without :meth:`settle`).
+    """
+
+    __slots__ = ("accountant", "token", "planned", "method", "_finalizer", "__weakref__")
+
+    def __init__(self, accountant: "BudgetAccountant", token: str, planned: Guarantee,
+                 method: str) -> None:
+        self.accountant = accountant
+        self.token = token
+        self.planned = planned
+        self.method = method
+        self._finalizer = weakref.finalize(self, accountant._cancelled.append, token)
+
+    def settle(self, actual: Guarantee | None = None) -> None:
+        """Record ``actual`` (default: the planned guarantee) in place of the reservation.
+
+        Raises :class:`~mipdp.exceptions.BudgetError` (and drops the reservation) if
+        ``actual`` does not fit where the planned guarantee did.
+        """
+        if not self._finalizer.detach():
+            raise RuntimeError("Reservation.settle: already settled or cancelled")
+        self.accountant._settle(self.token, self.planned if actual is None else actual,
+                                self.method)
+
+    def cancel(self) -> None:
+        """Drop the reservation (the release was not made)."""
+        if self._finalizer.detach():
+            self.accountant._cancel(self.token)
+
+    def __enter__(self) -> "Reservation":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.cancel()
 
 
 class BudgetAccountant:
@@ -116,35 +329,117 @@ class BudgetAccountant:
         is then conditional too.  Releases that are not private at all are refused by any
         accountant with a finite budget.
     spent : list of Guarantee or (epsilon, delta), optional
-        Releases already made (e.g. ``other.spent``).
+        Releases already made (e.g. ``other.spent``).  Not with ``path``.
+    path : str or os.PathLike, optional
+        Keep the records in this SQLite ledger file instead of in memory: every thread
+        and process that opens the same path spends the same budget.  A new file is
+        created with this budget; an existing one must hold the same ``epsilon``,
+        ``delta``, ``neighbour``, ``delta_slack`` and ``allow_conditional``
+        (:class:`~mipdp.exceptions.LedgerError` otherwise; :meth:`open` reads them from
+        the file).  Use a local file system (SQLite's locking is unreliable on network
+        file systems).
+    timeout : float, default 10.0
+        With ``path``: seconds to wait for another process's transaction on the file
+        before raising :class:`~mipdp.exceptions.LedgerError` (before any data is read).
+    durable : bool, default True
+        With ``path``: flush every spend to the disk before the release returns
+        (SQLite ``synchronous=FULL``: the disk's flush time per spend).  ``False``
+        (``synchronous=NORMAL``) is as atomic and survives a crashed process, but the last
+        records may be lost if the machine loses power; about 0.1 ms per spend.
 
     Attributes
     ----------
     spent : list of Guarantee
-        One record per release, in order.
+        One record per release, in order (a copy; read from the file for a ledger).
+    path : str or None
+        Absolute path of the ledger file (``None``: in memory).
     """
 
     def __init__(self, epsilon: float = math.inf, delta: float = 0.0, *, neighbour=None,
                  delta_slack: float | None = None, allow_conditional: bool = False,
-                 spent=None) -> None:
-        from ._param_validation import (EPSILON_OR_INF, Interval, validate_parameter_constraints)
+                 spent=None, path=None, timeout: float = 10.0, durable: bool = True) -> None:
+        from ._param_validation import (EPSILON_OR_INF, Interval, InvalidParameterError,
+                                        validate_parameter_constraints)
         from numbers import Real
         validate_parameter_constraints(
             {"epsilon": EPSILON_OR_INF, "delta": [Interval(Real, 0, 1, closed="left")],
              "neighbour": [None, "neighbour"], "delta_slack": [None, Interval(Real, 0, 1,
                                                                               closed="neither")],
-             "allow_conditional": ["boolean"]},
+             "allow_conditional": ["boolean"], "path": [None, str, os.PathLike],
+             "timeout": [Interval(Real, 0, None, closed="left")], "durable": ["boolean"]},
             {"epsilon": epsilon, "delta": delta, "neighbour": neighbour,
-             "delta_slack": delta_slack, "allow_conditional": allow_conditional},
+             "delta_slack": delta_slack, "allow_conditional": allow_conditional,
+             "path": path, "timeout": timeout, "durable": durable},
             "BudgetAccountant")
+        if path is not None and spent:
+            raise InvalidParameterError(
+                "BudgetAccountant: spent= cannot be combined with path= (every opener of "
+                "the ledger would add the same records again); record them once with "
+                "ledger.spend(g) for g in spent.")
         self.epsilon = float(epsilon)
         self.delta = float(delta)
         self.neighbour = None if neighbour is None else Neighbour.parse(neighbour)
-        self.delta_slack = delta_slack
+        self.delta_slack = None if delta_slack is None else float(delta_slack)
         self.allow_conditional = bool(allow_conditional)
-        self.spent: list[Guarantee] = []
+        self._init_runtime()
+        if path is None:
+            from .ledger import MemoryStore
+            self._store = MemoryStore()
+        else:
+            from .ledger import SQLiteStore
+            self._store = SQLiteStore(path, self._config(), timeout, durable)
         for item in spent or []:
             self.spend(item)
+
+    def _init_runtime(self) -> None:
+        self._lock = threading.RLock()
+        self._cancelled: collections.deque = collections.deque()
+        self._home_pid = os.getpid()
+        _ACCOUNTANTS.add(self)
+
+    def _config(self) -> dict:
+        return {"epsilon": repr(self.epsilon), "delta": repr(self.delta),
+                "neighbour": "" if self.neighbour is None else self.neighbour.value,
+                "delta_slack": "" if self.delta_slack is None else repr(self.delta_slack),
+                "allow_conditional": str(self.allow_conditional)}
+
+    @classmethod
+    def open(cls, path, *, timeout: float = 10.0, durable: bool = True) -> "BudgetAccountant":
+        """The accountant of an existing ledger file, with the budget stored in it.
+
+        Raises :class:`~mipdp.exceptions.LedgerError` if there is no ledger at ``path``,
+        or it is corrupt or locked for longer than ``timeout`` seconds.
+        """
+        from .ledger import SQLiteStore
+        config = SQLiteStore(path, None, timeout).config
+        return cls(float(config["epsilon"]), float(config["delta"]),
+                   neighbour=config["neighbour"] or None,
+                   delta_slack=float(config["delta_slack"]) if config["delta_slack"] else None,
+                   allow_conditional=config["allow_conditional"] == "True", path=path,
+                   timeout=timeout, durable=durable)
+
+    @property
+    def path(self) -> str | None:
+        """Absolute path of the ledger file, ``None`` for an in-memory accountant."""
+        return self._store.path
+
+    @property
+    def spent(self) -> list[Guarantee]:
+        with self._lock:
+            return self._store.spent()
+
+    def history(self) -> list[dict]:
+        """The releases recorded, oldest first, one dict per release.
+
+        Keys: ``id`` (1, 2, ...), ``time`` (POSIX seconds, UTC), ``method`` (the public
+        function that made the release, or ``"spend"`` / the ``method=`` given to
+        :meth:`spend`), ``epsilon``, ``delta`` (for a release that is not private: the
+        values its noise was calibrated for, see ``status``), ``neighbour``, ``status``
+        (``"proven"``, ``"conditional"`` or ``"not private"``), ``guarantee`` (the
+        guarantee in words), ``pid`` and ``host`` of the process that made it.
+        """
+        with self._lock:
+            return self._store.history()
 
     # -- records -----------------------------------------------------------------------
     def _as_guarantee(self, epsilon, delta) -> Guarantee:
@@ -162,38 +457,49 @@ class BudgetAccountant:
         return math.isfinite(self.epsilon)
 
     def total(self) -> Guarantee:
-        """The guarantee of everything spent so far.
+        """The guarantee of everything spent so far (releases in progress not included).
 
         Before the first release it is a zero guarantee: ``0-DP (pure)`` with
         ``epsilon == 0.0`` and ``delta == 0.0`` (under the accountant's ``neighbour``,
         replace-one if none was given), so ``acc.total().epsilon`` is always a number.
         """
-        if not self.spent:
+        spent = self.spent
+        if not spent:
             return Guarantee.pure(0.0, self.neighbour or Neighbour.REPLACE_ONE,
                                   "nothing spent yet (0 releases)")
-        return self._composed(self.spent)
+        return self._composed(spent)
 
     def __len__(self) -> int:
         return len(self.spent)
 
-    # -- the budget ----------------------------------------------------------------------
-    def check(self, epsilon, delta: float = 0.0) -> Guarantee:
-        """Raise :class:`~mipdp.exceptions.BudgetError` unless this release may be made.
+    # -- transactions ------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _transaction(self, *, write: bool):
+        """The accountant's lock and one store transaction (atomic check-and-spend)."""
+        if write and self._store.path is None and self._home_pid != os.getpid():
+            raise AccountantNotVisibleError(
+                f"accountant: this in-memory accountant belongs to process "
+                f"{self._home_pid}; this is a copy of it in process {os.getpid()} (forked, "
+                "or pickled to a worker), and what it records never reaches the original. "
+                f"{_LEDGER_HINT} Nothing was computed.")
+        with self._lock:
+            with self._store.transaction() as store:
+                drained = []
+                try:
+                    while self._cancelled:
+                        token = self._cancelled.popleft()
+                        drained.append(token)
+                        store.unreserve(token)
+                    yield store
+                except BaseException:
+                    self._cancelled.extend(drained)   # rolled back: drop them next time
+                    raise
 
-        Parameters
-        ----------
-        epsilon : float or Guarantee
-            The planned release's guarantee (or its ``ε``).
-        delta : float, default 0
-            Its ``δ`` when ``epsilon`` is a number.
-
-        Returns
-        -------
-        Guarantee
-            The composed total the accountant would report after this release.
-        """
-        g = self._as_guarantee(epsilon, delta)
-        nb = self.neighbour or (self.spent[0].neighbour if self.spent else None)
+    def _admit(self, g: Guarantee, spent: list[Guarantee], reserved: list[Guarantee]
+               ) -> Guarantee:
+        """The composed total after ``g``, or :class:`BudgetError` if it may not be made."""
+        records = spent + reserved
+        nb = self.neighbour or (records[0].neighbour if records else None)
         if nb is not None and g.neighbour != nb:
             raise BudgetError(f"accountant: this release is stated under {g.neighbour.value} "
                               f"neighbours but the budget is under {nb.value} neighbours; "
@@ -209,40 +515,101 @@ class BudgetAccountant:
             raise BudgetError(f"accountant: this release is only conditionally private "
                               f"({g.condition}); pass allow_conditional=True to the "
                               "accountant to record it anyway. Nothing was computed.")
-        total = self._composed(self.spent + [g])
+        total = self._composed(records + [g])
         if self.finite and (total.epsilon_or_nominal > self.epsilon * (1 + _REL_TOL)
                             or _delta_of(total) > self.delta * (1 + _REL_TOL) + 1e-300):
-            spent = self._composed(self.spent)
-            spent_txt = ("nothing yet" if spent is None else
-                         f"epsilon = {spent.epsilon_or_nominal:g}, delta = {_delta_of(spent):g}")
+            used = self._composed(records)
+            used_txt = ("nothing yet" if used is None else
+                        f"epsilon = {used.epsilon_or_nominal:g}, delta = {_delta_of(used):g}")
+            pending = f" and {len(reserved)} in progress" if reserved else ""
             raise BudgetError(
                 f"accountant: this release (epsilon = {g.epsilon_or_nominal:g}, delta = "
                 f"{_delta_of(g):g}) would bring the total to epsilon = "
                 f"{total.epsilon_or_nominal:g}, delta = {_delta_of(total):g}, over the budget "
-                f"(epsilon = {self.epsilon:g}, delta = {self.delta:g}; spent {spent_txt} in "
-                f"{len(self.spent)} release(s)). Nothing was computed.")
+                f"(epsilon = {self.epsilon:g}, delta = {self.delta:g}; spent {used_txt} in "
+                f"{len(spent)} release(s){pending}). Nothing was computed.")
         return total
 
-    def spend(self, epsilon, delta: float = 0.0) -> None:
-        """Record a release (checked first, so a spend never exceeds the budget)."""
+    # -- the budget ----------------------------------------------------------------------
+    def check(self, epsilon, delta: float = 0.0) -> Guarantee:
+        """Raise :class:`~mipdp.exceptions.BudgetError` unless this release may be made.
+
+        Releases in progress (reserved, not yet recorded) count as spent.  A check books
+        nothing: between :meth:`check` and :meth:`spend` another thread or process may
+        spend the budget (use :meth:`reserve`, or :meth:`spend` alone, which is atomic).
+
+        Parameters
+        ----------
+        epsilon : float or Guarantee
+            The planned release's guarantee (or its ``ε``).
+        delta : float, default 0
+            Its ``δ`` when ``epsilon`` is a number.
+
+        Returns
+        -------
+        Guarantee
+            The composed total the accountant would report after this release.
+        """
         g = self._as_guarantee(epsilon, delta)
-        self.check(g)
-        if self.neighbour is None and not self.spent:
-            pass  # the first release fixes the notion through self.spent[0]
-        self.spent.append(g)
+        with self._transaction(write=False) as store:
+            return self._admit(g, store.spent(), list(store.reserved().values()))
+
+    def spend(self, epsilon, delta: float = 0.0, *, method: str = "spend") -> None:
+        """Check and record a release, atomically (a spend never exceeds the budget).
+
+        ``method`` names the release in :meth:`history`.
+        """
+        g = self._as_guarantee(epsilon, delta)
+        with self._transaction(write=True) as store:
+            self._admit(g, store.spent(), list(store.reserved().values()))
+            store.append(g, method)
+
+    def reserve(self, epsilon, delta: float = 0.0, *, method: str = "reserve") -> Reservation:
+        """Check a planned release and book it, atomically; return its :class:`Reservation`.
+
+        The reservation counts against the budget (for every thread and process sharing
+        the accountant) until it is settled with the actual guarantee or cancelled, so
+        two releases checked concurrently can never jointly exceed the budget.  Raises
+        :class:`~mipdp.exceptions.BudgetError` like :meth:`check`.
+        """
+        g = self._as_guarantee(epsilon, delta)
+        token = uuid.uuid4().hex
+        with self._transaction(write=True) as store:
+            self._admit(g, store.spent(), list(store.reserved().values()))
+            store.reserve(token, g, method)
+        return Reservation(self, token, g, method)
+
+    def _settle(self, token: str, actual: Guarantee, method: str) -> None:
+        refused = None
+        with self._transaction(write=True) as store:
+            store.unreserve(token)
+            try:
+                self._admit(actual, store.spent(), list(store.reserved().values()))
+            except BudgetError as exc:
+                refused = exc                      # commit the drop, then raise
+            else:
+                store.append(actual, method)
+        if refused is not None:
+            raise refused
+
+    def _cancel(self, token: str) -> None:
+        with self._transaction(write=True) as store:
+            store.unreserve(token)
 
     def remaining(self, k: int = 1) -> tuple[float, float]:
         """``(ε, δ)`` that each of ``k`` further pure/approximate releases may spend.
 
-        With basic composition this is ``((ε_budget − ε_spent)/k, (δ_budget − δ_spent)/k)``;
-        with ``delta_slack`` the ``ε`` is found by bisection on the composed total (as
-        diffprivlib does).
+        Releases in progress count as spent.  With basic composition this is
+        ``((ε_budget − ε_spent)/k, (δ_budget − δ_spent)/k)``; with ``delta_slack`` the
+        ``ε`` is found by bisection on the composed total (as diffprivlib does).
         """
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             from ._param_validation import InvalidParameterError
             raise InvalidParameterError(f"The 'k' parameter of remaining must be an int in the "
                                         f"range [1, inf). Got {k!r} instead.")
-        total = self._composed(self.spent)
+        with self._transaction(write=False) as store:
+            records = store.spent() + list(store.reserved().values())
+        total = self._composed(records)
         eps_spent = 0.0 if total is None else total.epsilon_or_nominal
         delta_spent = 0.0 if total is None else _delta_of(total)
         if total is not None and total.status == "not private":
@@ -252,11 +619,11 @@ class BudgetAccountant:
             return math.inf, d_left
         if self.delta_slack is None:
             return max(0.0, self.epsilon - eps_spent) / k, d_left
-        nb = self.neighbour or (self.spent[0].neighbour if self.spent else Neighbour.REPLACE_ONE)
+        nb = self.neighbour or (records[0].neighbour if records else Neighbour.REPLACE_ONE)
         lo, hi = 0.0, self.epsilon
         for _ in range(100):
             mid = 0.5 * (lo + hi)
-            probe = self._composed(self.spent + [Guarantee.pure(mid, nb, "probe")] * k)
+            probe = self._composed(records + [Guarantee.pure(mid, nb, "probe")] * k)
             if probe.epsilon <= self.epsilon:
                 lo = mid
             else:
@@ -289,12 +656,11 @@ class BudgetAccountant:
         if stack and getattr(_local, "pid", None) != os.getpid():
             # a process forked while the accountant was active (multiprocessing's "fork"
             # start method): this is a copy, and what it records never reaches the parent
-            from .exceptions import AccountantNotVisibleError
             raise AccountantNotVisibleError(
                 "accountant: this process was forked from the one whose default accountant "
                 "(with BudgetAccountant(...):) is active; a release here would be recorded "
                 "only in this process's copy. Make the release in the parent (e.g. model "
-                "selection with n_jobs=1). Nothing was computed.")
+                f"selection with n_jobs=1). {_LEDGER_HINT} Nothing was computed.")
         return stack[-1] if stack else None
 
     def __enter__(self) -> "BudgetAccountant":
@@ -306,11 +672,26 @@ class BudgetAccountant:
             stack.pop()
             _note_active(-1)
 
+    # -- pickling: a ledger travels as its path; an in-memory accountant as a copy that
+    # -- refuses to spend in another process (its records would never come back) ------------
+    def __getstate__(self):
+        state = {k: v for k, v in self.__dict__.items()
+                 if k not in ("_lock", "_cancelled", "_home_pid")}
+        state["_home_pid"] = self._home_pid
+        return state
+
+    def __setstate__(self, state) -> None:
+        home = state.pop("_home_pid", os.getpid())
+        self.__dict__.update(state)
+        self._init_runtime()
+        self._home_pid = home
+
     def __repr__(self) -> str:
         total = self._composed(self.spent)
         spent = "nothing" if total is None else str(total.status) + (
             f" epsilon={total.epsilon_or_nominal:g}, delta={_delta_of(total):g}")
-        return (f"BudgetAccountant(epsilon={self.epsilon:g}, delta={self.delta:g}, "
+        where = "" if self.path is None else f", path={self.path!r}"
+        return (f"BudgetAccountant(epsilon={self.epsilon:g}, delta={self.delta:g}{where}, "
                 f"releases={len(self.spent)}, spent: {spent})")
 
 
@@ -320,8 +701,18 @@ class _NotRecorded(BudgetAccountant):
     def check(self, epsilon, delta: float = 0.0):
         return self._as_guarantee(epsilon, delta)
 
-    def spend(self, epsilon, delta: float = 0.0) -> None:
+    def spend(self, epsilon, delta: float = 0.0, *, method: str = "spend") -> None:
         return None
+
+    def reserve(self, epsilon, delta: float = 0.0, *, method: str = "reserve"):
+        raise RuntimeError("NOT_RECORDED books nothing")  # pragma: no cover
+
+    def __reduce__(self):
+        return (_not_recorded, ())
+
+
+def _not_recorded() -> "_NotRecorded":
+    return NOT_RECORDED
 
 
 #: Pass as ``accountant=`` to a nested call whose budget the outer call accounts for.
@@ -331,6 +722,41 @@ NOT_RECORDED = _NotRecorded()
 def _delta_of(g: Guarantee) -> float:
     d = g.delta if g.nominal_delta is None else g.nominal_delta
     return 0.0 if math.isnan(d) else d
+
+
+def check_release(accountant: BudgetAccountant | None, planned: Guarantee
+                  ) -> Reservation | None:
+    """Step 1 of :func:`account`: check ``planned`` and book it; call before reading data.
+
+    Returns the :class:`Reservation` to pass to :func:`record_release` (``None`` when
+    nothing is recorded: no accountant, or :data:`NOT_RECORDED`).  Raises
+    :class:`~mipdp.exceptions.AccountantNotVisibleError` when no accountant is given and
+    an active default accountant would not see the release (another thread of the
+    process, or a process that started this one, has one active), and
+    :class:`~mipdp.exceptions.BudgetError` when the release does not fit.
+    """
+    if accountant is None:
+        _check_visible()
+    acc = BudgetAccountant.load_default(accountant)
+    if acc is None:
+        return None
+    if isinstance(acc, _NotRecorded):
+        acc.check(planned)
+        return None
+    return acc.reserve(planned, method=_caller())
+
+
+def record_release(handle, result):
+    """Step 2 of :func:`account`: record ``result.guarantee``; return ``result``.
+
+    ``handle`` is what :func:`check_release` returned (a :class:`Reservation`, settled
+    with the actual guarantee), or an accountant (spent directly), or ``None``.
+    """
+    if isinstance(handle, Reservation):
+        handle.settle(result.guarantee)
+    elif handle is not None:
+        handle.spend(result.guarantee, method=_caller())
+    return result
 
 
 def account(accountant: BudgetAccountant | None, planned: Guarantee,
@@ -345,37 +771,19 @@ def account(accountant: BudgetAccountant | None, planned: Guarantee,
     if accountant is None:
         _check_visible()
     acc = BudgetAccountant.load_default(accountant)
-    if acc is not None:
+    handle = None
+    if acc is not None and not isinstance(acc, _NotRecorded):
+        handle = acc.reserve(planned, method=_caller())
+    elif acc is not None:
         acc.check(planned)
-    result = release()
-    if acc is not None:
-        actual = result.guarantee
-        if (actual.is_private and planned.is_private
-                and actual.epsilon > planned.epsilon * (1 + 1e-9) + 1e-12):
-            raise RuntimeError(f"internal error: the release spent epsilon = {actual.epsilon} "
-                               f"> planned {planned.epsilon}")  # pragma: no cover
-        acc.spend(actual)
-    return result
-
-
-def check_release(accountant: BudgetAccountant | None, planned: Guarantee):
-    """Step 1 of :func:`account`: the accountant to use (or ``None``), after checking ``planned``.
-
-    Call it before the data is read.  Raises
-    :class:`~mipdp.exceptions.AccountantNotVisibleError` when no accountant is given, this
-    thread has no default one, but another thread of the process has: the release would
-    escape it.
-    """
-    if accountant is None:
-        _check_visible()
-    acc = BudgetAccountant.load_default(accountant)
-    if acc is not None:
-        acc.check(planned)
-    return acc
-
-
-def record_release(acc: BudgetAccountant | None, result):
-    """Step 2 of :func:`account`: record ``result.guarantee``; return ``result``."""
-    if acc is not None:
-        acc.spend(result.guarantee)
+    with handle if handle is not None else contextlib.nullcontext():
+        result = release()
+        if handle is not None:
+            actual = result.guarantee
+            if (actual.is_private and planned.is_private
+                    and actual.epsilon > planned.epsilon * (1 + 1e-9) + 1e-12):
+                raise RuntimeError(f"internal error: the release spent epsilon = "
+                                   f"{actual.epsilon} > planned {planned.epsilon}"
+                                   )  # pragma: no cover
+            handle.settle(actual)
     return result

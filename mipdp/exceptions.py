@@ -9,7 +9,7 @@ from __future__ import annotations
 __all__ = ["PrivacyLeakWarning", "CertificationError", "TimeLimitError", "SolverError",
            "BackendUnavailableError", "SizeLimitError", "SolverTimeLimitError",
            "BudgetError", "ConditionalPrivacyWarning", "InvalidParameterError",
-           "AccountantNotVisibleError", "ClippingWarning"]
+           "AccountantNotVisibleError", "ClippingWarning", "LedgerError"]
 
 
 class SolverError(RuntimeError):
@@ -122,4 +122,15 @@ class ClippingWarning(UserWarning):
     the data's scale throws the signal away: e.g. every ``y`` clipped to ``b_y`` makes the
     selection ignore ``y``.  **Not private**: whether it is issued depends on the data (it
     is a message to the analyst, who holds the data; it is not part of the release).
+    """
+
+
+class LedgerError(BudgetError):
+    """A privacy ledger file (``BudgetAccountant(..., path=...)``) cannot be used.
+
+    The file is not a mipdp ledger, is corrupt, holds another budget than the one given,
+    or another process kept it locked for longer than the accountant's ``timeout``.
+    Raised when the accountant is created or before the data is read (the message names
+    the file and what to do): nothing was computed.  A :class:`BudgetError`, so code that
+    treats a refused release as "nothing spent" stays correct.
     """
