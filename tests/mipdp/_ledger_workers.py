@@ -42,7 +42,8 @@ def spend(ledger, eps, times=1):
 
 def race(paths, starts, eps):
     """For each ledger of ``paths``: wait until ``starts[i]`` (time.time()), then try to
-    spend ``eps`` on it.  Returns one bool per race: whether this process's spend won."""
+    spend ``eps`` on it.  Returns one ``[won, t_begin, t_end]`` per race: whether this
+    process's spend won, and when (time.time()) it began and returned."""
     from mipdp import BudgetAccountant, BudgetError
     won = []
     for path, start in zip(paths, starts):
@@ -50,11 +51,13 @@ def race(paths, starts, eps):
         acc.spent                                     # connect and read before the start
         while time.time() < start:
             pass
+        t_begin = time.time()
         try:
             acc.spend(eps, method="race")
-            won.append(True)
+            ok = True
         except BudgetError:
-            won.append(False)
+            ok = False
+        won.append([ok, t_begin, time.time()])
     return won
 
 
