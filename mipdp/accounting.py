@@ -580,15 +580,24 @@ class BudgetAccountant:
         return Reservation(self, token, g, method)
 
     def _settle(self, token: str, actual: Guarantee, method: str) -> None:
+        from .exceptions import LedgerError
         refused = None
-        with self._transaction(write=True) as store:
-            store.unreserve(token)
-            try:
-                self._admit(actual, store.spent(), list(store.reserved().values()))
-            except BudgetError as exc:
-                refused = exc                      # commit the drop, then raise
-            else:
-                store.append(actual, method)
+        try:
+            with self._transaction(write=True) as store:
+                store.unreserve(token)
+                try:
+                    self._admit(actual, store.spent(), list(store.reserved().values()))
+                except BudgetError as exc:
+                    refused = exc                  # commit the drop, then raise
+                else:
+                    store.append(actual, method)
+        except LedgerError as exc:
+            # nothing committed: the release is not returned, so its reservation goes at
+            # the next transaction of this accountant (or when this process ends)
+            self._cancelled.append(token)
+            raise LedgerError(str(exc).replace(
+                "Nothing was computed.", "The release was computed but could not be "
+                "recorded, so it is not returned.")) from exc
         if refused is not None:
             raise refused
 

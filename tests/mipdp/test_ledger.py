@@ -214,6 +214,18 @@ def test_locked_file_raises_before_the_data_is_read(tmp_path):
         holder.close()
     acc.spend(0.5)                                       # released: works again
     assert len(acc) == 1
+    # locked between the check and the record: the release is not returned, and its
+    # reservation is dropped at the next transaction
+    r = acc.reserve(0.25)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(LedgerError, match="could not be recorded"):
+            r.settle()
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert acc.remaining()[0] == pytest.approx(0.5) and len(acc) == 1
 
 
 # -- processes ---------------------------------------------------------------------------------
