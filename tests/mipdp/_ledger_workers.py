@@ -16,6 +16,8 @@ def _data():
 
 
 def pid_after(seconds):
+    """This worker's pid, after importing mipdp and sleeping ``seconds``."""
+    import mipdp.datasets  # noqa: F401
     time.sleep(seconds)
     return os.getpid()
 
@@ -61,10 +63,31 @@ def race(paths, starts, eps):
     return won
 
 
-def barrier_starts(barrier_dir, n_procs, k, dt):
+def hold_locks(paths, starts, lead=0.01, hold=0.02):
+    """Make the races tight: hold each ledger's write lock from ``lead`` s before its
+    start to ``hold`` s after it, so that both racers' spends begin and wait for the same
+    release of the lock.  Returns when each lock was released (time.time())."""
+    import sqlite3
+    released = []
+    for path, start in zip(paths, starts):
+        while time.time() < start - lead:
+            time.sleep(0.001)
+        conn = sqlite3.connect(path, isolation_level=None)
+        conn.execute("BEGIN IMMEDIATE")
+        while time.time() < start + hold:
+            time.sleep(0.001)
+        released.append(time.time())
+        conn.execute("ROLLBACK")
+        conn.close()
+    return released
+
+
+def barrier_starts(barrier_dir, n_procs, k, dt, register=True):
     """Start times shared by ``n_procs`` separate processes: each writes a file in
-    ``barrier_dir`` when ready; all start 0.2 s after the last one is ready."""
-    open(os.path.join(barrier_dir, f"ready-{os.getpid()}"), "w").close()
+    ``barrier_dir`` when ready; all start 0.2 s after the last one is ready (the parent,
+    ``register=False``, computes the same times)."""
+    if register:
+        open(os.path.join(barrier_dir, f"ready-{os.getpid()}"), "w").close()
     while True:
         names = [n for n in os.listdir(barrier_dir) if n.startswith("ready-")]
         if len(names) >= n_procs:

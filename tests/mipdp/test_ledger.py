@@ -242,21 +242,39 @@ def test_loky_workers_spend_the_same_ledger(tmp_path, loky):
     assert ledger.total().epsilon == pytest.approx(1.6)
 
 
-def test_two_processes_race_for_the_last_share(tmp_path, loky):
-    """Two loky workers (separate processes) race for the last 0.6 of a budget of 1.0
-    (0.4 spent) on 20 fresh ledgers: exactly one wins each race."""
-    k = 20
+def _race_outcome(paths, a, b, released):
+    overspent = sum(BudgetAccountant.open(p).total().epsilon > 1.0 + 1e-12 for p in paths)
+    both = sum(x[0] and y[0] for x, y in zip(a, b))
+    neither = sum(not x[0] and not y[0] for x, y in zip(a, b))
+    # races where both spends began while the lock was held, so both waited for it and
+    # ran at the same time
+    tight = sum(max(x[1], y[1]) < r for x, y, r in zip(a, b, released))
+    return overspent, both, neither, tight
+
+
+def _ledgers(tmp_path, k):
     paths = []
     for i in range(k):
         p = str(tmp_path / f"race{i}.sqlite")
         BudgetAccountant(1.0, path=p).spend(0.4)
         paths.append(p)
-    t0 = time.time() + 0.3
-    starts = [t0 + 0.01 * i for i in range(k)]
-    a, b = loky.map(workers.race, [paths, paths], [starts, starts], [0.6, 0.6])
-    overspent = sum(BudgetAccountant.open(p).total().epsilon > 1.0 + 1e-12 for p in paths)
-    assert overspent == 0
-    assert all(x[0] != y[0] for x, y in zip(a, b))       # one winner per race
+    return paths
+
+
+def test_two_processes_race_for_the_last_share(tmp_path, loky):
+    """Two loky workers (separate processes) race for the last 0.6 of a budget of 1.0
+    (0.4 spent) on 10 fresh ledgers; this process holds each ledger's lock while both
+    start, so they spend at the same time: exactly one wins each race."""
+    k = 10
+    paths = _ledgers(tmp_path, k)
+    t0 = time.time() + 0.5
+    starts = [t0 + 0.06 * i for i in range(k)]
+    futures = [loky.submit(workers.race, paths, starts, 0.6) for _ in range(2)]
+    released = workers.hold_locks(paths, starts)
+    a, b = [f.result() for f in futures]
+    overspent, both, neither, tight = _race_outcome(paths, a, b, released)
+    assert (overspent, both, neither) == (0, 0, 0)
+    assert tight >= 1                                    # at least one race was simultaneous
 
 
 def test_fork_workers_spend_the_same_ledger(tmp_path):
@@ -308,31 +326,24 @@ def test_bare_calls_in_pool_workers_are_refused(loky):
 
 
 def _race_separate_programs(tmp_path, k, dt):
-    paths = []
-    for i in range(k):
-        p = str(tmp_path / f"r{i}.sqlite")
-        BudgetAccountant(1.0, path=p).spend(0.4)
-        paths.append(p)
+    paths = _ledgers(tmp_path, k)
     barrier = tmp_path / "barrier"
     barrier.mkdir()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     cmd = [sys.executable, workers.__file__, json.dumps(paths), str(barrier), "2", str(dt),
            "0.6"]
     procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env) for _ in range(2)]
+    starts = workers.barrier_starts(str(barrier), 2, k, dt, register=False)
+    released = workers.hold_locks(paths, starts)
     a, b = [json.loads(p.communicate(timeout=60 + 2 * k * dt)[0]) for p in procs]
-    overspent = sum(BudgetAccountant.open(p).total().epsilon > 1.0 + 1e-12 for p in paths)
-    both = sum(x[0] and y[0] for x, y in zip(a, b))
-    neither = sum(not x[0] and not y[0] for x, y in zip(a, b))
-    # races where the two spends overlapped in time (both began before either returned)
-    overlapped = sum(max(x[1], y[1]) < min(x[2], y[2]) for x, y in zip(a, b))
-    return overspent, both, neither, overlapped
+    return _race_outcome(paths, a, b, released)
 
 
 @pytest.mark.slow
 def test_separate_python_programs_race_1000_times(tmp_path):
     """The issue's target: two separate Python programs race for the last share (0.6 of
     1.0, 0.4 spent) of 1000 ledgers: 0 overspends, and exactly one winner each time."""
-    overspent, both, neither, overlapped = _race_separate_programs(tmp_path, 1000, 0.01)
+    overspent, both, neither, tight = _race_separate_programs(tmp_path, 1000, 0.06)
     print(f"1000 races: {overspent} overspent, {both} with two winners, {neither} with none;"
-          f" the two spends overlapped in time in {overlapped}")
+          f" both spends waited for the same lock release in {tight}")
     assert (overspent, both, neither) == (0, 0, 0)
