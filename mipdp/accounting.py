@@ -257,9 +257,18 @@ def _check_visible() -> None:
             f"{_LEDGER_HINT} Nothing was computed.")
 
 
+#: helpers that make a release on behalf of the public function that called them
+_HELPERS = {"run_with_private_ranges"}
+
+
 def _caller(depth: int = 2) -> str:
+    """The public function making the release (for the history)."""
     try:
-        return sys._getframe(depth).f_code.co_name
+        frame = sys._getframe(depth)
+        while frame.f_back is not None and (frame.f_code.co_name in _HELPERS
+                                            or frame.f_code.co_name.startswith("_")):
+            frame = frame.f_back
+        return frame.f_code.co_name
     except (AttributeError, ValueError):   # pragma: no cover
         return "unknown"
 

@@ -47,6 +47,7 @@ __all__ = ["MemoryStore", "SQLiteStore", "guarantee_to_json", "guarantee_from_js
 logger = logging.getLogger(__name__)
 
 FORMAT = "mipdp privacy ledger"
+_CONFIG_KEYS = ("epsilon", "delta", "neighbour", "delta_slack", "allow_conditional")
 VERSION = "1"
 _HOST = socket.gethostname()
 #: connections inherited through fork: never used or closed in the child (SQLite forbids
@@ -263,6 +264,10 @@ class SQLiteStore:
                     if stored.get("version") != VERSION:
                         raise self._error(f"ledger format version {stored.get('version')!r}"
                                           f" is not supported (this mipdp reads {VERSION})")
+                    missing = sorted(set(_CONFIG_KEYS) - set(stored))
+                    if missing:
+                        raise self._error(f"the budget is incomplete (no {missing}): the "
+                                          "ledger is corrupt; restore it from a backup")
                     if config is not None:
                         diff = [f"{k}: file {stored.get(k)!r}, given {v!r}"
                                 for k, v in sorted(config.items()) if stored.get(k) != v]
@@ -274,7 +279,8 @@ class SQLiteStore:
                                 "new budget")
                 conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
                 raise
             if not tables:
                 try:                               # readers never block the writer
