@@ -6,7 +6,9 @@ booked before the data is read, the actual one recorded after) on a ledger file 
 holding ``--fill`` releases, for ``durable=True`` (``synchronous=FULL``: a disk flush per
 transaction) and ``durable=False`` (``synchronous=NORMAL`` in WAL mode).  The in-memory
 accountant, in the same run, is the baseline.  Reports the median and the 95th
-percentile in milliseconds.
+percentile in milliseconds.  A bare SQLite transaction (``BEGIN IMMEDIATE``, one
+``INSERT``, ``COMMIT``) on the same disk, for each ``synchronous`` setting, is the floor
+the ledger cannot go below (the disk's flush time for ``FULL``).
 
 Usage::
 
@@ -60,6 +62,19 @@ def main(argv=None) -> None:
           f"(cores: {os.cpu_count()})")
     print(f"{'storage':<16} {'fill':>6} {'spend median':>13} {'p95':>8} "
           f"{'reserve+settle median':>22} {'p95':>8}  (ms)")
+    import sqlite3
+    for sync in ("FULL", "NORMAL"):
+        conn = sqlite3.connect(os.path.join(where, f"raw-{sync}.sqlite"), isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(f"PRAGMA synchronous={sync}")
+        conn.execute("CREATE TABLE t(x REAL)")
+
+        def raw():
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("INSERT INTO t VALUES (1.0)")
+            conn.execute("COMMIT")
+        med, p95 = _times(raw, args.n)
+        print(f"{'raw ' + sync:<16} {'-':>6} {med:>13.3f} {p95:>8.3f} {'-':>22} {'-':>8}")
     for fill in args.fill:
         for kind in ("memory", "sqlite durable", "sqlite fast"):
             acc = _filled(kind, fill, where)
