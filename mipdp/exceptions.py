@@ -107,11 +107,15 @@ class AccountantNotVisibleError(BudgetError):
     """A release would spend budget that an active default accountant cannot see.
 
     The default accountant of ``with BudgetAccountant(...):`` is per thread (and per
-    process).  A release made in another thread while one is active, or a
+    process).  A release made in another thread while one is active, a release without
+    ``accountant=`` in a process started by (or forked from) a process where one is active
+    (a pool worker of multiprocessing or joblib), a
     :class:`~mipdp.selector.PrivateBestSubsetSelector` sent to another process (e.g.
-    ``GridSearchCV(..., n_jobs=2)``) while one is active, raises this instead of releasing
-    uncounted: nothing was computed.  Run the fits in the accountant's thread (``n_jobs=1``)
-    or pass ``accountant=`` explicitly.
+    ``GridSearchCV(..., n_jobs=2)``) while one is active, or a copy of an in-memory
+    accountant used in another process, raises this instead of releasing uncounted:
+    nothing was computed.  Run the fits in the accountant's thread (``n_jobs=1``), or keep
+    the budget in a ledger file (``BudgetAccountant(..., path=...)``) and pass it as
+    ``accountant=``.
     """
 
 
