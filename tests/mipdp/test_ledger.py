@@ -175,6 +175,28 @@ def test_neighbour_and_not_private_rules_hold_on_the_ledger(tmp_path):
     assert len(acc) == 1
 
 
+def test_advanced_composition_and_infinite_budget_survive_reopening(tmp_path):
+    step = Guarantee.approximate(0.02, 1e-10, "replace-one", "small step")
+    adv = BudgetAccountant(1.0, 1e-6, delta_slack=5e-7, path=tmp_path / "adv.sqlite",
+                           durable=False)
+    mem = BudgetAccountant(1.0, 1e-6, delta_slack=5e-7)
+    for acc in (adv, mem):
+        while True:
+            try:
+                acc.spend(step)
+            except BudgetError:
+                break
+    again = BudgetAccountant.open(tmp_path / "adv.sqlite")
+    assert again.delta_slack == 5e-7 and len(again) == len(mem) > 50   # basic: 50
+    assert again.total().epsilon == mem.total().epsilon
+    assert again.remaining() == mem.remaining()
+    rec = BudgetAccountant(path=tmp_path / "inf.sqlite")           # infinite: records all
+    rec.spend(Guarantee.pure(1.0, "replace-one", "m").not_private("bounds from the data"))
+    back = BudgetAccountant.open(tmp_path / "inf.sqlite")
+    assert back.epsilon == float("inf") and back.total().status == "not private"
+    assert back.history()[0]["status"] == "not private" and back.history()[0]["epsilon"] == 1.0
+
+
 @pytest.mark.parametrize("content", [b"not a database" * 100,
                                      b"SQLite format 3\x00" + b"\xff" * 4080],
                          ids=["text", "bad-header"])
