@@ -69,7 +69,7 @@ def main(argv=None) -> None:
         conn.execute(f"PRAGMA synchronous={sync}")
         conn.execute("CREATE TABLE t(x REAL)")
 
-        def raw():
+        def raw(conn=conn):
             conn.execute("BEGIN IMMEDIATE")
             conn.execute("INSERT INTO t VALUES (1.0)")
             conn.execute("COMMIT")
@@ -78,9 +78,9 @@ def main(argv=None) -> None:
     for fill in args.fill:
         for kind in ("memory", "sqlite durable", "sqlite fast"):
             acc = _filled(kind, fill, where)
-            med, p95 = _times(lambda: acc.spend(1e-6), args.n)
+            med, p95 = _times(lambda acc=acc: acc.spend(1e-6), args.n)
 
-            def pair():
+            def pair(acc=acc):
                 acc.reserve(1e-6, method="bench").settle()
             med2, p952 = _times(pair, args.n)
             print(f"{kind:<16} {fill:>6} {med:>13.3f} {p95:>8.3f} {med2:>22.3f} {p952:>8.3f}")

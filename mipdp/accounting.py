@@ -64,17 +64,21 @@ import contextlib
 import math
 import os
 import sys
-import tempfile
 import threading
 import uuid
 import weakref
 from typing import Callable
 
+from ._process_marker import ENV_MARKER, foreign_accountant_process
+from ._process_marker import disown as _disown_marker
+from ._process_marker import mark as _marker_on
+from ._process_marker import unmark as _marker_off
 from .exceptions import AccountantNotVisibleError, BudgetError
 from .guarantee import Guarantee, Neighbour, compose
 
 __all__ = ["BudgetAccountant", "Reservation", "account", "check_release", "record_release",
-           "NOT_RECORDED", "accountant_active_in_process", "foreign_accountant_process"]
+           "NOT_RECORDED", "accountant_active_in_process", "foreign_accountant_process",
+           "ENV_MARKER"]
 
 _REL_TOL = 1e-12
 _local = threading.local()
@@ -92,62 +96,6 @@ _LEDGER_HINT = ("To account across processes, keep the budget in a ledger file: 
                 "workers; see docs/privacy.md, 'A privacy ledger across processes'.")
 
 
-# -- which processes have a default accountant active ---------------------------------------
-#: environment variable naming the process whose default accountant was active when this
-#: process (or an ancestor) was started; inherited by spawn, fork, forkserver and loky
-ENV_MARKER = "MIPDP_ACCOUNTANT_PROCESS"
-_marker = {"owned": False, "env_before": None}
-
-
-def _marker_dir() -> str:
-    uid = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
-    return os.path.join(tempfile.gettempdir(), f"mipdp-accountants-{uid}")
-
-
-def _start_time(pid: int) -> str:
-    """When process ``pid`` started (Linux; "" elsewhere): tells a reused pid apart."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            stat = fh.read()
-        return stat[stat.rindex(b")") + 2:].split()[19].decode()
-    except (OSError, ValueError, IndexError):
-        return ""
-
-
-def _marker_file(pid: int) -> str:
-    return os.path.join(_marker_dir(), f"{pid}.active")
-
-
-def _marker_on() -> None:
-    """This process has a default accountant active: say so to the processes it starts
-    (environment) and to workers it started before (a file named by its pid)."""
-    pid = os.getpid()
-    try:
-        os.makedirs(_marker_dir(), mode=0o700, exist_ok=True)
-        tmp = _marker_file(pid) + ".tmp"
-        with open(tmp, "w") as fh:
-            fh.write(_start_time(pid))
-        os.replace(tmp, _marker_file(pid))
-    except OSError:                     # pragma: no cover - unwritable temp dir
-        pass                            # the environment variable still reaches new workers
-    _marker["env_before"] = os.environ.get(ENV_MARKER)
-    os.environ[ENV_MARKER] = str(pid)
-    _marker["owned"] = True
-
-
-def _marker_off() -> None:
-    if not _marker["owned"]:
-        return
-    _marker["owned"] = False
-    with contextlib.suppress(OSError):
-        os.remove(_marker_file(os.getpid()))
-    before = _marker["env_before"]
-    if before is None:
-        os.environ.pop(ENV_MARKER, None)
-    else:
-        os.environ[ENV_MARKER] = before
-
-
 def _marker_at_exit() -> None:
     with _active_lock:
         _marker_off()
@@ -156,47 +104,11 @@ def _marker_at_exit() -> None:
 atexit.register(_marker_at_exit)
 
 
-def foreign_accountant_process() -> int | None:
-    """The id of a process that started this one and has a default accountant active now.
-
-    Looks at the process named by the environment variable ``MIPDP_ACCOUNTANT_PROCESS``
-    (set while a ``with BudgetAccountant(...):`` block is active, so inherited by every
-    process started then: multiprocessing's spawn, fork and forkserver workers, joblib's
-    loky workers, subprocesses) and at the parent process (a pool worker started *before*
-    the block, e.g. joblib's reusable loky executor), and returns one whose marker file
-    (in the temporary directory, removed when its last block ends) is present.
-
-    Limits: only the parent and the process named by the environment are looked at (a
-    worker of a worker started before the block is not), a marker file on a temporary
-    directory the worker does not share (another ``TMPDIR``, another machine) is not
-    seen, and a process killed inside the block leaves a file whose pid, if reused on a
-    system without ``/proc``, is taken as active (a refusal, never an escape).
-    """
-    me = os.getpid()
-    candidates = []
-    env = os.environ.get(ENV_MARKER)
-    if env and env.isdigit():
-        candidates.append(int(env))
-    candidates.append(os.getppid())
-    for pid in candidates:
-        if pid == me or pid <= 1:
-            continue
-        try:
-            with open(_marker_file(pid)) as fh:
-                stamp = fh.read().strip()
-        except OSError:
-            continue
-        if stamp and _start_time(pid) not in ("", stamp):
-            continue                      # the pid was reused by another process
-        return pid
-    return None
-
-
 def _after_fork_in_child() -> None:
     global _active_lock
     _active_lock = threading.Lock()
     _active.clear()                       # the child has no thread in a 'with' block ...
-    _marker["owned"] = False              # ... and never removes its parent's marker
+    _disown_marker()                      # ... and never removes its parent's marker
     for acc in list(_ACCOUNTANTS):
         acc._lock = threading.RLock()
 

@@ -40,7 +40,7 @@ from dataclasses import fields
 from typing import Iterator
 
 from .exceptions import LedgerError
-from .guarantee import Guarantee, Neighbour
+from .guarantee import Guarantee
 
 __all__ = ["MemoryStore", "SQLiteStore", "guarantee_to_json", "guarantee_from_json"]
 

@@ -13,8 +13,7 @@ import time
 
 import pytest
 
-from mipdp import (AccountantNotVisibleError, BudgetAccountant, BudgetError, Guarantee,
-                   LedgerError, private_bss)
+from mipdp import BudgetAccountant, BudgetError, Guarantee, LedgerError, private_bss
 from mipdp.datasets import make_bss_regression
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -44,10 +43,10 @@ def data():
 
 @pytest.fixture(scope="module")
 def loky():
-    """Two loky workers, started before any accountant is active (as joblib's reusable
-    executor is)."""
-    from joblib.externals.loky import get_reusable_executor
-    ex = get_reusable_executor(max_workers=2, timeout=120)
+    """Two loky workers, started before any accountant is active: joblib's own reusable
+    executor (the one ``Parallel(n_jobs=2)`` uses, so other tests can reuse it)."""
+    from joblib.executor import get_memmapping_executor
+    ex = get_memmapping_executor(2, timeout=120)
     pids = set(ex.map(workers.pid_after, [0.3, 0.3]))
     assert len(pids) == 2
     return ex
@@ -65,7 +64,7 @@ def test_thread_race_never_overspends():
             acc = BudgetAccountant(1.0)
             barrier = threading.Barrier(8)
 
-            def worker():
+            def worker(acc=acc, barrier=barrier):
                 barrier.wait()
                 try:
                     acc.spend(0.6)
