@@ -395,8 +395,13 @@ class BudgetAccountant:
 
     # -- transactions ------------------------------------------------------------------
     @contextlib.contextmanager
-    def _transaction(self, *, write: bool):
-        """The accountant's lock and one store transaction (atomic check-and-spend)."""
+    def _transaction(self, *, write: bool, record: bool = False):
+        """The accountant's lock and one store transaction (atomic check-and-spend).
+
+        ``record``: the transaction records a release, so a durable ledger flushes it to
+        the disk before returning (a reservation or a check need not survive a power
+        loss: the release they belong to has not been returned).
+        """
         if write and self._store.path is None and self._home_pid != os.getpid():
             raise AccountantNotVisibleError(
                 f"accountant: this in-memory accountant belongs to process "
@@ -404,7 +409,7 @@ class BudgetAccountant:
                 "or pickled to a worker), and what it records never reaches the original. "
                 f"{_LEDGER_HINT} Nothing was computed.")
         with self._lock:
-            with self._store.transaction() as store:
+            with self._store.transaction(flush=record) as store:
                 drained = []
                 try:
                     while self._cancelled:
@@ -481,7 +486,7 @@ class BudgetAccountant:
         ``method`` names the release in :meth:`history`.
         """
         g = self._as_guarantee(epsilon, delta)
-        with self._transaction(write=True) as store:
+        with self._transaction(write=True, record=True) as store:
             self._admit(g, store.spent(), list(store.reserved().values()))
             store.append(g, method)
 
@@ -504,7 +509,7 @@ class BudgetAccountant:
         from .exceptions import LedgerError
         refused = None
         try:
-            with self._transaction(write=True) as store:
+            with self._transaction(write=True, record=True) as store:
                 store.unreserve(token)
                 try:
                     self._admit(actual, store.spent(), list(store.reserved().values()))

@@ -117,7 +117,7 @@ class MemoryStore:
         self.reservations: dict[str, Guarantee] = {}
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator["MemoryStore"]:
+    def transaction(self, flush: bool = False) -> Iterator["MemoryStore"]:
         yield self
 
     def spent(self) -> list[Guarantee]:
@@ -174,10 +174,11 @@ class SQLiteStore:
         Seconds to wait for another process's transaction before giving up with
         :class:`~mipdp.exceptions.LedgerError`.
     durable : bool, default True
-        ``True``: every transaction is flushed to the disk before it returns (SQLite's
-        ``synchronous=FULL``; a few ms per spend, the disk's flush time).  ``False``:
+        ``True``: every transaction that records a release is flushed to the disk before
+        it returns (SQLite's ``synchronous=FULL``; the disk's flush time).  ``False``:
         ``synchronous=NORMAL`` in WAL mode: still atomic and safe if a process crashes,
-        but the last releases may be lost if the *machine* loses power.
+        but the last releases may be lost if the *machine* loses power.  Reservations and
+        checks are never flushed on their own.
     """
 
     def __init__(self, path, config: dict | None, timeout: float, durable: bool = True) -> None:
@@ -210,6 +211,7 @@ class SQLiteStore:
                                   "permissions)", exc) from exc
             with self._guard("opening the ledger"):
                 conn.execute(f"PRAGMA synchronous={'FULL' if self.durable else 'NORMAL'}")
+            self._sync = "FULL" if self.durable else "NORMAL"
             self._conn = conn
         return self._conn
 
@@ -291,14 +293,21 @@ class SQLiteStore:
 
     # -- transactions --------------------------------------------------------------------
     @contextlib.contextmanager
-    def transaction(self) -> Iterator["SQLiteStore"]:
+    def transaction(self, flush: bool = False) -> Iterator["SQLiteStore"]:
         """One ``BEGIN IMMEDIATE`` transaction: committed on success, rolled back on error.
 
-        The caller (the accountant) also holds its thread lock, so one connection per
-        store serves every thread of the process.
+        ``flush``: with ``durable=True``, the commit is flushed to the disk
+        (``synchronous=FULL``, which in WAL mode also flushes the earlier unflushed
+        commits); otherwise ``synchronous=NORMAL``.  The caller (the accountant) also
+        holds its thread lock, so one connection per store serves every thread of the
+        process.
         """
         conn = self._connection()
+        sync = "FULL" if (flush and self.durable) else "NORMAL"
         with self._guard("starting a transaction"):
+            if sync != self._sync:
+                conn.execute(f"PRAGMA synchronous={sync}")
+                self._sync = sync
             conn.execute("BEGIN IMMEDIATE")
         try:
             with self._guard("reading and writing the ledger"):
