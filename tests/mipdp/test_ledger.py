@@ -313,6 +313,26 @@ def test_fork_workers_spend_the_same_ledger(tmp_path):
     assert len(BudgetAccountant.open(path)) == 6
 
 
+def _reserve_and_die(path):
+    BudgetAccountant.open(path).reserve(0.5)
+    os._exit(0)                          # killed between the check and the record
+
+
+def test_reservation_of_a_dead_process_is_dropped(tmp_path):
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork start method")
+    path = str(tmp_path / "l.sqlite")
+    ledger = BudgetAccountant(1.0, path=path)
+    child = mp.get_context("fork").Process(target=_reserve_and_die, args=(path,))
+    child.start()
+    child.join()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM reservations").fetchone()[0] == 1
+    assert ledger.remaining()[0] == pytest.approx(1.0)   # its process is gone: dropped
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM reservations").fetchone()[0] == 0
+
+
 def test_spawn_worker_spends_the_ledger_and_refuses_bare_calls(tmp_path):
     """One spawn worker started inside a 'with' block: a bare call is refused (the
     environment it inherited names the parent), a spend on the ledger is recorded."""
