@@ -79,6 +79,9 @@ def _add_remove_note(sensitivity: float | None) -> str:
 class SelectionMethod:
     """One selection method of :func:`mipdp.private_bss` (subclass it, one file each).
 
+    Subclasses implement :meth:`_stage_guarantee` (the guarantee of ``n_draws`` draws
+    under one neighbour notion, from the arguments alone) and :meth:`release`.
+
     Attributes
     ----------
     name : str
@@ -91,9 +94,6 @@ class SelectionMethod:
         Whether ``delta=`` / ``eps_test=`` (a propose-test-release guard) apply.
     summary : str
         One line for ``--help`` texts and tables.
-
-    Subclasses implement :meth:`_stage_guarantee` (the guarantee of ``n_draws`` draws
-    under one neighbour notion, from the arguments alone) and :meth:`release`.
     """
 
     name: str
