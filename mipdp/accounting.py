@@ -263,17 +263,15 @@ class BudgetAccountant:
         With ``path``: seconds to wait for another process's transaction on the file
         before raising :class:`~mipdp.exceptions.LedgerError` (before any data is read).
     durable : bool, default True
-        With ``path``: flush every spend to the disk before the release returns
-        (SQLite ``synchronous=FULL``: the disk's flush time per spend).  ``False``
+        With ``path``: flush every recorded release to the disk before it is returned
+        (SQLite ``synchronous=FULL``: the disk's flush time per release).  ``False``
         (``synchronous=NORMAL``) is as atomic and survives a crashed process, but the last
-        records may be lost if the machine loses power; about 0.1 ms per spend.
+        records may be lost if the machine loses power.
 
-    Attributes
-    ----------
-    spent : list of Guarantee
-        One record per release, in order (a copy; read from the file for a ledger).
-    path : str or None
-        Absolute path of the ledger file (``None``: in memory).
+    Notes
+    -----
+    :attr:`spent` (one :class:`~mipdp.guarantee.Guarantee` per release, in order) and
+    :attr:`path` (the ledger file, ``None`` in memory) are read-only properties.
     """
 
     def __init__(self, epsilon: float = math.inf, delta: float = 0.0, *, neighbour=None,
@@ -346,6 +344,7 @@ class BudgetAccountant:
 
     @property
     def spent(self) -> list[Guarantee]:
+        """One record per release, in order (a copy; read from the file for a ledger)."""
         with self._lock:
             return self._store.spent()
 
