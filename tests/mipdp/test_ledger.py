@@ -108,15 +108,16 @@ def test_concurrent_releases_reserve_before_reading(data):
 def test_threads_share_one_ledger(tmp_path, data):
     X, y = data
     ledger = BudgetAccountant(2.0, path=tmp_path / "l.sqlite")
+    other = BudgetAccountant.open(tmp_path / "l.sqlite")   # a second connection
     results = []
 
-    def worker():
+    def worker(acc):
         try:
-            private_bss(X, y, 1, 0.5, bounds=(0.5, 0.5), random_state=0, accountant=ledger)
+            private_bss(X, y, 1, 0.5, bounds=(0.5, 0.5), random_state=0, accountant=acc)
             results.append("released")
         except BudgetError:
             results.append("refused")
-    ts = [threading.Thread(target=worker) for _ in range(6)]
+    ts = [threading.Thread(target=worker, args=(acc,)) for acc in [ledger, other] * 3]
     for t in ts:
         t.start()
     for t in ts:
