@@ -420,9 +420,28 @@ class BudgetAccountant:
                     self._cancelled.extend(drained)   # rolled back: drop them next time
                     raise
 
+    def _totals(self, records: list[Guarantee]) -> tuple[float, float]:
+        """``(ε, δ)`` of the composed ``records``, as the budget compares them.
+
+        The numbers of ``compose(records, delta_slack=...)`` (``epsilon_or_nominal`` and
+        the δ of :func:`_delta_of`); for basic composition they are summed directly,
+        without building the composed record (a spend then costs microseconds per
+        record already in the accountant, not the composition of all of them).
+        """
+        if not records:
+            return 0.0, 0.0
+        if self.delta_slack is not None or len(records) == 1:
+            total = self._composed(records)
+            return total.epsilon_or_nominal, _delta_of(total)
+        eps = math.fsum(r.epsilon_or_nominal for r in records)
+        delta = math.fsum(r.delta if r.nominal_delta is None else r.nominal_delta
+                          for r in records)
+        delta = min(delta, 1.0) if math.isfinite(delta) else delta
+        return eps, (0.0 if math.isnan(delta) else delta)
+
     def _admit(self, g: Guarantee, spent: list[Guarantee], reserved: list[Guarantee]
-               ) -> Guarantee:
-        """The composed total after ``g``, or :class:`BudgetError` if it may not be made."""
+               ) -> None:
+        """Raise :class:`BudgetError` unless ``g`` may be made after ``spent + reserved``."""
         records = spent + reserved
         nb = self.neighbour or (records[0].neighbour if records else None)
         if nb is not None and g.neighbour != nb:
@@ -440,20 +459,21 @@ class BudgetAccountant:
             raise BudgetError(f"accountant: this release is only conditionally private "
                               f"({g.condition}); pass allow_conditional=True to the "
                               "accountant to record it anyway. Nothing was computed.")
-        total = self._composed(records + [g])
-        if self.finite and (total.epsilon_or_nominal > self.epsilon * (1 + _REL_TOL)
-                            or _delta_of(total) > self.delta * (1 + _REL_TOL) + 1e-300):
-            used = self._composed(records)
-            used_txt = ("nothing yet" if used is None else
-                        f"epsilon = {used.epsilon_or_nominal:g}, delta = {_delta_of(used):g}")
+        if not self.finite:
+            return
+        eps_total, delta_total = self._totals(records + [g])
+        if (eps_total > self.epsilon * (1 + _REL_TOL)
+                or delta_total > self.delta * (1 + _REL_TOL) + 1e-300):
+            used_eps, used_delta = self._totals(records)
+            used_txt = ("nothing yet" if not records else
+                        f"epsilon = {used_eps:g}, delta = {used_delta:g}")
             pending = f" and {len(reserved)} in progress" if reserved else ""
             raise BudgetError(
                 f"accountant: this release (epsilon = {g.epsilon_or_nominal:g}, delta = "
                 f"{_delta_of(g):g}) would bring the total to epsilon = "
-                f"{total.epsilon_or_nominal:g}, delta = {_delta_of(total):g}, over the budget "
+                f"{eps_total:g}, delta = {delta_total:g}, over the budget "
                 f"(epsilon = {self.epsilon:g}, delta = {self.delta:g}; spent {used_txt} in "
                 f"{len(spent)} release(s){pending}). Nothing was computed.")
-        return total
 
     # -- the budget ----------------------------------------------------------------------
     def check(self, epsilon, delta: float = 0.0) -> Guarantee:
@@ -477,7 +497,9 @@ class BudgetAccountant:
         """
         g = self._as_guarantee(epsilon, delta)
         with self._transaction(write=False) as store:
-            return self._admit(g, store.spent(), list(store.reserved().values()))
+            spent, reserved = store.spent(), list(store.reserved().values())
+        self._admit(g, spent, reserved)
+        return self._composed(spent + reserved + [g])
 
     def spend(self, epsilon, delta: float = 0.0, *, method: str = "spend") -> None:
         """Check and record a release, atomically (a spend never exceeds the budget).
