@@ -3,7 +3,7 @@
 Times ``BudgetAccountant.spend`` (one ``BEGIN IMMEDIATE`` transaction) and a
 reserve + settle pair (what a public function adds to a release: the planned guarantee
 booked before the data is read, the actual one recorded after) on a ledger file already
-holding ``--fill`` releases, for ``durable=True`` (``synchronous=FULL``: a disk flush per
+holding ``--fill`` releases (budget ε = 10⁶, so every spend is checked), for ``durable=True`` (``synchronous=FULL``: a disk flush per
 transaction) and ``durable=False`` (``synchronous=NORMAL`` in WAL mode).  The in-memory
 accountant, in the same run, is the baseline.  Reports the median and the 95th
 percentile in milliseconds.  A bare SQLite transaction (``BEGIN IMMEDIATE``, one
@@ -40,11 +40,12 @@ def _times(fn, n: int) -> tuple[float, float]:
 
 
 def _filled(kind: str, fill: int, where: str) -> BudgetAccountant:
+    # a finite budget, so that every spend is checked against it
     if kind == "memory":
-        acc = BudgetAccountant()
+        acc = BudgetAccountant(1e6)
     else:
         path = os.path.join(where, f"{kind.replace(' ', '-')}-{fill}.sqlite")
-        acc = BudgetAccountant(path=path, durable=(kind == "sqlite durable"))
+        acc = BudgetAccountant(1e6, path=path, durable=(kind == "sqlite durable"))
     for _ in range(fill):
         acc.spend(1e-6)
     return acc
