@@ -9,6 +9,7 @@ import numpy as np
 
 from sklearn.exceptions import DataConversionWarning
 
+from ._warnings import find_stack_level
 from .exceptions import ClippingWarning, PrivacyLeakWarning
 
 __all__ = ["check_X_y", "check_sparsity", "check_epsilon", "check_positive",
@@ -117,7 +118,8 @@ def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.nda
         # scikit-learn's column_or_1d rule: a column vector is raveled, with a warning
         warnings.warn("y: a column vector (shape (n, 1)) was passed where a 1-D array was "
                       "expected; it was raveled to shape (n,). Pass y.ravel() to silence "
-                      "this warning.", DataConversionWarning, stacklevel=3)
+                      "this warning.", DataConversionWarning,
+                      stacklevel=find_stack_level())
         y = y.ravel()
     if y.ndim != 1:
         raise ValueError(f"y: expected a 1-D array of shape (n_samples,), got shape {y.shape}")
@@ -222,7 +224,8 @@ def check_bounds(bounds, X: np.ndarray, y: np.ndarray | None, *, need_y: bool = 
             f"{name}: no clipping bounds given, so they were read off the data ("
             + ", ".join(derived) + "). Bounds taken from the data are not private and the "
             "released output is not differentially private with respect to them; pass "
-            f"{name}=(bound_x, bound_y) from domain knowledge.", PrivacyLeakWarning, stacklevel=3)
+            f"{name}=(bound_x, bound_y) from domain knowledge.", PrivacyLeakWarning,
+            stacklevel=find_stack_level())
     return b_x, b_y
 
 
@@ -239,7 +242,7 @@ CLIPPING_WARN_FRACTION = 0.5
 
 
 def clipping_diagnostic(X, y: np.ndarray | None, b_x: float, b_y: float | None,
-                        *, caller: str = "private_bss", stacklevel: int = 3) -> dict:
+                        *, caller: str = "private_bss") -> dict:
     """How much of ``X`` and ``y`` the bounds clip, with a warning when it is most of it.
 
     Returns ``{"X": fraction of the entries of X with |x_ij| > b_x, "X_max_column": the
@@ -278,7 +281,7 @@ def clipping_diagnostic(X, y: np.ndarray | None, b_x: float, b_y: float | None,
             "far below the data's scale discard its signal (e.g. a y clipped everywhere is "
             "ignored). Scale the data with public constants or pass bounds that fit its "
             "range. This warning and result.info['clipped_fraction_not_private'] depend on "
-            "the data and are not private.", ClippingWarning, stacklevel=stacklevel)
+            "the data and are not private.", ClippingWarning, stacklevel=find_stack_level())
     return report
 
 

@@ -516,8 +516,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         timings["prescreen"] = screen_info["time"]
 
     Xc, yc = clip_design(X, y, b_x, b_y if loss_obj.needs_y_bound else None)
-    clipped = clipping_diagnostic(Xc, y, b_x, b_y if loss_obj.needs_y_bound else None,
-                                  stacklevel=5)   # not private (a diagnostic, see info)
+    clipped = clipping_diagnostic(Xc, y, b_x, b_y if loss_obj.needs_y_bound else None)
+    # not private (a diagnostic, see info)
     # the samplers' scale: B/n (replace-one) or B/(2n) (add/remove, monotone score).  Under
     # add/remove n enters only here, through F = n·L: every quantity below that carries the
     # scale (levels, PTR threshold, exponents) is a data-free multiple of it, so the release

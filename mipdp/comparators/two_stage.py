@@ -17,6 +17,7 @@ from .._param_validation import (POSITIVE_INT, POSITIVE_REAL, check_less_than,
 from .._validation import check_random_state, check_X_y
 from ..accounting import check_release, record_release
 from ..data import is_sparse
+from .._warnings import find_stack_level
 from ..exceptions import PrivacyLeakWarning
 from ..guarantee import Guarantee
 from ..result import SelectionResult
@@ -178,7 +179,8 @@ def two_stage(X, y, k: int, eps: float, n_blocks: int | None = None, alpha: floa
         if neighbour == ADD_REMOVE:
             warnings.warn("two_stage: n_blocks was derived from n, which is not public under "
                           "add/remove neighbours; pass n_blocks explicitly for a guarantee "
-                          "that covers it.", PrivacyLeakWarning, stacklevel=2)
+                          "that covers it.", PrivacyLeakWarning,
+                          stacklevel=find_stack_level())
     else:
         check_less_than(n_blocks, n + 1, "n_blocks", "n + 1", "two_stage")
     n_blocks = int(n_blocks)
