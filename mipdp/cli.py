@@ -263,7 +263,7 @@ def _select(args: argparse.Namespace) -> int:
             X, y, args.s, args.eps, bounds=bounds, loss=args.loss, ridge=args.ridge,
             radius=args.radius, method=args.method, backend=args.backend,
             n_draws=args.draws, prescreen=prescreen, time_limit=args.time_limit,
-            random_state=args.seed)
+            random_state=args.seed, neighbours=args.neighbours)
     except (ValueError, TypeError, OSError, CertificationError, SolverError) as exc:
         print(f"mipdp select: {exc}", file=sys.stderr)
         return 2
@@ -333,6 +333,8 @@ def _add_select_parser(sub) -> None:
                      help="MIP solver: highs (default), gurobi or pyomo")
     sel.add_argument("--time-limit", dest="time_limit", type=float, default=None,
                      help="seconds for the whole call; nothing is released on timeout")
+    sel.add_argument("--neighbours", default="replace_one", choices=["replace_one", "add_remove"],
+                     help="neighbour notion of the guarantee (default replace_one)")
     sel.add_argument("--seed", type=int, default=None,
                      help="seed of the sampler (default: fresh randomness)")
     sel.add_argument("--out", default=None,

@@ -20,6 +20,7 @@ from ._validation import (bounds_not_private_reason, check_bounds, check_epsilon
                           check_positive, check_random_state, check_X_y, clip_design,
                           clipping_diagnostic, data_derived_bounds)
 from ._logging import with_verbose
+from ._neighbours import neighbours_argument
 from .accounting import check_release, record_release
 from .enumeration import SupportEnumerator, default_R
 from .enumeration.options import check_enumeration_options
@@ -309,6 +310,7 @@ PRIVATE_BSS_CONSTRAINTS = {
 
 
 @with_verbose
+@neighbours_argument
 @validate_params(PRIVATE_BSS_CONSTRAINTS)
 def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = None,
                 radius: float | None = None, loss: str | Loss = "least_squares",

@@ -444,7 +444,7 @@ def test_accountant_one_notion():
         private_coefficients(Untouchable(), Untouchable(), [0, 1], 0.5, bounds=(B, B),
                              accountant=acc)                    # replace-one: refused, unread
     assert len(acc) == 1
-    fixed = BudgetAccountant(epsilon=2.0, neighbour="replace-one")
+    fixed = BudgetAccountant(epsilon=2.0, neighbours="replace_one")
     with pytest.raises(BudgetError, match="neighbours='replace_one'"):
         private_coefficients(Untouchable(), Untouchable(), [0], 0.5, bounds=(B, B),
                              accountant=fixed, neighbours=AR)
@@ -454,7 +454,7 @@ def test_accountant_one_notion():
 def test_private_bss_then_coefficients_add_remove_compose():
     from mipdp.datasets import make_bss_regression
     X, y, _ = make_bss_regression(n=200, p=6, s=2, random_state=0)
-    acc = BudgetAccountant(epsilon=1.0, neighbour="add/remove")
+    acc = BudgetAccountant(epsilon=1.0, neighbours="add_remove")
     sel = mipdp.private_bss(X, y, s=2, eps=0.6, bounds=(B, B), random_state=0,
                             neighbours=AR, accountant=acc)
     fit = private_coefficients(X, y, sel.support, 0.4, bounds=(B, B), random_state=0,

@@ -74,7 +74,7 @@ def test_selector_warning_points_at_caller(data):
 def test_comparator_and_screening_warnings_point_at_caller(data):
     X, y = data
     with pytest.warns(PrivacyLeakWarning) as rec:
-        two_stage(X, y, 2, 1.0, neighbour="add/remove", random_state=0)
+        two_stage(X, y, 2, 1.0, neighbours="add_remove", random_state=0)
     for r in _only(rec, PrivacyLeakWarning):
         assert r.filename == __file__
     with pytest.warns(PrivacyLeakWarning) as rec:
