@@ -19,6 +19,7 @@ from ._param_validation import (EPSILON, POSITIVE_INT, POSITIVE_REAL, PROBABILIT
 from ._validation import (bounds_not_private_reason, check_bounds, check_epsilon,
                           check_positive, check_random_state, check_X_y, clip_design,
                           clipping_diagnostic, data_derived_bounds)
+from ._feature_names import keeps_feature_names
 from ._logging import with_verbose
 from ._neighbours import neighbours_argument
 from .accounting import check_release, record_release
@@ -310,6 +311,7 @@ PRIVATE_BSS_CONSTRAINTS = {
 
 
 @with_verbose
+@keeps_feature_names
 @neighbours_argument
 @validate_params(PRIVATE_BSS_CONSTRAINTS)
 def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = None,

@@ -186,6 +186,7 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
         if hinge:
             self.classes_, ya = _hinge_labels(ya)
         res = private_bss(Xa, ya, **{name: getattr(self, name) for name in SELECTOR_PARAMS})
+        res.feature_names_in = getattr(self, "feature_names_in_", None)
         self.result_not_private_ = res
         self.guarantee_ = res.guarantee
         self.support_ = res.support

@@ -12,6 +12,7 @@ from .._validation import check_bounds, check_random_state, check_X_y, clip_desi
 from ..accounting import check_release, record_release
 from ..guarantee import Guarantee
 from ..result import SelectionResult
+from .._feature_names import keeps_feature_names
 from .._neighbours import neighbours_argument
 from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, support_size_alias, check_neighbour, finalize_guarantee,
                       get_topk, make_result)
@@ -34,6 +35,7 @@ def _guarantee(eps, neighbour, k, topk, n_draws, bounds, sens=None, b_x=None, b_
     return finalize_guarantee(per_draw, n_draws, bounds, need_bounds=True)
 
 
+@keeps_feature_names
 @support_size_alias
 @neighbours_argument
 @validate_params(shared=COMMON_CONSTRAINTS)

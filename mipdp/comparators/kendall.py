@@ -16,6 +16,7 @@ from ..accounting import check_release, record_release
 from ..data import is_sparse
 from ..guarantee import Guarantee
 from ..result import SelectionResult
+from .._feature_names import keeps_feature_names
 from .._neighbours import neighbours_argument
 from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, support_size_alias, check_neighbour, finalize_guarantee,
                       make_result)
@@ -344,6 +345,7 @@ def _guarantee(eps: float, neighbour, k: int, n_draws: int) -> Guarantee:
     return finalize_guarantee(per_draw, n_draws)
 
 
+@keeps_feature_names
 @support_size_alias
 @neighbours_argument
 @validate_params(shared=COMMON_CONSTRAINTS)

@@ -15,6 +15,7 @@ from .._validation import check_bounds, check_random_state, check_X_y, clip_data
 from ..accounting import check_release, record_release
 from ..guarantee import Guarantee
 from ..result import SelectionResult
+from .._feature_names import keeps_feature_names
 from .._neighbours import neighbours_argument
 from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, check_neighbour, finalize_guarantee,
                       make_result)
@@ -132,6 +133,7 @@ def _guarantee(eps, neighbour, n_iter, n_draws, bounds, delta_u=None) -> Guarant
     return finalize_guarantee(per_draw, n_draws, bounds, need_bounds=True)
 
 
+@keeps_feature_names
 @neighbours_argument
 @validate_params({"l1_radius": POSITIVE_REAL, "n_iter": POSITIVE_INT}, shared=COMMON_CONSTRAINTS)
 def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: int = 1000,

@@ -21,6 +21,7 @@ from .._warnings import find_stack_level
 from ..exceptions import PrivacyLeakWarning
 from ..guarantee import Guarantee
 from ..result import SelectionResult
+from .._feature_names import keeps_feature_names
 from .._neighbours import neighbours_argument
 from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, support_size_alias, check_neighbour, finalize_guarantee,
                       get_topk, make_result)
@@ -104,6 +105,7 @@ def _guarantee(eps, neighbour, k, topk, n_draws, n_blocks) -> Guarantee:
     return g
 
 
+@keeps_feature_names
 @support_size_alias
 @neighbours_argument
 @validate_params({"n_blocks": [None] + POSITIVE_INT, "alpha": [None] + POSITIVE_REAL},
