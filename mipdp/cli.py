@@ -309,7 +309,7 @@ def _add_select_parser(sub) -> None:
                     "file. Prints the released support(s) and the guarantee.")
     sel.add_argument("X", help="design matrix: X.npy (dense, memory-mapped) or X.npz "
                                "(scipy sparse)")
-    sel.add_argument("y", help="targets: y.npy, y.csv or y.txt (±1 labels for --loss hinge)")
+    sel.add_argument("y", help="targets: y.npy, y.csv or y.txt (any two-class labels for --loss hinge)")
     sel.add_argument("--s", type=int, required=True, help="support size")
     sel.add_argument("--eps", type=float, required=True, help="privacy budget of one draw")
     sel.add_argument("--bounds", type=float, nargs="+", required=True, metavar="B",

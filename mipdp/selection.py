@@ -338,7 +338,9 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         copied whole (beyond ``mipdp.data.DENSE_CACHE_BYTES``) or modified
         (docs/design.md, "Memory").
     y : array-like, shape (n,)
-        Targets (``±1`` labels for ``loss="hinge"``).
+        Targets.  For ``loss="hinge"`` any two-class labels (``±1``, ``0/1``, bools,
+        strings): sorted class order, the first class ``-1`` and the second ``+1``
+        (:func:`mipdp.losses.hinge.encode_labels`, as the selector).
     s : int
         Support size, ``1 <= s < p``.
     eps : float
@@ -498,6 +500,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     plan = dict(n_draws=n_draws, prescreen=prescreen, method=method, delta=delta,
                 eps_test=eps_test, bounds=bounds, loss=loss_obj, neighbours=neighbours)
     acc = check_release(accountant, planned_guarantee(eps, **plan, R=R))
+    y = loss_obj.encode_targets(y)      # hinge: any two-class labels as ±1
     X, y = check_X_y(X, y, lazy=True)   # arrays, memmaps, sparse: not copied (mipdp.data)
     n, p = X.shape
     s = check_less_than(s, p, "s", "p", "private_bss")
