@@ -91,6 +91,38 @@ def _all_finite(X) -> bool:
         return all(np.isfinite(B.sum()) or bool(np.all(np.isfinite(B))) for B in blocks)
 
 
+def _nonfinite_columns(X) -> np.ndarray:
+    """Indices of the columns of ``X`` holding a NaN or an inf (a second pass, on failure)."""
+    from .data import CHUNK_BYTES, is_dask, is_sparse
+    if is_sparse(X):
+        bad = ~np.isfinite(X.data)
+        if X.format == "csr":
+            cols = X.indices[bad]
+        else:
+            cols = np.repeat(np.arange(X.shape[1]), np.diff(X.indptr))[bad]
+        return np.unique(cols)
+    if is_dask(X):
+        import dask.array as da
+        return np.flatnonzero(np.asarray((~da.isfinite(X)).any(axis=0).compute()))
+    n, p = X.shape
+    hit = np.zeros(p, dtype=bool)
+    step = max(1, CHUNK_BYTES // (max(X.itemsize, 1) * max(p, 1)))
+    for lo in range(0, n, step):
+        hit |= ~np.isfinite(X[lo:lo + step]).all(axis=0)
+    return np.flatnonzero(hit)
+
+
+def _nonfinite_message(X, names) -> str:
+    """``X: ... NaN or infinite values in column(s) ...`` naming the columns (at most 5)."""
+    cols = _nonfinite_columns(X)
+    shown = [f"{int(j)} ({names[j]!r})" if names is not None else str(int(j))
+             for j in cols[:5]]
+    more = f" and {cols.size - 5} more" if cols.size > 5 else ""
+    where = f" in column(s) {', '.join(shown)}{more}" if cols.size else ""
+    return (f"X: contains NaN or infinite values{where}; impute or drop them first (the "
+            "release needs every value finite)")
+
+
 def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Validate and copy ``X`` (n, p) and ``y`` (n,) as float64 arrays.
 
@@ -110,6 +142,8 @@ def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.nda
     ValueError
         Wrong dimensions, mismatched lengths, too few rows, NaN or inf.
     """
+    from ._feature_names import feature_names_of
+    names = feature_names_of(X)         # public metadata: to name a column in an error
     X = _as_lazy_matrix(X, "X") if lazy else _as_float_matrix(X, "X")
     y = _as_float_matrix(y, "y")
     if X.ndim != 2:
@@ -130,7 +164,7 @@ def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.nda
     if X.shape[1] < 1:
         raise ValueError("X: need at least one feature")
     if not _all_finite(X):
-        raise ValueError("X: contains NaN or infinite values")
+        raise ValueError(_nonfinite_message(X, names))
     if not np.all(np.isfinite(y)):
         raise ValueError("y: contains NaN or infinite values")
     return X, y

@@ -302,7 +302,7 @@ PRIVATE_BSS_CONSTRAINTS = {
     "loss": [str, Loss], "method": [_registry.MethodOptions()],
     "R": [None] + POSITIVE_INT, "delta": [None] + PROBABILITY_OPEN, "eps_test": [None] + EPSILON,
     "backend": "no_validation", "backend_options": [None, dict], "n_draws": POSITIVE_INT,
-    "prescreen": [None, tuple, list], "time_limit": [None] + POSITIVE_REAL,
+    "prescreen": [None, tuple, list], "time_limit": [None, Interval(Real, 0, None, closed="neither", allow_inf=True)],
     "random_state": ["random_state"], "report_gap": ["boolean"],
     "max_epsilon": [None] + EPSILON, "enumeration_options": [None, dict],
     "accountant": ["accountant"], "neighbours": [StrOptions(set(NEIGHBOURS))],
@@ -410,7 +410,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         ``"two_stage"``) chooses ``k`` columns with ``fraction * eps``; the MIP runs on
         them with the rest.  The guarantee is composed accordingly.
     time_limit : float, optional
-        Seconds for the whole call, counted from its start (enumeration and sampling); on
+        Seconds for the whole call (``None`` or ``float("inf")``: no limit), counted from
+        its start (enumeration and sampling); on
         timeout a :class:`~mipdp.exceptions.TimeLimitError` (a
         :class:`~mipdp.exceptions.CertificationError`) is raised: nothing is released.
         Every phase checks it (solver calls, evaluations, every chunk of the sampler's
