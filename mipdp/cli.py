@@ -505,7 +505,12 @@ def _plot(args: argparse.Namespace) -> int:
     if not find_studies(args.path):
         print(f"mipdp plot: no study (study.json) in {args.path} or below", file=sys.stderr)
         return 1
-    for path in plot_all(args.path, args.to):
+    written = plot_all(args.path, args.to)
+    if not written:
+        print(f"mipdp plot: nothing to plot in {args.path}: its studies have no finished "
+              "trial yet (run or resume them with mipdp experiment)", file=sys.stderr)
+        return 1
+    for path in written:
         print(path)
     return 0
 
