@@ -2,8 +2,9 @@
 
 Every warning mipdp issues sets ``stacklevel`` with :func:`find_stack_level` (or goes
 through :func:`warn`, which does): the level of the first frame outside the package (the
-approach pandas takes).  A fixed ``stacklevel`` breaks as soon as a decorator or a helper adds a frame between the
-user's call and the ``warnings.warn`` line (it pointed e.g. at ``_param_validation.py``).
+approach pandas takes).  A fixed ``stacklevel`` breaks as soon as a decorator or a helper
+adds a frame between the user's call and the ``warnings.warn`` line (it pointed e.g. at
+``_param_validation.py``).
 """
 
 from __future__ import annotations

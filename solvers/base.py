@@ -109,7 +109,8 @@ class MIPBackend(ABC):
         check_common_args(type(self).__name__, time_limit=time_limit, threads=threads,
                           verbose=verbose)
         # float("inf") means no limit, as None
-        self.time_limit = None if time_limit is None or math.isinf(time_limit) else float(time_limit)
+        self.time_limit = (None if time_limit is None or math.isinf(time_limit)
+                           else float(time_limit))
         self.threads = None if threads is None else int(threads)
         self.verbose = bool(verbose)
         self.n_cols = 0

@@ -205,7 +205,6 @@ def test_select_bad_files_print_one_line(tmp_path, capsys):
 # -- issue 30 item 4: CSV (with a header) and Parquet tables ---------------------------------
 
 def _table(tmp_path):
-    import numpy as np
     import pandas as pd
     from mipdp.datasets import make_bss_regression
     X, y, _ = make_bss_regression(n=200, p=6, s=2, random_state=0)

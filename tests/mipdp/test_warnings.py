@@ -6,7 +6,6 @@ package (a fixed ``stacklevel`` pointed e.g. at ``_param_validation.py``).
 
 import warnings
 
-import numpy as np
 import pytest
 from sklearn.exceptions import DataConversionWarning
 
