@@ -155,7 +155,7 @@ def test_bad_input(kwargs, match):
     ({"bounds": (0.0, B)}, "bounds"), ({"bounds": B}, "bounds"),
     ({"ridge": -1.0}, "ridge"), ({"radius": 0.0}, "radius"),
     ({"random_state": -3}, "random_state"), ({"accountant": "acc"}, "accountant"),
-    ({"neighbours": "add/remove"}, "neighbours"), ({"neighbours": None}, "neighbours"),
+    ({"neighbours": "bounded"}, "neighbours"), ({"neighbours": None}, "neighbours"),
 ])
 def test_parameter_table_before_the_data(kwargs, name):
     """Issue 20 (10): one validation style: bad arguments raise InvalidParameterError
@@ -330,7 +330,11 @@ def test_add_remove_calibration_by_hand():
     from mipdp.exceptions import InvalidParameterError
     with pytest.raises(InvalidParameterError, match="'neighbours' parameter of objective_pert"):
         objective_perturbation_calibration(2, 1.0, bounds=(B, B), ridge=1.0, radius=1.1,
-                                           neighbours="add/remove")
+                                           neighbours="bounded")
+    with pytest.warns(FutureWarning, match="neighbours='add_remove'"):   # the old spelling
+        old = objective_perturbation_calibration(2, 1.0, bounds=(B, B), ridge=120.0,
+                                                 radius=1.1, neighbours="add/remove")
+    assert old.noise_scale == ar.noise_scale
 
 
 def test_add_remove_guarantee_and_noise_scale():
