@@ -235,10 +235,11 @@ class BudgetAccountant:
         Total ``ε`` the releases may spend together.
     delta : float, default 0.0
         Total ``δ`` (0: only pure-DP releases fit, unless ``delta_slack`` buys some).
-    neighbour : {"replace-one", "add/remove"} or Neighbour, optional
+    neighbours : {"replace_one", "add_remove"} or Neighbour, optional
         Neighbour notion of the budget.  Default: that of the first release.  Releases
         under another notion are refused (guarantees under different notions do not
-        compose).
+        compose).  The old ``neighbour="replace-one" | "add/remove"`` still works, with a
+        :class:`FutureWarning`.
     delta_slack : float, optional
         If given, the total is the smaller of basic composition and the advanced
         composition theorem with this ``δ'`` (added to the spent ``δ``); see
@@ -274,19 +275,31 @@ class BudgetAccountant:
     :attr:`path` (the ledger file, ``None`` in memory) are read-only properties.
     """
 
-    def __init__(self, epsilon: float = math.inf, delta: float = 0.0, *, neighbour=None,
+    def __init__(self, epsilon: float = math.inf, delta: float = 0.0, *, neighbours=None,
                  delta_slack: float | None = None, allow_conditional: bool = False,
-                 spent=None, path=None, timeout: float = 10.0, durable: bool = True) -> None:
+                 spent=None, path=None, timeout: float = 10.0, durable: bool = True,
+                 **deprecated) -> None:
+        from ._neighbours import canonical_neighbours, resolve_renamed
+        if deprecated:
+            if set(deprecated) != {"neighbour"}:
+                raise TypeError("BudgetAccountant: unexpected keyword argument(s) "
+                                f"{sorted(set(deprecated) - {'neighbour'})}")
+            if neighbours is not None:
+                deprecated["neighbours"] = neighbours
+            resolve_renamed(deprecated, "BudgetAccountant")
+            neighbours = deprecated["neighbours"]
+        if neighbours is not None:
+            neighbours = canonical_neighbours(neighbours, "BudgetAccountant")
         from ._param_validation import (EPSILON_OR_INF, Interval, InvalidParameterError,
                                         validate_parameter_constraints)
         from numbers import Real
         validate_parameter_constraints(
             {"epsilon": EPSILON_OR_INF, "delta": [Interval(Real, 0, 1, closed="left")],
-             "neighbour": [None, "neighbour"], "delta_slack": [None, Interval(Real, 0, 1,
+             "neighbours": [None, "neighbour"], "delta_slack": [None, Interval(Real, 0, 1,
                                                                               closed="neither")],
              "allow_conditional": ["boolean"], "path": [None, str, os.PathLike],
              "timeout": [Interval(Real, 0, None, closed="left")], "durable": ["boolean"]},
-            {"epsilon": epsilon, "delta": delta, "neighbour": neighbour,
+            {"epsilon": epsilon, "delta": delta, "neighbours": neighbours,
              "delta_slack": delta_slack, "allow_conditional": allow_conditional,
              "path": path, "timeout": timeout, "durable": durable},
             "BudgetAccountant")
@@ -297,7 +310,7 @@ class BudgetAccountant:
                 "ledger.spend(g) for g in spent.")
         self.epsilon = float(epsilon)
         self.delta = float(delta)
-        self.neighbour = None if neighbour is None else Neighbour.parse(neighbour)
+        self.neighbours = neighbours
         self.delta_slack = None if delta_slack is None else float(delta_slack)
         self.allow_conditional = bool(allow_conditional)
         self._init_runtime()
@@ -332,7 +345,7 @@ class BudgetAccountant:
         from .ledger import SQLiteStore
         config = SQLiteStore(path, None, timeout).config
         return cls(float(config["epsilon"]), float(config["delta"]),
-                   neighbour=config["neighbour"] or None,
+                   neighbours=Neighbour(config["neighbour"]) if config["neighbour"] else None,
                    delta_slack=float(config["delta_slack"]) if config["delta_slack"] else None,
                    allow_conditional=config["allow_conditional"] == "True", path=path,
                    timeout=timeout, durable=durable)
@@ -360,6 +373,13 @@ class BudgetAccountant:
         """
         with self._lock:
             return self._store.history()
+
+    @property
+    def neighbour(self) -> Neighbour | None:
+        """The :class:`~mipdp.guarantee.Neighbour` of ``neighbours`` (``None`` if unset)."""
+        if self.neighbours is None:
+            return None
+        return Neighbour.ADD_REMOVE if self.neighbours == "add_remove" else Neighbour.REPLACE_ONE
 
     # -- records -----------------------------------------------------------------------
     def _as_guarantee(self, epsilon, delta) -> Guarantee:
@@ -448,9 +468,9 @@ class BudgetAccountant:
             raise BudgetError(f"accountant: this release is stated under {g.neighbour.value} "
                               f"neighbours but the budget is under {nb.value} neighbours; "
                               "guarantees under different notions do not compose. Pass "
-                              f"neighbour='{nb.value}' to the call (neighbours="
+                              "neighbours="
                               f"'{'add_remove' if nb is Neighbour.ADD_REMOVE else 'replace_one'}'"
-                              " for private_bss and private_coefficients).")
+                              " to the call.")
         if g.status == "not private" and self.finite:
             raise BudgetError(f"accountant: this release is not private "
                               f"({g.not_private_reason}); it cannot be counted against a "
