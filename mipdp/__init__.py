@@ -6,22 +6,22 @@
 >>> res = private_bss(X, y, s=3, eps=1.0, bounds=(0.5, 0.5), random_state=0)
 >>> res.support.shape
 (3,)
+
+``import mipdp`` loads only the exceptions; every other public name is imported on first
+use (PEP 562 module ``__getattr__``), so that scikit-learn, scipy, pandas and the solvers
+are not imported by ``import mipdp`` itself (tests/mipdp/test_import_light.py).
 """
 
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from typing import TYPE_CHECKING
+
 from .exceptions import (AccountantNotVisibleError, BackendUnavailableError, BudgetError,
-                         LedgerError,
-                         CertificationError, ClippingWarning, TimeLimitError,
-                         ConditionalPrivacyWarning, InvalidParameterError, PrivacyLeakWarning,
-                         SizeLimitError, SolverError)
-from . import comparators
-from .coefficients import PrivateCoefficients, private_coefficients
-from .accounting import BudgetAccountant
-from .guarantee import Guarantee, Neighbour
-from .result import SelectionResult
-from .private_ranges import PrivateBounds
-from .selection import PrivateBSSResult, private_bss
-from .selector import PrivateBestSubsetSelector
-from ._logging import set_verbosity
+                         CertificationError, ClippingWarning, ConditionalPrivacyWarning,
+                         InvalidParameterError, LedgerError, PrivacyLeakWarning,
+                         SizeLimitError, SolverError, TimeLimitError)
 
 __version__ = "0.1.0"
 
@@ -33,6 +33,45 @@ __all__ = ["private_bss", "PrivateBSSResult", "PrivateBestSubsetSelector", "Sele
            "ClippingWarning", "AccountantNotVisibleError", "LedgerError",
            "available_backends", "set_verbosity", "comparators", "private_coefficients",
            "PrivateCoefficients", "PrivateBounds"]
+
+#: public name -> module that defines it (imported on first access)
+_LAZY = {
+    "private_bss": ".selection", "PrivateBSSResult": ".selection",
+    "PrivateBestSubsetSelector": ".selector", "SelectionResult": ".result",
+    "Guarantee": ".guarantee", "Neighbour": ".guarantee", "BudgetAccountant": ".accounting",
+    "PrivateBounds": ".private_ranges", "private_coefficients": ".coefficients",
+    "PrivateCoefficients": ".coefficients", "set_verbosity": "._logging",
+}
+#: public subpackages imported on first access (any other submodule too, as ``mipdp.x``
+#: worked when ``import mipdp`` imported everything)
+_SUBMODULES = {"comparators", "solvers"}
+
+if TYPE_CHECKING:   # for type checkers and IDEs: the names as eager imports
+    from . import comparators
+    from ._logging import set_verbosity
+    from .accounting import BudgetAccountant
+    from .coefficients import PrivateCoefficients, private_coefficients
+    from .guarantee import Guarantee, Neighbour
+    from .private_ranges import PrivateBounds
+    from .result import SelectionResult
+    from .selection import PrivateBSSResult, private_bss
+    from .selector import PrivateBestSubsetSelector
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    elif name in _SUBMODULES or (not name.startswith("__")
+                                 and importlib.util.find_spec(f"{__name__}.{name}")):
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value          # later accesses skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
 
 
 def available_backends() -> list[str]:

@@ -47,7 +47,6 @@ import logging
 import math
 
 import numpy as np
-from scipy.stats import rankdata
 
 from ._param_validation import InvalidParameterError
 
@@ -99,6 +98,7 @@ def uniform_ranks(v: np.ndarray) -> np.ndarray:
     """``(R − (n + 1)/2) / n`` with ``R`` the average ranks of ``v`` (1-D), in ``(−½, ½)``."""
     v = np.asarray(v, dtype=np.float64).ravel()
     n = v.size
+    from scipy.stats import rankdata        # lazy: scipy.stats takes ~0.5 s to import
     return (rankdata(v, method="average") - 0.5 * (n + 1)) / n
 
 
