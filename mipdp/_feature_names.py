@@ -26,7 +26,7 @@ def feature_names_of(X) -> np.ndarray | None:
     ``None`` for arrays, sparse matrices and DataFrames whose column names are not all
     strings (scikit-learn refuses mixed names; here the release goes on, without names).
     """
-    if not hasattr(X, "columns"):       # arrays, sparse, dask arrays: no names (and no
+    if not hasattr(type(X), "columns"):  # arrays, sparse, dask arrays: no names (and no
         return None                     # scikit-learn import on their path)
     from sklearn.utils.validation import _get_feature_names
     try:

@@ -26,6 +26,7 @@ import functools
 import inspect
 import math
 import numbers
+import sys
 from numbers import Integral, Real
 from typing import Any, Callable
 
@@ -121,8 +122,11 @@ class _Bounds(_Constraint):
 
 class _Accountants(_Constraint):
     def is_satisfied_by(self, value):
-        from .accounting import BudgetAccountant
-        return value is None or isinstance(value, BudgetAccountant)
+        # no import of mipdp.accounting (which validates its own parameters here): an
+        # accountant exists only once that module is loaded
+        accounting = sys.modules.get("mipdp.accounting")
+        return value is None or (accounting is not None
+                                 and isinstance(value, accounting.BudgetAccountant))
 
     def __str__(self):
         return "None or a mipdp.accounting.BudgetAccountant"

@@ -51,6 +51,8 @@ import logging
 
 import numpy as np
 
+from ._kinds import is_dask, is_sparse
+
 logger = logging.getLogger(__name__)
 
 __all__ = ["ClippedDesign", "as_design", "DENSE_CACHE_BYTES", "MEMMAP_CACHE_BYTES",
@@ -84,17 +86,6 @@ def _one_blas_thread():
     pass of 2 MiB tiles at p = 10⁵ on a loaded 2-core machine)."""
     from threadpoolctl import threadpool_limits
     return threadpool_limits(limits=1, user_api="blas")
-
-
-def is_sparse(X) -> bool:
-    """Whether ``X`` is a scipy sparse matrix or array (without importing scipy)."""
-    mod = type(X).__module__
-    return mod.startswith("scipy.sparse") and hasattr(X, "tocsc")
-
-
-def is_dask(X) -> bool:
-    """Whether ``X`` is a ``dask.array.Array`` (without importing dask)."""
-    return type(X).__module__.startswith("dask.array") and hasattr(X, "compute")
 
 
 class _Transposed:

@@ -72,7 +72,7 @@ class Neighbour(str, enum.Enum):
         ``neighbours=`` arguments of the public functions warn on the old spellings
         (:mod:`mipdp._neighbours`).
         """
-        from ._param_validation import InvalidParameterError
+        from .exceptions import InvalidParameterError
         if isinstance(value, cls):
             return value
         if isinstance(value, str):

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .data import is_sparse
+from ._kinds import is_sparse
 
 __all__ = ["ColumnMap", "MappedMatrix", "MAPPED_HALF_WIDTH"]
 

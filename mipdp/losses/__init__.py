@@ -16,7 +16,18 @@ _ALIASES = {"ls": "least_squares", "squared": "least_squares", "bss": "least_squ
             "svm": "hinge", "robust": "huber"}
 
 
-from .score_rule import DEFAULT_RIDGE, SEED_RADIUS, SEED_RIDGE, default_score  # noqa: E402
+from .score_rule import DEFAULT_RIDGE, SEED_RADIUS, SEED_RIDGE  # noqa: E402
+from .score_rule import default_score as _default_score  # noqa: E402
+
+
+def default_score(loss, s: int, b_x: float, b_y: float | None) -> tuple[float, float]:
+    """``(ridge, radius)`` of the default score for ``loss`` (a name, a Loss or a class).
+
+    :func:`mipdp.losses.score_rule.default_score` with loss names resolved (its docstring
+    states the rule).
+    """
+    return _default_score(LOSSES[_resolve_name(loss)] if isinstance(loss, str) else loss,
+                          s, b_x, b_y)
 
 
 def _resolve_name(loss: str) -> str:

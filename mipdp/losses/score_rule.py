@@ -45,8 +45,9 @@ def default_score(loss, s: int, b_x: float, b_y: float | None) -> tuple[float, f
 
     Parameters
     ----------
-    loss : str, Loss or Loss subclass
-        The loss (its class decides the radius rule).
+    loss : Loss or Loss subclass
+        The loss (its class decides the radius rule; :func:`mipdp.losses.default_score`
+        also takes a loss name).
     s : int
         Support size (public).
     b_x, b_y : float
@@ -65,13 +66,10 @@ def default_score(loss, s: int, b_x: float, b_y: float | None) -> tuple[float, f
         Naming ``bounds`` or ``s`` when the rule cannot apply (a bound that is not a
         positive finite number, ``b_y`` missing for a regression loss).
     """
-    from . import LOSSES, Loss, _resolve_name
-    if isinstance(loss, str):
-        cls = LOSSES[_resolve_name(loss)]
-    elif isinstance(loss, Loss):
-        cls = type(loss)
-    else:
-        cls = loss
+    if isinstance(loss, str):       # a name: the registry of mipdp.losses resolves it
+        raise TypeError("loss: mipdp.losses.score_rule.default_score takes a Loss or a Loss "
+                        "subclass; use mipdp.losses.default_score for a loss name")
+    cls = loss if isinstance(loss, type) else type(loss)
     if not (isinstance(s, int) or hasattr(s, "__index__")) or int(s) < 1:
         raise ValueError(f"s: the default score needs a support size s >= 1, got {s!r}")
     for name, b, needed in (("bounds[0] (b_x)", b_x, True),
