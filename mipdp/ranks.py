@@ -104,6 +104,8 @@ def uniform_ranks(v: np.ndarray) -> np.ndarray:
 
 #: bytes of one block of columns ranked at once (float64)
 _BLOCK_BYTES = 8 * 2 ** 20
+#: columns of a ranked block copied into the C-ordered design at once
+_TRANSPOSE_ROWS = 64
 
 
 def _columns(X, lo: int, hi: int) -> np.ndarray:
@@ -135,7 +137,8 @@ def rank_design(X) -> np.ndarray:
         ranks = _average_ranks_rows(np.ascontiguousarray(_columns(X, lo, hi).T))
         ranks -= 0.5 * (n + 1)
         ranks /= n
-        out[:, lo:hi] = ranks.T            # one transposing copy per block
+        for a in range(0, hi - lo, _TRANSPOSE_ROWS):   # transposed in cache-sized tiles
+            out[:, lo + a:lo + min(a + _TRANSPOSE_ROWS, hi - lo)] = ranks[a:a + _TRANSPOSE_ROWS].T
     return out
 
 
