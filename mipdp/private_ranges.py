@@ -264,7 +264,7 @@ class PrivateRanges:
         """``X`` (and ``y``) mapped onto ``[−½, ½]`` by the ranges (values outside clipped).
 
         Dense: the whole mapped float64 matrix (``n p`` floats).  :meth:`mapped` gives the
-        same matrix lazily (what :func:`run_with_private_ranges` uses).
+        same matrix lazily (what the ranges stage of :mod:`mipdp.plan` uses).
         """
         Xm = self._map(np.asarray(X, float), self.x_range[:, 0][None, :],
                        self.x_range[:, 1][None, :])
@@ -368,72 +368,3 @@ def ranges_log_probabilities(X: np.ndarray, y: np.ndarray | None, spec: PrivateB
         out += [quantile_log_probabilities(cy, n, q, eps_q),
                 quantile_log_probabilities(cy, n, 1.0 - q, eps_q)]
     return out
-
-
-def run_with_private_ranges(func, args: dict):
-    """:func:`mipdp.private_bss` with ``bounds`` a :class:`PrivateBounds` (or ``"private"``).
-
-    ``func`` is ``private_bss`` itself and ``args`` its arguments.  Every check that does
-    not need the data runs first (parameters, backend, score rule, budget and accountant
-    on the composed planned guarantee); then the ranges are released with
-    ``fraction · eps``, the data mapped, and ``func`` runs on the mapped data with bounds
-    ``(½, ½)`` and the rest of ``eps`` (its own accounting switched off: this call records
-    the composed guarantee once).
-    """
-    from mipdp.solvers import check_backend
-
-    from ._param_validation import check_less_than
-    from ._validation import check_random_state, check_X_y
-    from .accounting import NOT_RECORDED, check_release, record_release
-    from .exceptions import BudgetError
-    from .losses import get_loss
-    from .selection import (_check_method_args, _resolve_public_score, neighbour_scale_factor,
-                            planned_epsilon, planned_guarantee)
-
-    t0 = time.perf_counter()
-    a = dict(args)
-    spec = as_private_bounds(a["bounds"])
-    eps = float(a["eps"])
-    eps_r = spec.fraction * eps
-    neighbours = a["neighbours"]
-    # -- every check the selection makes before the data, on the mapped (public) bounds ----
-    delta, eps_test = _check_method_args(a["method"], a["R"], a["delta"], a["eps_test"],
-                                         a["n_draws"])
-    neighbour_scale_factor(a["method"], neighbours)
-    if neighbours == "add_remove" and a["prescreen"] is not None:
-        raise InvalidParameterError(
-            "neighbours: prescreen= is not available under add/remove neighbours (the "
-            "pre-screeners run under replace-one, and guarantees under different notions do "
-            "not compose); drop prescreen= or pass neighbours='replace_one'")
-    check_backend(a["backend"], a["backend_options"])
-    loss_obj = get_loss(a["loss"], ridge=a["ridge"], radius=a["radius"])
-    _resolve_public_score(loss_obj, a["s"], MAPPED_BOUNDS)
-    need_y = loss_obj.needs_y_bound
-    plan = dict(n_draws=a["n_draws"], prescreen=a["prescreen"], method=a["method"],
-                delta=delta, eps_test=eps_test)
-    eps_total = planned_epsilon(eps, **plan, bounds=spec)
-    if a["max_epsilon"] is not None and eps_total > a["max_epsilon"] * (1 + 1e-12):
-        raise BudgetError(f"max_epsilon: this call would spend epsilon = {eps_total:g} "
-                          f"(private ranges + pre-screen + {a['n_draws']} draw(s) + PTR test) "
-                          f"> max_epsilon = {a['max_epsilon']:g}; nothing was computed")
-    acc = check_release(a["accountant"], planned_guarantee(
-        eps, **plan, bounds=spec, loss=loss_obj, R=a["R"], neighbours=neighbours))
-    # -- the data --------------------------------------------------------------------------
-    X, y = check_X_y(a["X"], a["y"], lazy=True)   # arrays, memmaps, sparse: not copied
-    check_less_than(a["s"], X.shape[1], "s", "p", "private_bss")
-    y = loss_obj.check_targets(y)
-    rng = check_random_state(a["random_state"])
-    rng_ranges, rng_select = rng.spawn(2)
-    ranges = estimate_ranges(X, y if need_y else None, spec, eps_r, rng_ranges,
-                             neighbours=neighbours)
-    Xm = ranges.mapped(X)                  # lazy: the mapped X is never formed whole
-    ym = ranges.transform_y(y if need_y else None)
-    t_ranges = time.perf_counter() - t0
-    a.update(X=Xm, y=ym if need_y else y, eps=eps - eps_r, bounds=MAPPED_BOUNDS,
-             accountant=NOT_RECORDED, max_epsilon=None, random_state=rng_select)
-    res = func(**a)
-    res.guarantee = ranges.guarantee + res.guarantee
-    res.info["private_ranges"] = ranges.as_info()
-    res.timings["private_ranges"] = t_ranges
-    res.timings["total"] = time.perf_counter() - t0
-    return record_release(acc, res)

@@ -9,7 +9,7 @@ import numpy as np
 
 from .guarantee import Guarantee, Neighbour
 
-__all__ = ["SelectionResult", "PrivacyReport"]
+__all__ = ["SelectionResult", "PrivacyReport", "PrivateBSSResult"]
 
 
 class PrivacyReport:
@@ -138,3 +138,82 @@ class SelectionResult(PrivacyReport):
     def __repr__(self) -> str:
         return (f"{type(self).__name__}(method={self.method!r}, support={self.support.tolist()}, "
                 f"n_draws={self.n_draws}, {self._privacy_repr()})")
+
+
+@dataclass(repr=False)
+class PrivateBSSResult(SelectionResult):
+    """Result of :func:`private_bss`.
+
+    Besides the :class:`~mipdp.result.SelectionResult` fields:
+
+    Attributes
+    ----------
+    mechanism : ExponentialMechanismSampler, PermuteAndFlipSampler, TopRMechanism or MistakesMechanism
+        The mechanism that produced the draws (it knows the exact probability of every
+        support, or certified bounds on it for the exponential mechanism).  **Not
+        private**: it holds the enumerated supports and objectives.
+    sensitivity : float
+        ``Δ`` of the support objective (read off ``guarantee``; **not private** when the
+        bounds were read off the data).
+    R : int or None
+        Size of the top-R set (top-R sampler only).
+    candidates, candidate_values : ndarray
+        The exact top-R supports (in original feature indices) and their objectives,
+        or the mistakes centre, or (exponential mechanism, permute-and-flip) the
+        envelope's centre: the optimum when ``stats["optimum_certified"]`` is True, else a
+        one-swap local optimum (the mechanisms never need the optimum certified, so it is
+        not certified only for this field).  **Not private**; for research and diagnostics
+        only.
+    stats : dict
+        Enumeration statistics: time per phase, solver calls, cuts, optimality gap,
+        whether the candidate set was certified, backend; for ``method="exponential"``
+        also ``stats["sampler"]``: proposals made and accepted, the bound on the expected
+        number of proposals, the envelope's mass per region.  **Not private**: every
+        figure depends on the data (the counts tell neighbours apart).
+    """
+
+    mechanism: object = None
+    R: int | None = None
+    candidates: np.ndarray | None = None
+    candidate_values: np.ndarray | None = None
+    stats: dict = field(default_factory=dict)
+    _columns: np.ndarray | None = None
+
+    def probability(self, support) -> float:
+        """Exact probability that one draw of this run's mechanism outputs ``support``.
+
+        With a pre-screen it is the probability conditional on the screened columns.
+        ``method="exponential"`` knows it exactly only when every support was evaluated
+        (small problems); otherwise this raises ``ValueError``: use
+        :meth:`probability_bounds`.  ``method="permute_and_flip"`` likewise, when
+        ``C(p, s) <= 20 000`` (its law needs every support's score).  **Not private** (it
+        depends on the data).
+        """
+        return math.exp(self.log_probability(support))
+
+    def log_probability(self, support) -> float:
+        """Natural log of :meth:`probability` (``-inf`` for impossible supports)."""
+        S = self._local(support)
+        return -math.inf if S is None else self.mechanism.log_probability(S)
+
+    def probability_bounds(self, support) -> tuple[float, float]:
+        """Certified bounds ``(lo, hi)`` on the probability that one draw is ``support``.
+
+        Equal for the samplers whose law is known exactly (top-R, mistakes, and the
+        exponential mechanism when every support was evaluated).  **Not private**.
+        """
+        S = self._local(support)
+        if S is None:
+            return 0.0, 0.0
+        lo, hi = self.mechanism.log_probability_bounds(S)
+        return math.exp(min(lo, hi)), math.exp(hi)
+
+    def _local(self, support):
+        """``support`` in the indices the mechanism works on (``None``: impossible)."""
+        S = np.asarray(support, dtype=np.intp).ravel()
+        if self._columns is not None:
+            pos = {int(c): i for i, c in enumerate(self._columns)}
+            if not all(int(i) in pos for i in S):
+                return None
+            S = np.array([pos[int(i)] for i in S])
+        return S

@@ -105,10 +105,5 @@ def test_the_graph_covers_the_package():
     assert "mipdp.accounting" in graph["mipdp.selection"]
 
 
-import pytest  # noqa: E402
-
-
-@pytest.mark.xfail(strict=True, reason="private_ranges <-> selection until private_bss runs "
-                   "a ranges stage")
 def test_mipdp_has_no_import_cycle():
     assert cycles(import_graph()) == []

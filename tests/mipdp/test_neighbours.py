@@ -227,12 +227,13 @@ def test_misspelt_neighbours_before_data(bad):
 
 
 def test_unsupported_method_refused_before_data(monkeypatch):
-    monkeypatch.setattr(selection, "ADD_REMOVE_SCALE", {"exponential": 0.5})
+    import mipdp.plan.budget as budget    # where the plan reads the scales
+    monkeypatch.setattr(budget, "ADD_REMOVE_SCALE", {"exponential": 0.5})
     with pytest.raises(InvalidParameterError, match="method='top_r'.*add/remove"):
         private_bss(D, D, 2, 1.0, bounds=BOUNDS, method="top_r", neighbours="add_remove")
     private_bss(*_data(0), 2, 1.0, bounds=BOUNDS, method="top_r", **SCORE)   # replace-one ok
     with pytest.raises(InvalidParameterError, match="neighbours"):
-        selection.neighbour_scale_factor("top_r", "add_remove")
+        budget.neighbour_scale_factor("top_r", "add_remove")
     assert selection.neighbour_scale_factor("top_r") == 1.0
 
 

@@ -254,14 +254,20 @@ def test_default_grid_is_public_and_symmetric():
 
 
 def test_every_argument_is_passed_on(monkeypatch):
-    """private_bss hands the ranges path all of its arguments (new ones included)."""
+    """private_bss hands the plan all of its arguments (new ones included)."""
     import inspect
 
     import mipdp.selection as sel
     seen = {}
-    monkeypatch.setattr(sel, "run_with_private_ranges", lambda f, a: seen.update(a) or "ran")
-    assert private_bss(np.zeros((4, 3)), np.zeros(4), 1, 1.0, bounds="private") == "ran"
-    assert set(seen) == set(inspect.signature(private_bss).parameters)
+
+    def fake_plan(args):
+        seen.update(args)
+        raise RuntimeError("planned")
+
+    monkeypatch.setattr(sel, "make_plan", fake_plan)
+    with pytest.raises(RuntimeError, match="planned"):
+        private_bss(np.zeros((4, 3)), np.zeros(4), 1, 1.0, bounds="private")
+    assert set(seen) - {"t_start"} == set(inspect.signature(private_bss).parameters)
 
 
 # -- lazy inputs: the same ranges and the same release as the dense float64 path -------------
