@@ -14,6 +14,8 @@ floating-point rounding: no iterative optimiser is involved.
 from __future__ import annotations
 
 import math
+from typing import Literal, cast
+
 
 import numpy as np
 
@@ -133,7 +135,7 @@ class LeastSquares(Loss):
         super().__init__(ridge, radius)
 
     def sample_bound(self, s: int, b_x: float, b_y: float | None) -> float:
-        return 0.5 * (b_y + b_x * self.radius * np.sqrt(s)) ** 2
+        return 0.5 * (b_y + b_x * cast(float, self.radius) * np.sqrt(s)) ** 2
 
     def bind(self, X: np.ndarray, y: np.ndarray) -> "LeastSquaresObjective":
         return LeastSquaresObjective(self, X, y)
@@ -148,14 +150,16 @@ class LeastSquaresObjective(SupportObjective):
 
     def __init__(self, loss: LeastSquares, X: np.ndarray, y: np.ndarray) -> None:
         super().__init__(loss, X, y)
+        assert loss.ridge is not None and loss.radius is not None  # checked by super()
         self.lam = loss.ridge
         self.radius = loss.radius
         self.yty = float(y @ y)
         X = self.X
         self.Xty = X.rmatvec(y)
         self.col_sq = X.col_sq()
-        self._gram = None
-        self._shift = False   # not computed yet (cut_shift)
+        self._gram: np.ndarray | None = None
+
+        self._shift: np.ndarray | Literal[False] | None = False   # not computed yet (cut_shift)
 
     def _gram_blocks(self, supports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         m, s = supports.shape
