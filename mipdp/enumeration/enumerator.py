@@ -1084,7 +1084,6 @@ class SupportEnumerator:
             if K >= 1:  # class 1 (the one-swaps) is evaluated exactly: no cap needed
                 scores[1] = float(np.min(swaps))
             cands: list[tuple[float, Any]] = [(float(np.min(swaps)), None)]
-
             if self._table is None:
                 self.warm_class_cuts()
             for k in range(2, K + 1):
@@ -1112,7 +1111,6 @@ class SupportEnumerator:
         """Accuracy at which a class minimum counts as exact (the optimum phase's tolerance)."""
         assert self.center is not None
         L0 = self.found[tuple(self.center.tolist())]
-
         return max(self.tol * abs(L0), 1e-6 * self.scale)
 
 

@@ -32,7 +32,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-
 import numpy as np
 
 from ..mechanisms.regions import Region
@@ -332,7 +331,6 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
         iK, iA = (x.astype(np.int32).ravel() for x in np.indices((table.nK, table.nA)))
         lb = np.full(table.size, -math.inf)
     assert iA is not None and lb is not None  # set with iK
-
     excluded = table.size - iK.size
     n_eval = n_cuts = 0
     if max_evaluations is not None and iK.size > max_evaluations:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 from typing import cast
 
-
 import numpy as np
 
 from mipdp.solvers import get_backend

@@ -44,7 +44,6 @@ _NONNEG_INT = [Interval(Integral, 0, None, closed="left")]
 #: ``{option: [constraint, ...]}``: the options a user may set, in the range where every
 #: certificate holds.
 ENUMERATION_OPTIONS: dict[str, list] = {
-
     "exhaustive_max": _NONNEG_INT,
     "explicit_max": _NONNEG_INT,
     "n_warm_cuts": [None] + _NONNEG_INT,

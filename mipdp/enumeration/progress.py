@@ -65,7 +65,6 @@ class Progress:
         self._last_cb = 0.0
 
     def _emit(self, phase: str, event: str, fields: dict, force: bool = False) -> dict:
-
         now = time.perf_counter()
         t0 = self._t0.setdefault(phase, now)
         ev = {"phase": phase, "event": event, "elapsed": now - t0, **fields}

@@ -50,7 +50,6 @@ def get_loss(loss: str | Loss = "least_squares", *, ridge: float | None = None,
             if given is not None and own is None:
                 fill[name] = given
             elif given is not None and own is not None and float(given) != float(own):
-
                 raise InvalidParameterError(
                     f"The {name!r} parameter of get_loss conflicts with the Loss instance: "
                     f"{loss!r} has {name}={own:g}, got {name}={given!r}. Set it on the "

@@ -36,7 +36,6 @@ class BatchedCertifiedSolves:
     max_gap: float
     _solve_chunk: Callable[[np.ndarray, bool], tuple]
 
-
     def _grams(self, supports: np.ndarray, Zt: np.ndarray) -> np.ndarray:
         """``X_SᵀX_S`` for each support (``Zt``: the support's rows, shape ``(m, s, n)``;
         for the hinge, whose rows are ``y_k x_k`` with ``y_k = ±1``, the same matrix)."""

@@ -70,7 +70,6 @@ from __future__ import annotations
 import math
 from typing import cast
 
-
 import numpy as np
 
 from .._validation import check_labels_pm1
@@ -156,7 +155,6 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
         self.n_fallback = 0
         self._colsum = self.X.rmatvec(y)   # Σ_k z_k, z_k = y_k x_k
         self._gram: np.ndarray | None = None
-
 
     @property
     def _ZT(self) -> "_SignedRows":
@@ -284,7 +282,6 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
             if want_dual:
                 assert A is not None
                 A[k] = a
-
             self.n_fallback += 1
         return P, D, B, A
 

@@ -50,7 +50,6 @@ from __future__ import annotations
 
 from typing import cast
 
-
 import numpy as np
 
 from .._validation import check_positive
@@ -129,7 +128,6 @@ class HuberObjective(BatchedCertifiedSolves, SupportObjective):
         self.n_fallback = 0
         self._Xty = self.X.rmatvec(y)
         self._gram: np.ndarray | None = None
-
 
     def _bounds(self, Zt: np.ndarray, beta: np.ndarray):
         """Primal values, dual bounds and dual weights ``a = ψ_δ(ρ)`` at feasible ``β``."""

@@ -14,10 +14,12 @@ floating-point rounding: no iterative optimiser is involved.
 from __future__ import annotations
 
 import math
-from typing import Literal, cast
-
+from typing import TYPE_CHECKING, Literal, cast
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ..data import ClippedDesign
 
 from ._gram_shift import SHIFT_MAX_P, gram_shift
 from ._tangents import ball_tangent_cuts
@@ -148,7 +150,7 @@ class LeastSquaresObjective(SupportObjective):
     #: entries of the ``(m, s, s)`` one-swap systems solved in one batch
     _SWAP_BATCH = 2 ** 21
 
-    def __init__(self, loss: LeastSquares, X: np.ndarray, y: np.ndarray) -> None:
+    def __init__(self, loss: LeastSquares, X: np.ndarray | ClippedDesign, y: np.ndarray) -> None:
         super().__init__(loss, X, y)
         assert loss.ridge is not None and loss.radius is not None  # checked by super()
         self.lam = loss.ridge
@@ -158,7 +160,6 @@ class LeastSquaresObjective(SupportObjective):
         self.Xty = X.rmatvec(y)
         self.col_sq = X.col_sq()
         self._gram: np.ndarray | None = None
-
         self._shift: np.ndarray | Literal[False] | None = False   # not computed yet (cut_shift)
 
     def _gram_blocks(self, supports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
