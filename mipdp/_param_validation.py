@@ -103,7 +103,7 @@ class _Bounds(_Constraint):
     @staticmethod
     def _ok(v) -> bool:
         return v is None or (isinstance(v, Real) and not isinstance(v, (bool, np.bool_))
-                             and math.isfinite(v) and v > 0)
+                             and math.isfinite(v) and float(v) > 0)
 
     def is_satisfied_by(self, value):
         if value is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from typing import cast
 
 import numpy as np
 
@@ -213,7 +214,7 @@ def check_bounds(bounds, X: np.ndarray, y: np.ndarray | None, *, need_y: bool = 
         b_x = check_positive(b_x, f"{name}[0] (bound on |x_ij|)")
     if need_y:
         if b_y is None:
-            b_y = float(np.max(np.abs(y))) or 1.0
+            b_y = float(np.max(np.abs(cast(np.ndarray, y)))) or 1.0  # need_y: y is given
             derived.append(f"bound_y = max|y| = {b_y:.6g}")
         else:
             b_y = check_positive(b_y, f"{name}[1] (bound on |y_i|)")
@@ -331,7 +332,7 @@ def check_random_state(random_state) -> np.random.Generator:
             raise TypeError("random_state: expected None, an int or a numpy Generator, got bool")
         if isinstance(random_state, numbers.Integral) and random_state < 0:
             raise ValueError(f"random_state: must be non-negative, got {random_state}")
-        return np.random.default_rng(random_state)
+        return np.random.default_rng(cast("int | np.random.SeedSequence | None", random_state))
     if isinstance(random_state, np.random.Generator):
         return random_state
     raise TypeError("random_state: expected None, an int, a SeedSequence, a "

@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 import os
 import threading
-from typing import Callable
+from typing import Any, Callable
 
 from .exceptions import BudgetError
 from .guarantee import Guarantee, Neighbour, compose
@@ -171,7 +171,9 @@ class BudgetAccountant:
         if not self.spent:
             return Guarantee.pure(0.0, self.neighbour or Neighbour.REPLACE_ONE,
                                   "nothing spent yet (0 releases)")
-        return self._composed(self.spent)
+        total = self._composed(self.spent)
+        assert total is not None  # records are not empty
+        return total
 
     def __len__(self) -> int:
         return len(self.spent)
@@ -210,6 +212,7 @@ class BudgetAccountant:
                               f"({g.condition}); pass allow_conditional=True to the "
                               "accountant to record it anyway. Nothing was computed.")
         total = self._composed(self.spent + [g])
+        assert total is not None  # records are not empty
         if self.finite and (total.epsilon_or_nominal > self.epsilon * (1 + _REL_TOL)
                             or _delta_of(total) > self.delta * (1 + _REL_TOL) + 1e-300):
             spent = self._composed(self.spent)
@@ -257,6 +260,7 @@ class BudgetAccountant:
         for _ in range(100):
             mid = 0.5 * (lo + hi)
             probe = self._composed(self.spent + [Guarantee.pure(mid, nb, "probe")] * k)
+            assert probe is not None  # k >= 1 records
             if probe.epsilon <= self.epsilon:
                 lo = mid
             else:
@@ -334,7 +338,7 @@ def _delta_of(g: Guarantee) -> float:
 
 
 def account(accountant: BudgetAccountant | None, planned: Guarantee,
-            release: Callable[[], object]):
+            release: Callable[[], Any]):
     """Check ``planned`` with the accountant (before the data is read), run ``release``, and
     record the result's actual guarantee.
 

@@ -48,6 +48,7 @@ the rank-one term, so the mapped matrix is never dense.
 from __future__ import annotations
 
 import logging
+from typing import Any, Literal
 
 import numpy as np
 
@@ -152,20 +153,21 @@ class ClippedDesign:
             cache = int(dense_cache_bytes)
         chunk = CHUNK_BYTES if chunk_bytes is None else int(chunk_bytes)
         self.chunk_cols = max(1, chunk // (8 * max(self.n, 1)))
-        self._dense = None     # clipped float64 (n, p) array, when held
-        self._dense_T = None   # its transpose, C-contiguous (small problems, for rows_T)
+        self._dense: np.ndarray | None = None     # clipped float64 (n, p) array, when held
+        self._dense_T: np.ndarray | None = None   # its transpose, C-contiguous (for rows_T)
         self._cache_bytes = cache
-        self._sp = None        # clipped float64 CSC matrix, for sparse input
-        self._shift = None     # (p,): the design is _sp + 1 shiftᵀ (mapped sparse input)
-        self._col_sq = None
-        self._gram = None
-        self._clean = {}       # chunk key -> whether the raw float64 chunk needs no clipping
+        self._sp: Any = None   # clipped float64 CSC matrix, for sparse input
+        self._shift: np.ndarray | None = None  # (p,): the design is _sp + 1 shiftᵀ (mapped)
+        self._col_sq: np.ndarray | None = None
+        self._gram: np.ndarray | None = None
+        self._clean: dict = {}  # chunk key -> whether the raw float64 chunk needs no clipping
         self._row_major = False
         self.chunk_rows = 0
-        self._da = None        # clipped float64 dask array (lazy graph), for dask input
-        self._clipped_frac = None   # clipped_per_column(), once computed
-        self._memo = []        # [(v, Xcᵀv)]: the two most recent 1-D products (rmatvec)
-        self._known = []       # [(v, Xcᵀv)] of the constructor's vectors (kept)
+        self._da: Any = None   # clipped float64 dask array (lazy graph), for dask input
+        self._clipped_frac: np.ndarray | None = None   # clipped_per_column(), once computed
+        # [(v, Xcᵀv)]: the two most recent 1-D products (rmatvec)
+        self._memo: list[tuple[np.ndarray, np.ndarray]] = []
+        self._known: list[tuple[np.ndarray, np.ndarray]] = []  # of the constructor's vectors
         self._tile = (0, 0)    # tile shape (rows, columns) of the chunked path
         self._gram_cols = None  # ColumnGram (columns of XcᵀXc), created on first use
         if is_sparse(X):
@@ -205,7 +207,8 @@ class ClippedDesign:
                 # one clipped copy in the input's own memory order: converting a C-ordered
                 # array to column-major cost 4 s more than the copy at n = 3000, p = 10^5
                 # (the products are BLAS calls either way; a support's columns are s gathers)
-                order = "F" if (not c_order and X.flags.f_contiguous) else "C"
+                order: Literal["C", "F"] = ("F" if (not c_order and X.flags.f_contiguous)
+                                            else "C")
                 self._dense = np.empty(self.shape, order=order)
             else:
                 self.kind = "chunked"
@@ -328,13 +331,15 @@ class ClippedDesign:
         elif self._clipped_frac is None:
             self._clipped_frac = np.zeros(self.p)
         self._col_sq = col_sq
-        self._known = [(v.copy(), prod[:, k].copy()) for k, v in enumerate(V)]
+        self._known = ([(v.copy(), prod[:, k].copy()) for k, v in enumerate(V)]
+                       if prod is not None else [])
 
     def _first_pass_tiles(self, copy, buf, counts, col_sq, Vm, prod) -> None:
         b = self.bound
         for r0, r1, c0, c1 in self._tile_ranges():
             src = self.raw[r0:r1, c0:c1]
             if copy:
+                assert self._dense is not None  # copy: the clipped copy is held
                 T = self._dense[r0:r1, c0:c1]
                 if b is not None and src.dtype == np.float64 and self._map is None:
                     np.clip(src, -b, b, out=T)
@@ -435,6 +440,7 @@ class ClippedDesign:
             w = self.rmatvec(self.matvec(v))
         else:
             D = self._dense
+            assert D is not None  # row_major_pass: an array is held
             # ~4 MB blocks (4 rows at p = 10⁵: 20 % faster than two BLAS passes at n = 6000)
             rows = max(1, min(self.n, FUSED_BLOCK_BYTES // (16 * max(self.p, 1))))
             w = np.zeros(self.p)

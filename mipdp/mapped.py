@@ -93,7 +93,7 @@ class MappedMatrix:
             raise ValueError(f"MappedMatrix: {column_map.p} ranges for {raw.shape[1]} columns")
         self.raw = raw
         self.column_map = column_map
-        self._formats = {}     # a sparse raw in CSC (columns) or CSR (rows), converted once
+        self._formats: dict = {}     # a sparse raw in CSC (columns) or CSR (rows), converted once
         self.shape = tuple(int(d) for d in raw.shape)
         self.ndim = 2
         self.dtype = np.dtype(np.float64)

@@ -40,7 +40,7 @@ def parse_prescreen(prescreen, p: int, s: int) -> tuple[str, int, float]:
     fraction = prescreen_fraction(prescreen)
     if name not in PRESCREENERS:
         raise ValueError(f"prescreen: unknown pre-screener {name!r}; choose one of {list(PRESCREENERS)}")
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not s < k < p:
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not s < int(k) < p:
         raise ValueError(f"prescreen: the number of candidates k must be an integer with "
                          f"s = {s} < k < p = {p}, got {k!r}")
     return name, int(k), fraction

@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import os
 from numbers import Integral
+from typing import cast
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -181,8 +182,8 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
                                    y_numeric=not hinge)
         except (ValueError, TypeError) as exc:
             raise type(exc)(f"fit(X, y): {exc}") from exc
-        if isinstance(self.s, Integral) and not isinstance(self.s, bool) and self.s >= 1:
-            check_less_than(self.s, Xa.shape[1], "s", "p", type(self).__name__)
+        if isinstance(self.s, Integral) and not isinstance(self.s, bool) and int(self.s) >= 1:
+            check_less_than(cast(int, self.s), Xa.shape[1], "s", "p", type(self).__name__)
         if hinge:
             self.classes_, ya = _hinge_labels(ya)
         res = private_bss(Xa, ya, **{name: getattr(self, name) for name in SELECTOR_PARAMS})
@@ -240,7 +241,8 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
         return tags
 
 
-PrivateBestSubsetSelector.__init__.__signature__ = _SIGNATURE
+PrivateBestSubsetSelector.__init__.__signature__ = _SIGNATURE  # type: ignore[attr-defined]
+assert PrivateBestSubsetSelector.__doc__ is not None
 PrivateBestSubsetSelector.__doc__ = (
     PrivateBestSubsetSelector.__doc__.replace(
         "    Attributes\n", "    Parameters\n    ----------\n"

@@ -15,7 +15,7 @@ import logging
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Callable, ClassVar, Sequence
+from typing import Callable, ClassVar, Sequence, cast
 
 import numpy as np
 
@@ -99,7 +99,7 @@ class MIPBackend(ABC):
 
     name: ClassVar[str] = "abstract"
     #: Largest number of columns (or rows) the installed licence allows, if limited.
-    size_limit: ClassVar[int | None] = None
+    size_limit: int | None = None
     #: Whether :meth:`solve` handles ``lazy=`` with a native solver callback.
     native_lazy: ClassVar[bool] = False
 
@@ -232,7 +232,7 @@ class MIPBackend(ABC):
             n_solves += 1
             if res.status == "infeasible":
                 break
-            new_rows = list(lazy(res.x))
+            new_rows = list(lazy(cast(np.ndarray, res.x)))  # feasible: a solution
             if not new_rows:
                 break
             self.add_rows(new_rows)
@@ -371,7 +371,8 @@ def rows_to_csr(rows: Sequence[Row], n_cols: int) -> tuple[np.ndarray, np.ndarra
             raise ValueError(f"row {r}: invalid bounds lb={lb!r}, ub={ub!r}")
         if idx.size > 1 and not np.all(idx[1:] > idx[:-1]) and np.unique(idx).size != idx.size:
             uniq, inv = np.unique(idx, return_inverse=True)
-            idx, val = uniq, np.bincount(inv, weights=val, minlength=uniq.size)
+            # (float64 with weights; numpy's stubs say intp)
+            idx, val = uniq, cast(np.ndarray, np.bincount(inv, weights=val, minlength=uniq.size))
         idx_parts.append(idx)
         val_parts.append(val)
         start[r + 1] = start[r] + idx.size

@@ -94,7 +94,7 @@ class GurobiBackend(MIPBackend):
     """
 
     name = "gurobi"
-    size_limit = 2000
+    size_limit: int | None = 2000
     native_lazy = True
 
     def __init__(self, *, time_limit: float | None = None, threads: int | None = None,

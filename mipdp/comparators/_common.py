@@ -120,9 +120,9 @@ def support_size_alias(func: Callable) -> Callable:
                               annotation="int | None")
     var_kw = [p for p in params if p.kind is inspect.Parameter.VAR_KEYWORD]
     params = [p for p in params if p.kind is not inspect.Parameter.VAR_KEYWORD] + [extra] + var_kw
-    wrapper.__signature__ = sig.replace(parameters=params)
-    wrapper._parameter_constraints = {**getattr(func, "_parameter_constraints", {}),
-                                      "s": POSITIVE_INT}
+    wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+    wrapper._parameter_constraints = {  # type: ignore[attr-defined]
+        **getattr(func, "_parameter_constraints", {}), "s": POSITIVE_INT}
     if wrapper.__doc__:
         wrapper.__doc__ = wrapper.__doc__.replace(
             "\n    k : int\n", "\n    k : int\n        (Alias ``s=``, keyword only, the name "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import Any
 
 import numpy as np
 
@@ -99,6 +100,7 @@ def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschi
     k = check_less_than(k, p, "k", "p", "dp_sis")
     rng = check_random_state(random_state)
     b_x, b_y = check_bounds(bounds, X, y)
+    assert b_y is not None  # need_y
     Xc, yc = clip_design(X, y, b_x, b_y)
     sens = b_x * b_y * (1.0 if neighbour == ADD_REMOVE else 2.0)
     scores = sis_scores(Xc, yc)
@@ -108,7 +110,7 @@ def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschi
     t2 = time.perf_counter()
     logger.debug("dp_sis: p=%d k=%d eps=%g sensitivity=%g topk=%s", p, k, eps, sens, topk)
     guarantee = _guarantee(eps, neighbour, k, topk, n_draws, bounds, sens, b_x, b_y)
-    info = {"topk": topk, "gamma": gamma if kwargs else None}
+    info: dict[str, Any] = {"topk": topk, "gamma": gamma if kwargs else None}
     info["bounds" if guarantee.is_private else "bounds_not_private"] = (b_x, b_y)
     return record_release(acc, make_result(
         supports, method="dp_sis", guarantee=guarantee, epsilon_per_draw=eps,

@@ -480,7 +480,7 @@ def dp_kendall_distribution(X, y, k: int, eps: float,
     tau_xx = np.abs(np.column_stack([scaled_kendall(X, X[:, j]) for j in range(p)]))
     subsets = np.array(list(itertools.combinations(range(p), k)), dtype=np.intp)
     index = {tuple(s): r for r, s in enumerate(subsets)}
-    acc = [[] for _ in range(len(subsets))]
+    acc: list[list] = [[] for _ in range(len(subsets))]
     for order in itertools.permutations(range(p), k):
         available = np.ones(p, dtype=bool)
         lp = 0.0

@@ -114,9 +114,9 @@ def _kkt_ok(G: np.ndarray, c: np.ndarray, b: np.ndarray, radius: float, tol: flo
         return False
     lam = float(np.mean(np.abs(g[nz])))
     scale = tol * max(1.0, float(np.max(np.abs(c))), lam)
-    return (lam >= -scale and np.all(np.abs(g[nz] - lam * np.sign(b[nz])) <= scale)
-            and np.all(np.abs(g[~nz]) <= lam + scale)
-            and abs(np.abs(b).sum() - radius) <= 1e-9 * max(1.0, radius))
+    return bool(lam >= -scale and np.all(np.abs(g[nz] - lam * np.sign(b[nz])) <= scale)
+                and np.all(np.abs(g[~nz]) <= lam + scale)
+                and abs(np.abs(b).sum() - radius) <= 1e-9 * max(1.0, radius))
 
 
 # ------------------------------------------------------------------ sampler
@@ -202,6 +202,7 @@ def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: 
     radius = float(l1_radius)
     rng = check_random_state(random_state)
     b_x, b_y = check_bounds(bounds, X, y)
+    assert b_y is not None  # need_y
     Xc, yc = clip_data(X, y, b_x, b_y)
     delta_u = (radius * b_x + b_y) ** 2
     c = 1.0 if neighbour == ADD_REMOVE else 2.0

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+from typing import Any
 from numbers import Integral, Real
 
 import numpy as np
@@ -43,8 +44,8 @@ _CONSTRAINTS = {
     **COMMON_CONSTRAINTS,
     "delta": [Interval(Real, 0, 1, closed="left")],
     "n_iter": [Interval(Integral, 1, None, closed="left")],
-    "step": [None] + POSITIVE_REAL,
-    "residual_bound": [None] + POSITIVE_REAL,
+    "step": [None, *POSITIVE_REAL],
+    "residual_bound": [None, *POSITIVE_REAL],
     "n_public": [None, Interval(Integral, 1, None, closed="left")],
 }
 
@@ -255,6 +256,7 @@ def noisy_iht(X, y, k: int, eps: float, delta: float = 0.0, bounds=None,
     k = check_less_than(k, p, "k", "p", "noisy_iht")
     rng = check_random_state(random_state)
     b_x, b_y = check_bounds(bounds, X, y)
+    assert b_y is not None  # need_y
     Xc, yc = clip_data(X, y, b_x, b_y)
     eta = DEFAULT_STEP / b_x ** 2 if step is None else float(step)
     c = DEFAULT_RESIDUAL * b_y if residual_bound is None else float(residual_bound)
@@ -277,7 +279,7 @@ def noisy_iht(X, y, k: int, eps: float, delta: float = 0.0, bounds=None,
     logger.debug("noisy_iht: p=%d k=%d T=%d eps=%g delta=%g eps0=%g sensitivity=%g", p, k,
                  n_iter, eps, delta, eps0, sens)
     guarantee = _guarantee(eps, delta, neighbour, k, n_iter, n_draws, bounds, sens, b_x, b_y, c)
-    info = {"n_iter": n_iter, "step": eta, "residual_bound": c, "normaliser": norm,
+    info: dict[str, Any] = {"n_iter": n_iter, "step": eta, "residual_bound": c, "normaliser": norm,
             "eps0": eps0, "n_mechanisms": m, "sensitivity": sens, "delta": delta}
     info["bounds" if guarantee.is_private else "bounds_not_private"] = (b_x, b_y)
     return record_release(acc, make_result(

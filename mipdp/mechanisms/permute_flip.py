@@ -398,6 +398,7 @@ class PermuteAndFlipSampler(EnvelopeSampler):
             dt = (time.perf_counter() - t_pop - t_values) / len(xs)
             self._t_over = dt if self._t_over == 0.0 else 0.9 * self._t_over + 0.1 * dt
             if st.m > 0:
+                assert nxt is not None  # set above whenever members remain
                 st.x = nxt
                 states[sid] = st
                 heapq.heappush(heap, (-(u + st.x), sid))
@@ -438,6 +439,7 @@ class PermuteAndFlipSampler(EnvelopeSampler):
     def _split(self, st: _State, rng: np.random.Generator) -> list[_State]:
         """Refine ``st.region`` and give the children their exact conditional noise laws."""
         R = st.region
+        assert self._refine is not None  # _want_split is False without it
         t0 = time.perf_counter()
         children = [c for c in self._refine(R, None if st.best is None else st.best[1])
                     if c.size > 0]
