@@ -28,7 +28,7 @@ import itertools
 import logging
 import math
 import warnings
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, cast
 
 import numpy as np
 from scipy.stats import beta as beta_dist
@@ -163,6 +163,7 @@ def replace_one_neighbours(X: np.ndarray, y: np.ndarray, rng: np.random.Generato
             score = fn(np.clip(Xn, -B, B), np.clip(yn, -B, B))
             if best is None or score > best[0]:
                 best = (score, Xn, yn)
+        assert best is not None  # n_flip_candidates >= 1
         yield label, best[1], best[2]
 
 
@@ -286,6 +287,7 @@ def _audit_bss_exact(name: str, method: str, Rs, eps: float, s: int, p: int, n: 
             base[R], res = _bss_log_probs(X, y, s, eps, method=method,
                                           R=N if R == "all" else R, path=path,
                                           backend=backend, used=used, **kw)
+        assert res is not None  # Rs is not empty
         if neighbours == "replace_one":
             adversary = _em_worst(X, y, s, eps, res.sensitivity)
             pairs = replace_one_neighbours(X, y, rng, n_random, n_corner,
@@ -307,7 +309,8 @@ def _audit_bss_exact(name: str, method: str, Rs, eps: float, s: int, p: int, n: 
 
 
 def audit_top_r(eps: float = 1.0, s: int = 2, p: int = 6, n: int = 40,
-                Rs: Iterable[int | None] = (None, 1, 4, "all"), seeds: Iterable[int] = (0, 1),
+                Rs: Iterable[int | str | None] = (None, 1, 4, "all"),
+                seeds: Iterable[int] = (0, 1),
                 kinds: Iterable[str] = ("random", "ties", "near_tie"),
                 n_random: int = 3, n_corner: int = 4, path: str = "mip",
                 backend: str = "highs", neighbours: str = "replace_one") -> list[dict]:
@@ -498,7 +501,8 @@ def audit_topk(eps_values: Iterable[float] = (0.5, 1.0, 4.0), d: int = 6, k: int
     vecs = [v * sensitivity for v in _score_vectors(d, rng)]
     shifts = np.array(list(itertools.product((-1.0, 0.0, 1.0), repeat=d))) * sensitivity
     rows = []
-    mechs = [("canonical Lipschitz top-k (gamma=%g)" % g,
+    mechs: list[tuple[str, Callable[..., np.ndarray]]] = [
+             ("canonical Lipschitz top-k (gamma=%g)" % g,
               lambda f, e, g=g: canonical_lipschitz_topk_distribution(f, k, e, sensitivity, gamma=g)[1])
              for g in (0.0, 0.5, 1.0)]
     mechs.append(("Gumbel peeling top-k",
@@ -719,10 +723,10 @@ def op_k1_worst(radius: float, total_ridge: float, noise_scale: float,
                 Xn, yn = X.copy(), y.copy()
                 Xn[-1, 0], yn[-1] = xr, yr
                 laws.append(op_k1_log_law(Xn, yn, total_ridge, noise_scale, radius, betas))
-            laws = np.array(laws)
-            for i in range(len(laws)):
-                worst = max(worst, float(np.max(np.abs(laws[i] - laws))))
-            n_pairs += len(laws) * (len(laws) - 1) // 2
+            law_arr = np.array(laws)
+            for i in range(len(law_arr)):
+                worst = max(worst, float(np.max(np.abs(law_arr[i] - law_arr))))
+            n_pairs += len(law_arr) * (len(law_arr) - 1) // 2
         elif neighbours == "add_remove":
             for Xb, yb in ((X, y), (X[:-1], y[:-1])):
                 base = op_k1_log_law(Xb, yb, total_ridge, noise_scale, radius, betas)
@@ -884,7 +888,8 @@ def run_audit(quick: bool = False, as_frame: bool = False, backend: str = "highs
                              else ("random", "ties", "near_tie"),
                              n_random=1 if quick else 3, n_corner=1 if quick else 3,
                              path="mip", backend=backend, neighbours="add_remove",
-                             **({"Rs": (None, 1, "all")} if method_audit is audit_top_r else {}))
+                             **cast("dict[str, Any]", {"Rs": (None, 1, "all")}
+                                    if method_audit is audit_top_r else {}))
     rows += audit_mistakes(seeds=(0,) if quick else (0, 1, 2), n_random=1 if quick else 3,
                            n_corner=2 if quick else 4, path="mip", backend=backend)
     rows += audit_mistakes(seeds=(0,) if quick else (0, 1, 2), n_random=1 if quick else 3,

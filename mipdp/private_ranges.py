@@ -59,6 +59,7 @@ import logging
 import math
 import numbers
 import time
+from typing import cast
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -222,7 +223,7 @@ def ranges_guarantee(spec: PrivateBounds, eps_ranges: float, neighbours: str, ne
         k_txt = ""
     else:
         how = "each column" if per_column else "all columns pooled"
-        K = 2 * ((p if per_column else 1) + int(need_y))
+        K = 2 * ((cast(int, p) if per_column else 1) + int(need_y))  # p given with per_column
         k_txt = f", {K} releases of eps_r/{K} each"
     ytxt = " and of y" if need_y else ""
     return Guarantee.pure(
@@ -333,7 +334,7 @@ def estimate_ranges(X: np.ndarray, y: np.ndarray | None, spec: PrivateBounds,
         b = private_quantile_index(counts, n, 1.0 - q, eps_q, rng)
         x_range = np.repeat(_ranges_from_indices(grid, a, b, spec.widen), p, axis=0)
     y_range = None
-    if need_y:
+    if y is not None:  # need_y
         cy = grid_counts(y, grid)
         a = private_quantile_index(cy, n, q, eps_q, rng)
         b = private_quantile_index(cy, n, 1.0 - q, eps_q, rng)
@@ -363,7 +364,7 @@ def ranges_log_probabilities(X: np.ndarray, y: np.ndarray | None, spec: PrivateB
               else lazy_pooled_grid_counts(X, grid)[None, :])
     out = [quantile_log_probabilities(c, n, q, eps_q) for c in counts]
     out += [quantile_log_probabilities(c, n, 1.0 - q, eps_q) for c in counts]
-    if need_y:
+    if y is not None:  # need_y
         cy = grid_counts(y, grid)
         out += [quantile_log_probabilities(cy, n, q, eps_q),
                 quantile_log_probabilities(cy, n, 1.0 - q, eps_q)]
@@ -393,6 +394,7 @@ def run_with_private_ranges(func, args: dict):
     t0 = time.perf_counter()
     a = dict(args)
     spec = as_private_bounds(a["bounds"])
+    assert spec is not None  # called for bounds="private" or PrivateBounds only
     eps = float(a["eps"])
     eps_r = spec.fraction * eps
     neighbours = a["neighbours"]

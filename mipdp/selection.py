@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+from typing import Any
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -134,7 +135,7 @@ class PrivateBSSResult(SelectionResult):
         figure depends on the data (the counts tell neighbours apart).
     """
 
-    mechanism: object = None
+    mechanism: Any = None   # a sampler (sample, log_probability, log_probability_bounds)
     R: int | None = None
     candidates: np.ndarray | None = None
     candidate_values: np.ndarray | None = None
@@ -576,6 +577,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     # depends on the data only through F/B (docs/privacy.md, "MIP methods under add/remove
     # neighbours").
     if ranks:   # Δ of F = n·L on ranks (uniform in n under add/remove): docs/privacy.md
+        assert loss_obj.radius is not None  # resolved above
         rank_delta = rank_sensitivity(loss_obj.name, n, s, loss_obj.radius, neighbours)
         delta_L = rank_delta / n
         record_sens = rank_delta if neighbours == "add_remove" else delta_L
