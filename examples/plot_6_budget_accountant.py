@@ -72,3 +72,22 @@ with BudgetAccountant(epsilon=5.0) as budget:
     except BudgetError as exc:
         print("grid search stopped:", exc)
 print(f"{len(budget.spent)} fits recorded, total {budget.total().epsilon:g}-DP")
+
+# %%
+# A ledger shared by processes
+# ----------------------------
+# ``BudgetAccountant(..., path=...)`` keeps the budget and its history in a SQLite
+# file: every thread and process that opens the same path (joblib or multiprocessing
+# workers, another Python program) checks and spends the *same* budget, atomically.
+# Here a second opener, as another program would, finds the budget and the records;
+# pass ``accountant=ledger`` to calls made in worker processes (it pickles as its path).
+import os
+import tempfile
+
+path = os.path.join(tempfile.mkdtemp(), "ledger.sqlite")
+ledger = BudgetAccountant(epsilon=2.0, path=path)
+private_bss(X, y, 3, 1.0, bounds=(0.5, 0.5), random_state=0, accountant=ledger)
+other = BudgetAccountant.open(path)          # e.g. in another program, later
+print("remaining:", other.remaining())
+for row in other.history():
+    print(row["id"], row["method"], row["epsilon"], row["neighbour"], row["status"])

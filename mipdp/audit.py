@@ -37,6 +37,7 @@ from .brute_force import all_supports, least_squares_value
 from .comparators.dp_sis import sis_scores
 from .comparators.kendall import dp_kendall_distribution
 from .exceptions import ConditionalPrivacyWarning
+from .guarantee import Neighbour
 from .mechanisms.topk import (canonical_lipschitz_topk_distribution,
                               gumbel_peeling_topk_distribution)
 
@@ -637,10 +638,11 @@ def audit_dp_kendall(eps: float = 1.0, p: int = 5, k: int = 2, n: int = 20,
             else:
                 X, y = _instance(kind, seed, n, p)
             inst += 1
-            base = dp_kendall_distribution(X, y, k, eps, neighbour=neighbour)[1]
+            base = dp_kendall_distribution(X, y, k, eps, neighbours=Neighbour.parse(neighbour))[1]
             rng = np.random.default_rng(5000 + seed)
             for _, Xn, yn in _kendall_neighbours(X, y, rng, neighbour):
-                lp = dp_kendall_distribution(Xn, yn, k, eps, neighbour=neighbour)[1]
+                lp = dp_kendall_distribution(Xn, yn, k, eps,
+                                             neighbours=Neighbour.parse(neighbour))[1]
                 worst = max(worst, max_abs_log_ratio(base, lp))
                 pairs += 1
         rows.append(_row("DPKendall", neighbour, "exact", inst, pairs, worst, eps))

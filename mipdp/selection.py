@@ -20,7 +20,9 @@ from ._param_validation import (EPSILON, POSITIVE_INT, POSITIVE_REAL, PROBABILIT
 from ._validation import (bounds_not_private_reason, check_bounds, check_epsilon,
                           check_positive, check_random_state, check_X_y, clip_design,
                           clipping_diagnostic, data_derived_bounds)
+from ._feature_names import keeps_feature_names
 from ._logging import with_verbose
+from ._neighbours import neighbours_argument
 from .accounting import check_release, record_release
 from .enumeration import SupportEnumerator, default_R
 from .enumeration.options import check_enumeration_options
@@ -329,7 +331,8 @@ PRIVATE_BSS_CONSTRAINTS = {
     "loss": [str, Loss], "method": [_registry.MethodOptions()],
     "R": [None] + POSITIVE_INT, "delta": [None] + PROBABILITY_OPEN, "eps_test": [None] + EPSILON,
     "backend": "no_validation", "backend_options": [None, dict], "n_draws": POSITIVE_INT,
-    "prescreen": [None, tuple, list], "time_limit": [None] + POSITIVE_REAL,
+    "prescreen": [None, tuple, list],
+    "time_limit": [None, Interval(Real, 0, None, closed="neither", allow_inf=True)],
     "random_state": ["random_state"], "report_gap": ["boolean"],
     "max_epsilon": [None] + EPSILON, "enumeration_options": [None, dict],
     "accountant": ["accountant"], "neighbours": [StrOptions(set(NEIGHBOURS))],
@@ -338,6 +341,8 @@ PRIVATE_BSS_CONSTRAINTS = {
 
 
 @with_verbose
+@keeps_feature_names
+@neighbours_argument
 @validate_params(PRIVATE_BSS_CONSTRAINTS)
 def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = None,
                 radius: float | None = None, loss: str | Loss = "least_squares",
@@ -363,7 +368,9 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         copied whole (beyond ``mipdp.data.DENSE_CACHE_BYTES``) or modified
         (docs/design.md, "Memory").
     y : array-like, shape (n,)
-        Targets (``±1`` labels for ``loss="hinge"``).
+        Targets.  For ``loss="hinge"`` any two-class labels (``±1``, ``0/1``, bools,
+        strings): sorted class order, the first class ``-1`` and the second ``+1``
+        (:func:`mipdp.losses.hinge.encode_labels`, as the selector).
     s : int
         Support size, ``1 <= s < p``.
     eps : float
@@ -439,7 +446,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         ``"two_stage"``) chooses ``k`` columns with ``fraction * eps``; the MIP runs on
         them with the rest.  The guarantee is composed accordingly.
     time_limit : float, optional
-        Seconds for the whole call, counted from its start (enumeration and sampling); on
+        Seconds for the whole call (``None`` or ``float("inf")``: no limit), counted from
+        its start (enumeration and sampling); on
         timeout a :class:`~mipdp.exceptions.TimeLimitError` (a
         :class:`~mipdp.exceptions.CertificationError`) is raised: nothing is released.
         Every phase checks it (solver calls, evaluations, every chunk of the sampler's
@@ -535,6 +543,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     plan = dict(n_draws=n_draws, prescreen=prescreen, method=method, delta=delta,
                 eps_test=eps_test, bounds=bounds, loss=loss_obj, neighbours=neighbours)
     acc = check_release(accountant, planned_guarantee(eps, **plan, R=R))
+    y = loss_obj.encode_targets(y)      # hinge: any two-class labels as ±1
     X, y = check_X_y(X, y, lazy=True)   # arrays, memmaps, sparse: not copied (mipdp.data)
     n, p = X.shape
     s = check_less_than(s, p, "s", "p", "private_bss")
@@ -569,8 +578,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
             timings["ranks"] += time.perf_counter() - t_ranks
 
     Xc, yc = clip_design(X, y, b_x, b_y if loss_obj.needs_y_bound else None)
-    clipped = clipping_diagnostic(Xc, y, b_x, b_y if loss_obj.needs_y_bound else None,
-                                  stacklevel=5)   # not private (a diagnostic, see info)
+    clipped = clipping_diagnostic(Xc, y, b_x, b_y if loss_obj.needs_y_bound else None)
+    # not private (a diagnostic, see info)
     # the samplers' scale: B/n (replace-one) or B/(2n) (add/remove, monotone score).  Under
     # add/remove n enters only here, through F = n·L: every quantity below that carries the
     # scale (levels, PTR threshold, exponents) is a data-free multiple of it, so the release

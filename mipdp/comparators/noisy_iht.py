@@ -24,6 +24,8 @@ from .._validation import check_bounds, check_random_state, check_X_y, clip_data
 from ..accounting import check_release, record_release
 from ..guarantee import Guarantee, advanced_epsilon
 from ..result import SelectionResult
+from .._feature_names import keeps_feature_names
+from .._neighbours import neighbours_argument
 from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, check_neighbour, finalize_guarantee,
                       make_result, support_size_alias)
 
@@ -167,11 +169,13 @@ def _guarantee(eps, delta, neighbour, k, n_iter, n_draws, bounds, sens=None, b_x
     return finalize_guarantee(per_draw, n_draws, bounds, need_bounds=True)
 
 
+@keeps_feature_names
 @support_size_alias
+@neighbours_argument
 @validate_params(shared=_CONSTRAINTS)
 def noisy_iht(X, y, k: int, eps: float, delta: float = 0.0, bounds=None,
               n_iter: int = DEFAULT_N_ITER, step: float | None = None,
-              residual_bound: float | None = None, neighbour: str = "replace-one",
+              residual_bound: float | None = None, neighbours: str = "replace_one",
               n_public: int | None = None, random_state=None, n_draws: int = 1,
               accountant=None) -> SelectionResult:
     """Select ``k`` features by noisy iterative hard thresholding with peeling.
@@ -207,7 +211,10 @@ def noisy_iht(X, y, k: int, eps: float, delta: float = 0.0, bounds=None,
     residual_bound : float, optional
         Residuals ``x_i^T beta - y_i`` are clipped to ``[-c, c]``; default ``c = b_y / 2``
         (chosen on seed 002's design, docs/comparators.md).
-    neighbour : {"replace-one", "add/remove"}
+    neighbours : {"replace_one", "add_remove"}, default "replace_one"
+        Neighbour notion of the guarantee (a :class:`~mipdp.Neighbour` member is
+        accepted too).  The old ``neighbour="replace-one" | "add/remove"`` still works,
+        with a :class:`FutureWarning`.
     n_public : int, optional
         Public normaliser of the gradient, ``v = beta - (eta / n_public) sum_i g_i``.
         Required under add/remove neighbours (``n`` is not public then; ``InvalidParameterError``
@@ -243,12 +250,12 @@ def noisy_iht(X, y, k: int, eps: float, delta: float = 0.0, bounds=None,
     """
     t0 = time.perf_counter()
     eps, delta = float(eps), float(delta)
-    neighbour = check_neighbour(neighbour)
+    neighbour = check_neighbour(neighbours)
     if neighbour == ADD_REMOVE and n_public is None:
         raise InvalidParameterError(
             "n_public: noisy_iht under add/remove neighbours needs a public normaliser of the "
             "gradient (the number of rows is not public then); pass n_public=<a public "
-            "estimate of n>, or use neighbour='replace-one'")
+            "estimate of n>, or use neighbours='replace_one'")
     acc = check_release(accountant, _guarantee(eps, delta, neighbour, k, n_iter, n_draws,
                                                bounds))
     X, y = check_X_y(X, y)

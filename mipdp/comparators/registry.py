@@ -6,6 +6,7 @@ import logging
 from typing import Callable
 
 from .._param_validation import StrOptions, validate_params
+from .._neighbours import resolve_renamed
 from ..result import SelectionResult
 from ._common import COMMON_CONSTRAINTS, REPLACE_ONE, check_neighbour
 from .dp_sis import dp_sis
@@ -90,9 +91,10 @@ def prescreen(name: str, X, y, k: int, eps: float, bounds=None, random_state=Non
             raise ValueError(f"name: {name!r} cannot pre-screen (only approximately DP); "
                              f"use one of {list(PRESCREENERS)}")
         raise ValueError(f"name: unknown pre-screener {name!r}; use one of {list(PRESCREENERS)}")
-    if "neighbour" in kwargs and check_neighbour(kwargs["neighbour"]) != REPLACE_ONE:
-        raise ValueError("neighbour: pre-screening always uses 'replace-one' neighbours")
-    kwargs["neighbour"] = REPLACE_ONE
+    resolve_renamed(kwargs, "prescreen")     # the deprecated neighbour= (warns)
+    if "neighbours" in kwargs and check_neighbour(kwargs["neighbours"]) != REPLACE_ONE:
+        raise ValueError("neighbours: pre-screening always uses 'replace_one' neighbours")
+    kwargs["neighbours"] = "replace_one"
     fn = _METHODS[name]
     if kwargs.get("delta", 0.0) != 0.0:
         raise ValueError("delta: pre-screening is pure eps-DP (the pipeline composes pure "

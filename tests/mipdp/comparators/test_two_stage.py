@@ -109,8 +109,8 @@ def test_reproducible_and_no_global_rng():
 def test_add_remove_default_blocks_warns():
     X, y = make_data(n=100, p=8)
     with pytest.warns(PrivacyLeakWarning):
-        two_stage(X, y, 2, 1.0, neighbour="add/remove", random_state=0)
-    res = two_stage(X, y, 2, 1.0, neighbour="add/remove", n_blocks=10, random_state=0)
+        two_stage(X, y, 2, 1.0, neighbours="add_remove", random_state=0)
+    res = two_stage(X, y, 2, 1.0, neighbours="add_remove", n_blocks=10, random_state=0)
     assert res.neighbour == "add/remove-one"
 
 
