@@ -76,7 +76,7 @@ def _is_hinge(loss) -> bool:
     return str(name).lower() in ("hinge", "svm")
 
 
-def _hinge_labels(y) -> tuple[np.ndarray, np.ndarray]:
+def _hinge_labels(y) -> tuple[np.ndarray | None, np.ndarray]:
     """``(classes, y_pm1)``: :func:`mipdp.losses.hinge.encode_labels` on a 1-D ``y``."""
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:

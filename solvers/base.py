@@ -102,7 +102,7 @@ class MIPBackend(ABC):
     #: Largest number of columns (or rows) the installed licence allows, if limited.
     size_limit: int | None = None
     #: Whether :meth:`solve` handles ``lazy=`` with a native solver callback.
-    native_lazy: ClassVar[bool] = False
+    native_lazy: bool = False
 
     def __init__(self, *, time_limit: float | None = None, threads: int | None = None,
                  verbose: bool = False) -> None:
