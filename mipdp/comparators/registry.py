@@ -69,7 +69,9 @@ def prescreen(name: str, X, y, k: int, eps: float, bounds=None, random_state=Non
     eps : float
         Pre-screening budget ``eps_1``.
     bounds : (b_x, b_y), optional
-        Clipping bounds; used by ``dp_sis`` only (Kendall and two-stage need none).
+        Clipping bounds: ``dp_sis`` scores the clipped data, ``two_stage`` fits its blocks
+        on clipped rows (its guarantee does not depend on them); Kendall, rank-based, needs
+        none.
     random_state : None, int, SeedSequence or Generator
     accountant : BudgetAccountant, optional
         Passed to the method (checked before the data is read, then recorded).
@@ -90,7 +92,7 @@ def prescreen(name: str, X, y, k: int, eps: float, bounds=None, random_state=Non
         raise ValueError("neighbour: pre-screening always uses 'replace-one' neighbours")
     kwargs["neighbour"] = REPLACE_ONE
     fn = _METHODS[name]
-    if name == "dp_sis":
+    if name in ("dp_sis", "two_stage"):   # two-stage fits its blocks on clipped rows
         result = fn(X, y, k, eps, bounds=bounds, random_state=random_state,
                     accountant=accountant, **kwargs)
     else:
