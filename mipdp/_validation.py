@@ -11,7 +11,7 @@ from sklearn.exceptions import DataConversionWarning
 
 from .exceptions import ClippingWarning, PrivacyLeakWarning
 
-__all__ = ["check_X_y", "check_sparsity", "check_epsilon", "check_positive",
+__all__ = ["check_X_y", "min_samples", "MIN_SAMPLES_REPLACE_ONE", "MIN_SAMPLES_ADD_REMOVE", "check_sparsity", "check_epsilon", "check_positive",
            "check_bounds", "clip_data", "clip_design", "clipping_diagnostic", "check_random_state",
            "check_labels_pm1",
            "data_derived_bounds", "bounds_not_private_reason"]
@@ -88,6 +88,21 @@ def _all_finite(X) -> bool:
         blocks = (X[:, lo:lo + step] for lo in range(0, p, step))
     with np.errstate(over="ignore", invalid="ignore"):   # the sum may overflow: then test
         return all(np.isfinite(B.sum()) or bool(np.all(np.isfinite(B))) for B in blocks)
+
+
+#: The fewest rows an entry point accepts under replace-one neighbours, where ``n`` is public
+#: (both data sets of a pair have the same ``n``, so refusing ``n = 1`` depends on no row).
+MIN_SAMPLES_REPLACE_ONE = 2
+#: The fewest rows an entry point accepts under add/remove neighbours, where ``n`` is not
+#: public: every mechanism's law is defined for every ``n >= 1`` and no check compares
+#: ``n`` with anything else (docs/privacy.md, "The number of rows").
+MIN_SAMPLES_ADD_REMOVE = 1
+
+
+def min_samples(add_remove: bool) -> int:
+    """The fewest rows accepted: :data:`MIN_SAMPLES_ADD_REMOVE` (1) under add/remove,
+    :data:`MIN_SAMPLES_REPLACE_ONE` (2) under replace-one."""
+    return MIN_SAMPLES_ADD_REMOVE if add_remove else MIN_SAMPLES_REPLACE_ONE
 
 
 def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -302,12 +317,13 @@ def check_labels_pm1(y: np.ndarray, name: str = "y") -> np.ndarray:
 
     A label vector with one class only is a valid dataset (a neighbour of a two-class one
     with a label flipped), so it must run wherever its neighbours run: only values other
-    than ±1 are rejected, never the counts.
+    than ±1 are rejected, never the counts.  The message says what is expected and never
+    echoes the values found (an exception's text must not carry the data).
     """
-    vals = np.unique(y)
-    if not np.all(np.isin(vals, (-1.0, 1.0))):
-        raise ValueError(f"{name}: labels must be -1 or +1 for the hinge loss, got values "
-                         f"{vals[:5].tolist()}{'...' if vals.size > 5 else ''}")
+    if not np.all((y == 1.0) | (y == -1.0)):
+        raise ValueError(f"{name}: labels must be exactly -1 or +1 for the hinge loss, and "
+                         "some are not; map the two classes to -1 and +1 first (e.g. "
+                         "y = np.where(y == positive_class, 1.0, -1.0))")
     return y
 
 

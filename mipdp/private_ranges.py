@@ -383,7 +383,7 @@ def run_with_private_ranges(func, args: dict):
     from mipdp.solvers import check_backend
 
     from ._param_validation import check_less_than
-    from ._validation import check_random_state, check_X_y
+    from ._validation import check_random_state, check_X_y, min_samples
     from .accounting import NOT_RECORDED, check_release, record_release
     from .exceptions import BudgetError
     from .losses import get_loss
@@ -419,7 +419,8 @@ def run_with_private_ranges(func, args: dict):
     acc = check_release(a["accountant"], planned_guarantee(
         eps, **plan, bounds=spec, loss=loss_obj, R=a["R"], neighbours=neighbours))
     # -- the data --------------------------------------------------------------------------
-    X, y = check_X_y(a["X"], a["y"], lazy=True)   # arrays, memmaps, sparse: not copied
+    X, y = check_X_y(a["X"], a["y"], lazy=True,   # arrays, memmaps, sparse: not copied
+                     min_samples=min_samples(neighbours == "add_remove"))
     check_less_than(a["s"], X.shape[1], "s", "p", "private_bss")
     y = loss_obj.check_targets(y)
     rng = check_random_state(a["random_state"])

@@ -17,7 +17,7 @@ from numbers import Integral, Real
 from ._param_validation import (EPSILON, POSITIVE_INT, POSITIVE_REAL, PROBABILITY_OPEN,
                                  Interval, StrOptions, check_less_than, validate_params)
 from ._validation import (bounds_not_private_reason, check_bounds, check_epsilon,
-                          check_positive, check_random_state, check_X_y, clip_design,
+                          check_positive, check_random_state, check_X_y, clip_design, min_samples,
                           clipping_diagnostic, data_derived_bounds)
 from ._logging import with_verbose
 from .accounting import check_release, record_release
@@ -494,7 +494,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     plan = dict(n_draws=n_draws, prescreen=prescreen, method=method, delta=delta,
                 eps_test=eps_test, bounds=bounds, loss=loss_obj, neighbours=neighbours)
     acc = check_release(accountant, planned_guarantee(eps, **plan, R=R))
-    X, y = check_X_y(X, y, lazy=True)   # arrays, memmaps, sparse: not copied (mipdp.data)
+    # arrays, memmaps, sparse: not copied (mipdp.data); n >= 1 under add/remove (n private)
+    X, y = check_X_y(X, y, lazy=True, min_samples=min_samples(neighbours == "add_remove"))
     n, p = X.shape
     s = check_less_than(s, p, "s", "p", "private_bss")
     y = loss_obj.check_targets(y)

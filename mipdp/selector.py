@@ -17,6 +17,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._param_validation import InvalidParameterError, check_less_than
+from ._validation import min_samples
 from .accounting import BudgetAccountant, accountant_active_in_process
 from .exceptions import AccountantNotVisibleError
 from .selection import PRIVATE_BSS_CONSTRAINTS, private_bss
@@ -87,9 +88,11 @@ def _hinge_labels(y) -> tuple[np.ndarray, np.ndarray]:
         y = y.ravel()
     classes = np.unique(y)
     if classes.size > 2:
-        raise ValueError(f"fit(X, y): loss='hinge' needs two classes; y has {classes.size} "
-                         f"({classes[:5].tolist()}{'...' if classes.size > 5 else ''}). "
-                         "Binarize y first (e.g. one class against the rest).")
+        # the values found are not echoed: an exception's text must not carry the data
+        raise ValueError("fit(X, y): loss='hinge' needs y with at most two distinct labels "
+                         "(any two values: the first in sorted order becomes -1, the other "
+                         "+1); y has more. Binarize y first (e.g. one class against the "
+                         "rest).")
     if classes.size == 2:
         return classes, np.where(y == classes[1], 1.0, -1.0)
     return classes, np.ones(y.shape[0])
@@ -177,7 +180,9 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
         self._check_accountant_visible()
         hinge = _is_hinge(self.loss)
         try:    # scikit-learn's checks and messages; sets n_features_in_, feature_names_in_
-            Xa, ya = validate_data(self, X, y, accept_sparse=True, ensure_min_samples=2,
+            # n >= 1 under add/remove (n private), >= 2 under replace-one (n public)
+            Xa, ya = validate_data(self, X, y, accept_sparse=True,
+                                   ensure_min_samples=min_samples(self.neighbours == "add_remove"),
                                    y_numeric=not hinge)
         except (ValueError, TypeError) as exc:
             raise type(exc)(f"fit(X, y): {exc}") from exc

@@ -14,7 +14,7 @@ from threadpoolctl import threadpool_limits
 
 from .._param_validation import (POSITIVE_INT, POSITIVE_REAL, check_less_than,
                                  validate_params)
-from .._validation import check_random_state, check_X_y
+from .._validation import check_random_state, check_X_y, min_samples
 from ..accounting import check_release, record_release
 from ..data import is_sparse
 from ..exceptions import PrivacyLeakWarning
@@ -212,7 +212,7 @@ def two_stage(X, y, k: int, eps: float, n_blocks: int | None = None, alpha: floa
     acc = check_release(accountant, guarantee)
     # arrays (any numeric dtype), memmaps, sparse: not copied; each block's rows are read
     # and converted to float64 when it is fitted (the same blocks as on the float64 array)
-    X, y = check_X_y(X, y, lazy=True)
+    X, y = check_X_y(X, y, lazy=True, min_samples=min_samples(neighbour == ADD_REMOVE))
     if is_sparse(X):
         X = X.tocsr()      # row blocks; an O(nnz) copy when X is CSC
     n, p = X.shape
