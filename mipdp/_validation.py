@@ -281,9 +281,11 @@ def clipping_diagnostic(X, y: np.ndarray | None, b_x: float, b_y: float | None,
               "X_columns_mostly_clipped": int(np.count_nonzero(per_col > CLIPPING_WARN_FRACTION)),
               "y": frac_y}
     parts = []
+    mapped = getattr(X, "_map", None) is not None      # private ranges: the map clips
+    to_x = "by the private ranges" if mapped else f"to |x| <= b_x = {b_x:g}"
     if report["X_columns_mostly_clipped"]:
         parts.append(f"{report['X_columns_mostly_clipped']} of {per_col.size} column(s) of X "
-                     f"have more than half their entries clipped to |x| <= b_x = {b_x:g} "
+                     f"have more than half their entries clipped {to_x} "
                      f"({report['X']:.0%} of all entries of X)")
     if frac_y is not None and frac_y > CLIPPING_WARN_FRACTION:
         parts.append(f"{frac_y:.0%} of y is clipped to |y| <= b_y = {b_y:g}")

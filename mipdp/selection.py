@@ -514,7 +514,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         columns, screen_info = run_prescreen(prescreen, X, y, s, eps, screen_bounds, rng_screen)
         X = _take_columns(X, columns)
         p = X.shape[1]
-        timings["prescreen"] = screen_info["time"]
+        timings["prescreen"] = screen_info["time_not_private"]
 
     Xc, yc = clip_design(X, y, b_x, b_y if loss_obj.needs_y_bound else None)
     clipped = clipping_diagnostic(Xc, y, b_x, b_y if loss_obj.needs_y_bound else None,
