@@ -338,7 +338,9 @@ def test_private_bss_envelope_paths_match_brute_force_p12(instance, backend, los
 
 def test_full_class_max_is_an_enumeration_option():
     from mipdp import private_bss
+    from mipdp.enumeration.options import check_enumeration_options
     from mipdp.exceptions import InvalidParameterError
+    assert check_enumeration_options({"full_class_max": 0}) == {"full_class_max": 0}
     for bad in (-1, 1.5, "0"):
         with pytest.raises(InvalidParameterError, match="full_class_max"):
             private_bss(np.zeros((4, 3)), np.zeros(4), 1, 1.0, bounds=(B, B),
