@@ -41,8 +41,8 @@ def block_vote(Xb: np.ndarray, yb: np.ndarray, k: int, alpha: float | None = Non
     votes for nothing.
 
     ``bounds = (b_x, b_y)``: the block's entries are clipped to ``|x_ij| <= b_x`` and
-    ``|y_i| <= b_y`` before the fit (a ``None`` bound leaves that part unclipped); the
-    block ``Xb`` is clipped in place (:func:`two_stage` hands it a fresh copy).  A fit
+    ``|y_i| <= b_y`` before the fit (a ``None`` bound leaves that part unclipped;
+    ``Xb`` itself is not modified).  A fit
     that fails numerically (an overflow in the solver, a non-finite coefficient: only
     possible on unclipped extreme values) votes for nothing.  Both rules are functions
     of the block alone, so a neighbouring data set still changes at most one block's
@@ -62,7 +62,7 @@ def block_vote(Xb: np.ndarray, yb: np.ndarray, k: int, alpha: float | None = Non
         return np.empty(0, dtype=np.intp)
     b_x, b_y = (None, None) if bounds is None else bounds
     if b_x is not None:
-        np.clip(Xb, -b_x, b_x, out=Xb)
+        Xb = np.clip(Xb, -b_x, b_x)
     if b_y is not None:
         yb = np.clip(yb, -b_y, b_y)
     try:
@@ -238,8 +238,10 @@ def two_stage(X, y, k: int, eps: float, n_blocks: int | None = None, alpha: floa
         votes = np.zeros(p)
         with threadpool_limits(limits=1, user_api="blas"):
             for rows in _partition(n, n_blocks, neighbour, rng):
-                votes[block_vote(_block_rows(X, rows), y[rows], k, alpha,
-                                 clip)] += 1.0   # distinct
+                Xb, yb = _block_rows(X, rows), y[rows]
+                if clip[0] is not None:    # a fresh copy: clipped in place, no extra copy
+                    np.clip(Xb, -clip[0], clip[0], out=Xb)
+                votes[block_vote(Xb, yb, k, alpha, (None, clip[1]))] += 1.0   # distinct
         tb = time.perf_counter()
         supports.append(topk_fn(votes, k, eps, 1.0, rng))
         tc = time.perf_counter()

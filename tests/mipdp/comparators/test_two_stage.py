@@ -162,9 +162,10 @@ def test_a_huge_finite_row_does_not_make_the_fit_raise(bounds):
 def test_block_vote_clips_to_the_bounds():
     X, X2, y = _with_huge_row()
     clipped = np.clip(X2, -1.0, 1.0)
-    np.testing.assert_array_equal(block_vote(X2.copy(), y, 2, bounds=(1.0, None)),
+    np.testing.assert_array_equal(block_vote(X2, y, 2, bounds=(1.0, None)),
                                   block_vote(clipped, y, 2))
-    assert block_vote(X2.copy(), y, 2).size == 0     # unclipped overflow: no vote
+    assert X2[3, 0] == 1e160                        # the caller's block is not modified
+    assert block_vote(X2, y, 2).size == 0            # unclipped overflow: no vote
 
 
 @pytest.mark.parametrize("n", [1, 3, 9])
