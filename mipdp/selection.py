@@ -418,7 +418,10 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     enumeration_options : dict, optional
         Advanced settings of :class:`~mipdp.enumeration.SupportEnumerator`:
         ``{"exhaustive_max": 0, "explicit_max": 0}`` always uses the MIP backend (no
-        exhaustive evaluation of small problems, no explicit search of small regions);
+        exhaustive evaluation of small problems, no explicit search of small regions); with
+        ``"full_class_max": 0`` as well, the envelope of the exponential mechanism and
+        permute-and-flip bounds every mistake class by certified MIP region bounds (by
+        default a least-squares class of at most 100 000 supports is evaluated in full);
         ``{"progress": callback}`` receives progress events of the enumeration (a dict per
         step: phase, solves, evaluations, best value, bound; not private), as the command
         line's progress bar does.  Keys and values are checked before the data is read
@@ -447,6 +450,9 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         :class:`~mipdp.exceptions.InvalidParameterError` before the data is read.  The
         guarantee's ``sensitivity`` is then ``B`` (data-free); an add/remove guarantee
         converts to replace-one with ``guarantee.as_replace_one()`` (twice the ε).
+        Rows: ``n >= 2`` under replace-one (``n`` public), every ``n >= 1`` under
+        add/remove (``n`` private, so no check depends on it; docs/privacy.md, "The number
+        of rows").
     verbose : int or bool, default 0
         ``1``: log the call's phases on stderr (start, a line every few seconds while a
         phase runs long, the end), ``2``: every step; ``0``: only what the ``logging``
