@@ -190,3 +190,14 @@ def test_hinge_label_errors_do_not_echo_the_data():
     with pytest.raises(ValueError) as info:
         PrivateBestSubsetSelector(s=2, eps=1.0, bounds=(B, B), loss="hinge").fit(X, y3)
     assert not any(v in str(info.value) for v in ("0.37", "2.71", "5.55"))
+
+
+def test_logistic_label_error_does_not_echo_the_data():
+    from mipdp.screening import dp_frank_wolfe
+    X, _ = _data(0)
+    y = np.where(X[:, 0] > 0, 1.0, 0.0)
+    y[5] = 7.654321
+    with pytest.raises(ValueError) as info:
+        dp_frank_wolfe(X, y, 1.0, 5, eps=1.0, delta=1e-5, loss="logistic", bounds=(B, B),
+                       random_state=0)
+    assert "7.65" not in str(info.value) and "[0, 1]" in str(info.value)
