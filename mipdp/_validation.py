@@ -139,7 +139,8 @@ def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.nda
     if X.shape[0] != y.shape[0]:
         raise ValueError(f"X and y: X has {X.shape[0]} rows but y has {y.shape[0]} entries")
     if X.shape[0] < min_samples:
-        raise ValueError(f"X: need at least {min_samples} samples, got {X.shape[0]}")
+        raise ValueError(f"X: need at least {min_samples} sample{'s' if min_samples != 1 else ''}"
+                         f", got {X.shape[0]}")
     if X.shape[1] < 1:
         raise ValueError("X: need at least one feature")
     if not _all_finite(X):
