@@ -144,9 +144,10 @@ def test_ptr_passes_on_a_stable_optimum():
 
 from mipdp import solvers
 
-#: the regions path on every backend; the "mip" path (covered on HiGHS above) elsewhere slow
+#: the regions path on every backend; the "mip" path (its rows are covered on HiGHS above)
+#: in the slow suite
 ENVELOPE_ROWS = [pytest.param(b, path, id=f"{b}-{path}",
-                              marks=[pytest.mark.slow] if path == "mip" and b != "highs" else [])
+                              marks=[pytest.mark.slow] if path == "mip" else [])
                  for b in solvers.available_backends() for path in ("mip", "regions")]
 
 
