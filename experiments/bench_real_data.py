@@ -24,6 +24,11 @@ each method, at ``s = 3, 5`` and ``ε = 1, 5``: the probability that the release
 * ``dp_sis``: frequency over ``--draws`` releases, bounds ``(0.5, 0.5)``.
 
     python experiments/bench_real_data.py --csv results/bench_real_data.csv
+
+The benchmark on held-out sets (8 regression, 2 hinge; exact expected overlaps; the
+methods of issue 29) is a runner configuration instead:
+``mipdp experiment run experiments/configs/real_data.toml`` (docs/experiments.md, "Real
+data: held-out sets").
 """
 
 from __future__ import annotations

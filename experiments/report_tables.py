@@ -4,7 +4,9 @@
     python experiments/report_tables.py --update-doc docs/experiments.md --results results
 
 ``--update-doc`` rewrites every block of the page between ``<!-- table STUDY METRIC -->``
-and ``<!-- /table -->`` with the current table of ``results/STUDY``.
+and ``<!-- /table -->`` with the current table of ``results/STUDY``, and every block
+between ``<!-- real STUDY -->`` and ``<!-- /real -->`` with ``results/STUDY/tables.md``
+(the tables the real-data benchmark, ``kind = "real"``, writes).
 
 Per (n, method): mean over finished trials ± standard error; ``p_truth`` is the exact
 probability that one draw is the truth (an interval ``lo–hi`` where the bounds are only
@@ -127,7 +129,16 @@ def update_doc(doc: Path, results: Path) -> None:
             return m.group(0)
         return m.group(1) + tables(root, [m.group(3)], header=False).strip() + "\n" + m.group(5)
 
-    doc.write_text(pat.sub(fill, text), encoding="utf-8")
+    text = pat.sub(fill, text)
+    real = re.compile(r"(<!-- real (\S+) -->\n)(.*?)(<!-- /real -->)", re.S)
+
+    def fill_real(m):
+        f = results / m.group(2) / "tables.md"
+        if not f.exists():
+            return m.group(0)
+        return m.group(1) + f.read_text(encoding="utf-8").strip() + "\n" + m.group(4)
+
+    doc.write_text(real.sub(fill_real, text), encoding="utf-8")
 
 
 def main() -> None:

@@ -9,6 +9,7 @@
 """
 
 from .exceptions import (AccountantNotVisibleError, BackendUnavailableError, BudgetError,
+                         LedgerError,
                          CertificationError, ClippingWarning, TimeLimitError,
                          ConditionalPrivacyWarning, InvalidParameterError, PrivacyLeakWarning,
                          SizeLimitError, SolverError)
@@ -29,7 +30,7 @@ __all__ = ["private_bss", "PrivateBSSResult", "PrivateBestSubsetSelector", "Sele
            "ConditionalPrivacyWarning", "CertificationError", "TimeLimitError", "BudgetError",
            "SolverError",
            "BackendUnavailableError", "SizeLimitError", "InvalidParameterError",
-           "ClippingWarning", "AccountantNotVisibleError",
+           "ClippingWarning", "AccountantNotVisibleError", "LedgerError",
            "available_backends", "set_verbosity", "comparators", "private_coefficients",
            "PrivateCoefficients", "PrivateBounds"]
 

@@ -318,11 +318,12 @@ class _Neighbours(_Constraint):
         from .guarantee import Neighbour
         if isinstance(value, Neighbour):
             return True
+        # the old spellings reach here only through a deprecation path that warned
         return isinstance(value, str) and value.strip().lower() in (
-            "replace-one", "add/remove", "add/remove-one")
+            "replace_one", "add_remove", "replace-one", "add/remove", "add/remove-one")
 
     def __str__(self):
-        return "a str among {'replace-one', 'add/remove'} or a mipdp.Neighbour"
+        return "a str among {'replace_one', 'add_remove'} or a mipdp.Neighbour"
 
 
 _STRINGS["neighbour"] = _Neighbours

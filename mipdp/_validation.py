@@ -9,6 +9,7 @@ import numpy as np
 
 from sklearn.exceptions import DataConversionWarning
 
+from ._warnings import find_stack_level
 from .exceptions import ClippingWarning, PrivacyLeakWarning
 
 __all__ = ["check_X_y", "min_samples", "MIN_SAMPLES_REPLACE_ONE", "MIN_SAMPLES_ADD_REMOVE", "check_sparsity", "check_epsilon", "check_positive",
@@ -105,6 +106,38 @@ def min_samples(add_remove: bool) -> int:
     return MIN_SAMPLES_ADD_REMOVE if add_remove else MIN_SAMPLES_REPLACE_ONE
 
 
+def _nonfinite_columns(X) -> np.ndarray:
+    """Indices of the columns of ``X`` holding a NaN or an inf (a second pass, on failure)."""
+    from .data import CHUNK_BYTES, is_dask, is_sparse
+    if is_sparse(X):
+        bad = ~np.isfinite(X.data)
+        if X.format == "csr":
+            cols = X.indices[bad]
+        else:
+            cols = np.repeat(np.arange(X.shape[1]), np.diff(X.indptr))[bad]
+        return np.unique(cols)
+    if is_dask(X):
+        import dask.array as da
+        return np.flatnonzero(np.asarray((~da.isfinite(X)).any(axis=0).compute()))
+    n, p = X.shape
+    hit = np.zeros(p, dtype=bool)
+    step = max(1, CHUNK_BYTES // (max(X.itemsize, 1) * max(p, 1)))
+    for lo in range(0, n, step):
+        hit |= ~np.isfinite(X[lo:lo + step]).all(axis=0)
+    return np.flatnonzero(hit)
+
+
+def _nonfinite_message(X, names) -> str:
+    """``X: ... NaN or infinite values in column(s) ...`` naming the columns (at most 5)."""
+    cols = _nonfinite_columns(X)
+    shown = [f"{int(j)} ({names[j]!r})" if names is not None else str(int(j))
+             for j in cols[:5]]
+    more = f" and {cols.size - 5} more" if cols.size > 5 else ""
+    where = f" in column(s) {', '.join(shown)}{more}" if cols.size else ""
+    return (f"X: contains NaN or infinite values{where}; impute or drop them first (the "
+            "release needs every value finite)")
+
+
 def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Validate and copy ``X`` (n, p) and ``y`` (n,) as float64 arrays.
 
@@ -124,6 +157,8 @@ def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.nda
     ValueError
         Wrong dimensions, mismatched lengths, too few rows, NaN or inf.
     """
+    from ._feature_names import feature_names_of
+    names = feature_names_of(X)         # public metadata: to name a column in an error
     X = _as_lazy_matrix(X, "X") if lazy else _as_float_matrix(X, "X")
     y = _as_float_matrix(y, "y")
     if X.ndim != 2:
@@ -132,7 +167,8 @@ def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.nda
         # scikit-learn's column_or_1d rule: a column vector is raveled, with a warning
         warnings.warn("y: a column vector (shape (n, 1)) was passed where a 1-D array was "
                       "expected; it was raveled to shape (n,). Pass y.ravel() to silence "
-                      "this warning.", DataConversionWarning, stacklevel=3)
+                      "this warning.", DataConversionWarning,
+                      stacklevel=find_stack_level())
         y = y.ravel()
     if y.ndim != 1:
         raise ValueError(f"y: expected a 1-D array of shape (n_samples,), got shape {y.shape}")
@@ -144,7 +180,7 @@ def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.nda
     if X.shape[1] < 1:
         raise ValueError("X: need at least one feature")
     if not _all_finite(X):
-        raise ValueError("X: contains NaN or infinite values")
+        raise ValueError(_nonfinite_message(X, names))
     if not np.all(np.isfinite(y)):
         raise ValueError("y: contains NaN or infinite values")
     return X, y
@@ -186,6 +222,8 @@ def data_derived_bounds(bounds, *, need_y: bool = True) -> list[str]:
     """
     if bounds is None:
         return ["bound_x"] + (["bound_y"] if need_y else [])
+    if isinstance(bounds, str):
+        return []          # "ranks", "private": nothing is read off the data
     if isinstance(bounds, numbers.Real) and not isinstance(bounds, bool):
         return []
     try:
@@ -238,7 +276,8 @@ def check_bounds(bounds, X: np.ndarray, y: np.ndarray | None, *, need_y: bool = 
             f"{name}: no clipping bounds given, so they were read off the data ("
             + ", ".join(derived) + "). Bounds taken from the data are not private and the "
             "released output is not differentially private with respect to them; pass "
-            f"{name}=(bound_x, bound_y) from domain knowledge.", PrivacyLeakWarning, stacklevel=3)
+            f"{name}=(bound_x, bound_y) from domain knowledge.", PrivacyLeakWarning,
+            stacklevel=find_stack_level())
     return b_x, b_y
 
 
@@ -255,7 +294,7 @@ CLIPPING_WARN_FRACTION = 0.5
 
 
 def clipping_diagnostic(X, y: np.ndarray | None, b_x: float, b_y: float | None,
-                        *, caller: str = "private_bss", stacklevel: int = 3) -> dict:
+                        *, caller: str = "private_bss") -> dict:
     """How much of ``X`` and ``y`` the bounds clip, with a warning when it is most of it.
 
     Returns ``{"X": fraction of the entries of X with |x_ij| > b_x, "X_max_column": the
@@ -296,7 +335,7 @@ def clipping_diagnostic(X, y: np.ndarray | None, b_x: float, b_y: float | None,
             "far below the data's scale discard its signal (e.g. a y clipped everywhere is "
             "ignored). Scale the data with public constants or pass bounds that fit its "
             "range. This warning and result.info['clipped_fraction_not_private'] depend on "
-            "the data and are not private.", ClippingWarning, stacklevel=stacklevel)
+            "the data and are not private.", ClippingWarning, stacklevel=find_stack_level())
     return report
 
 

@@ -4,7 +4,8 @@ Two kinds of audit:
 
 * **exact** — for mechanisms whose output law the package computes exactly (top-R,
   mistakes, the PTR-guarded mistakes sampler — on the MIP path and on the exhaustive
-  path —, canonical Lipschitz and Gumbel-peeling top-k, DP-SIS, DPKendall, and
+  path —, canonical Lipschitz and Gumbel-peeling top-k, DP-SIS, DPKendall, noisy IHT's
+  peeling iterations, and
   objective perturbation with one coefficient), take small instances and pairs of neighbouring datasets
   (random ones, and adversarial ones: the replaced row at the clipping corners or far
   outside the bounds, rows that flip the optimum, exact ties from duplicated columns)
@@ -12,7 +13,7 @@ Two kinds of audit:
   For an approximate-DP claim ``(ε, δ)`` the exact hockey-stick divergence
   ``max(Σ_o [P(o|D) - e^ε P(o|D')]_+, same with D and D' swapped)`` is measured too.
 * **empirical** — for mechanisms without a closed form (MCMC, DP Frank-Wolfe,
-  Two-Stage with Laplace top-k), many draws on a neighbouring pair; an output event is
+  Two-Stage with Laplace top-k, whole runs of noisy IHT), many draws on a neighbouring pair; an output event is
   chosen on a pilot sample and a Clopper–Pearson bound on fresh draws gives a lower
   confidence bound on the realised ε (it must not exceed the claim).
 
@@ -36,13 +37,14 @@ from .brute_force import all_supports, least_squares_value
 from .comparators.dp_sis import sis_scores
 from .comparators.kendall import dp_kendall_distribution
 from .exceptions import ConditionalPrivacyWarning
+from .guarantee import Neighbour
 from .mechanisms.topk import (canonical_lipschitz_topk_distribution,
                               gumbel_peeling_topk_distribution)
 
 __all__ = ["COLUMNS", "PATHS", "max_abs_log_ratio", "hockey_stick", "replace_one_neighbours",
            "add_remove_neighbours", "audit_exponential", "audit_permute_and_flip",
            "audit_top_r", "audit_mistakes", "audit_ptr_mistakes", "audit_topk", "audit_dp_sis",
-           "audit_dp_kendall", "audit_private_coefficients", "op_k1_log_law", "op_k1_worst",
+           "audit_dp_kendall", "audit_noisy_iht", "audit_private_coefficients", "op_k1_log_law", "op_k1_worst",
            "clopper_pearson_epsilon", "audit_empirical", "run_audit", "to_markdown",
            "METHOD_AUDITS"]
 
@@ -554,6 +556,59 @@ def audit_dp_sis(eps: float = 1.0, p: int = 6, k: int = 2, n: int = 30,
     return rows
 
 
+def audit_noisy_iht(eps: float = 1.0, p: int = 4, k: int = 2, n_iter: int = 2, n: int = 12,
+                    seeds: Iterable[int] = (0, 1), neighbours: Iterable[str] = (
+                        "replace-one", "add/remove-one")) -> list[dict]:
+    """Exact per-iteration audit of noisy IHT with peeling (pure ``eps``), both notions.
+
+    Noisy IHT is an adaptive composition: given the previous output ``beta^t`` (the same
+    on both datasets), iteration ``t`` releases ``k`` report-noisy-max picks on ``|v|`` and
+    (except in the last iteration) ``k`` Laplace values.  For each instance, each
+    ``beta^t`` (zero, a sparse output-like vector, a large one that makes the residual
+    clipping bind) and each neighbouring pair, the exact law of the ordered picks
+    (:func:`~mipdp.comparators.noisy_iht.laplace_peeling_distribution`) is computed on both
+    datasets; the values' worst log density ratio is ``eps_0 / Delta`` times the largest
+    sum of ``k`` coordinates of ``|v - v'|`` (exact for Laplace noise).  The reported loss
+    ``T * worst picks + (T - 1) * worst values`` bounds the composed privacy loss of a run;
+    the claim is ``eps``.  Under add/remove the public normaliser is the base ``n``.
+    """
+    from .comparators.noisy_iht import (gradient_step, iht_calibration, iht_sensitivity,
+                                        laplace_peeling_distribution)
+    eps0, _, _ = iht_calibration(k, n_iter, eps)
+    eta, c = 1.0 / B ** 2, B
+    rows = []
+    seeds = tuple(seeds)
+    for neighbour in neighbours:
+        sens = iht_sensitivity(B, c, eta, n, neighbour)
+        worst_sel = worst_val = 0.0
+        pairs = 0
+        for kind, seed in itertools.product(("random", "ties"), seeds):
+            X, y = _instance(kind, seed, n, p)
+            rng = np.random.default_rng(5000 + seed)
+            gen = (replace_one_neighbours(X, y, rng, 2, 4) if neighbour == "replace-one"
+                   else _add_remove_neighbours(X, y, rng, 2))
+            nbrs = [(np.clip(Xn, -B, B), np.clip(yn, -B, B)) for _, Xn, yn in gen]
+            sparse = np.zeros(p)
+            sparse[rng.choice(p, k, replace=False)] = rng.normal(size=k) * 0.5
+            big = np.zeros(p)
+            big[:k] = [3.0, -3.0][:k] + [3.0] * max(0, k - 2)
+            for beta in (np.zeros(p), sparse, big):
+                v = gradient_step(X, y, beta, eta, n, c)
+                _, lp = laplace_peeling_distribution(v, k, eps0, sens)
+                for Xn, yn in nbrs:
+                    vn = gradient_step(Xn, yn, beta, eta, n, c)
+                    _, lq = laplace_peeling_distribution(vn, k, eps0, sens)
+                    worst_sel = max(worst_sel, max_abs_log_ratio(lp, lq))
+                    top = np.sort(np.abs(v - vn))[::-1][:k].sum()
+                    worst_val = max(worst_val, top * eps0 / sens)
+                    pairs += 1
+        total = n_iter * worst_sel + (n_iter - 1) * worst_val
+        rows.append(_row(f"noisy IHT, Laplace peeling (T={n_iter}, k={k}; per-iteration "
+                         "laws composed)", neighbour, "exact", 2 * len(seeds), pairs, total,
+                         eps))
+    return rows
+
+
 def _kendall_neighbours(X, y, rng, neighbour):
     n, p = X.shape
     if neighbour == "add/remove-one":
@@ -586,10 +641,11 @@ def audit_dp_kendall(eps: float = 1.0, p: int = 5, k: int = 2, n: int = 20,
             else:
                 X, y = _instance(kind, seed, n, p)
             inst += 1
-            base = dp_kendall_distribution(X, y, k, eps, neighbour=neighbour)[1]
+            base = dp_kendall_distribution(X, y, k, eps, neighbours=Neighbour.parse(neighbour))[1]
             rng = np.random.default_rng(5000 + seed)
             for _, Xn, yn in _kendall_neighbours(X, y, rng, neighbour):
-                lp = dp_kendall_distribution(Xn, yn, k, eps, neighbour=neighbour)[1]
+                lp = dp_kendall_distribution(Xn, yn, k, eps,
+                                             neighbours=Neighbour.parse(neighbour))[1]
                 worst = max(worst, max_abs_log_ratio(base, lp))
                 pairs += 1
         rows.append(_row("DPKendall", neighbour, "exact", inst, pairs, worst, eps))
@@ -788,12 +844,19 @@ def _empirical_rows(n_draws: int) -> list[dict]:
                         enumeration_options=PATHS["mip"], **_LS)
         return [key(S) for S in r.supports]  # m independent draws, each eps-DP
 
+    def draw_iht(A, b, m, seed):
+        from .comparators.noisy_iht import noisy_iht
+        r = noisy_iht(A, b, 2, eps, bounds=(B, B), random_state=seed, n_draws=m)
+        return [key(S) for S in r.supports]  # m independent whole runs (T = 2), each eps-DP
+
     return [audit_empirical("exponential mechanism (sampled, MIP path)", draw_em, X, y, Xn, yn,
                             eps, 0.0, n_draws, n_pilot),
             audit_empirical("MCMC (20 steps)", draw_mcmc, X, y, Xn, yn, eps, 0.0, n_draws, n_pilot),
             audit_empirical("Two-Stage (Laplace top-k)", draw_two_stage, X, y, Xn, yn, eps, 0.0,
                             n_draws, n_pilot),
             audit_empirical("DP Frank-Wolfe (first vertex)", draw_fw, X, y, Xn, yn, eps, 1e-5,
+                            n_draws, n_pilot),
+            audit_empirical("noisy IHT (whole run, T=2, k=2)", draw_iht, X, y, Xn, yn, eps, 0.0,
                             n_draws, n_pilot)]
 
 
@@ -846,6 +909,7 @@ def run_audit(quick: bool = False, as_frame: bool = False, backend: str = "highs
     rows += audit_topk(eps_values=(1.0,) if quick else (0.5, 1.0, 4.0))
     rows += audit_dp_sis(seeds=seeds)
     rows += audit_dp_kendall(seeds=seeds)
+    rows += audit_noisy_iht(seeds=seeds[:2])
     rows += _empirical_rows(1000 if quick else 5000)
     if as_frame:
         import pandas as pd

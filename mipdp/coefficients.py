@@ -127,6 +127,7 @@ import numpy as np
 
 from ._param_validation import (EPSILON, POSITIVE_REAL, Interval, InvalidParameterError,
                                 StrOptions, _Bounds, _Constraint, validate_params)
+from ._neighbours import neighbours_argument
 from .accounting import check_release, record_release
 from .guarantee import Guarantee, Neighbour
 from .result import PrivacyReport
@@ -177,6 +178,7 @@ class ObjectivePerturbationCalibration:
     sensitivity: float = math.nan
 
 
+@neighbours_argument
 def objective_perturbation_calibration(k: int, eps: float, *, bounds: tuple[float, float],
                                        ridge: float, radius: float,
                                        neighbours: str = "replace_one"
@@ -335,6 +337,7 @@ PRIVATE_COEFFICIENTS_CONSTRAINTS = {
 }
 
 
+@neighbours_argument
 @validate_params(PRIVATE_COEFFICIENTS_CONSTRAINTS)
 def private_coefficients(X, y, support, eps: float, *, bounds: tuple[float, float],
                          ridge: float = 120.0, radius: float = 1.1,

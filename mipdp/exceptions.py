@@ -9,7 +9,7 @@ from __future__ import annotations
 __all__ = ["PrivacyLeakWarning", "CertificationError", "TimeLimitError", "SolverError",
            "BackendUnavailableError", "SizeLimitError", "SolverTimeLimitError",
            "BudgetError", "ConditionalPrivacyWarning", "InvalidParameterError",
-           "AccountantNotVisibleError", "ClippingWarning"]
+           "AccountantNotVisibleError", "ClippingWarning", "LedgerError"]
 
 
 class SolverError(RuntimeError):
@@ -107,11 +107,15 @@ class AccountantNotVisibleError(BudgetError):
     """A release would spend budget that an active default accountant cannot see.
 
     The default accountant of ``with BudgetAccountant(...):`` is per thread (and per
-    process).  A release made in another thread while one is active, or a
+    process).  A release made in another thread while one is active, a release without
+    ``accountant=`` in a process started by (or forked from) a process where one is active
+    (a pool worker of multiprocessing or joblib), a
     :class:`~mipdp.selector.PrivateBestSubsetSelector` sent to another process (e.g.
-    ``GridSearchCV(..., n_jobs=2)``) while one is active, raises this instead of releasing
-    uncounted: nothing was computed.  Run the fits in the accountant's thread (``n_jobs=1``)
-    or pass ``accountant=`` explicitly.
+    ``GridSearchCV(..., n_jobs=2)``) while one is active, or a copy of an in-memory
+    accountant used in another process, raises this instead of releasing uncounted:
+    nothing was computed.  Run the fits in the accountant's thread (``n_jobs=1``), or keep
+    the budget in a ledger file (``BudgetAccountant(..., path=...)``) and pass it as
+    ``accountant=``.
     """
 
 
@@ -122,4 +126,15 @@ class ClippingWarning(UserWarning):
     the data's scale throws the signal away: e.g. every ``y`` clipped to ``b_y`` makes the
     selection ignore ``y``.  **Not private**: whether it is issued depends on the data (it
     is a message to the analyst, who holds the data; it is not part of the release).
+    """
+
+
+class LedgerError(BudgetError):
+    """A privacy ledger file (``BudgetAccountant(..., path=...)``) cannot be used.
+
+    The file is not a mipdp ledger, is corrupt, holds another budget than the one given,
+    or another process kept it locked for longer than the accountant's ``timeout``.
+    Raised when the accountant is created or before the data is read (the message names
+    the file and what to do): nothing was computed.  A :class:`BudgetError`, so code that
+    treats a refused release as "nothing spent" stays correct.
     """

@@ -19,7 +19,9 @@ from ._param_validation import (EPSILON, POSITIVE_INT, POSITIVE_REAL, PROBABILIT
 from ._validation import (bounds_not_private_reason, check_bounds, check_epsilon,
                           check_positive, check_random_state, check_X_y, clip_design, min_samples,
                           clipping_diagnostic, data_derived_bounds)
+from ._feature_names import keeps_feature_names
 from ._logging import with_verbose
+from ._neighbours import neighbours_argument
 from .accounting import check_release, record_release
 from .enumeration import SupportEnumerator, default_R
 from .enumeration.options import check_enumeration_options
@@ -29,6 +31,8 @@ from .losses import Loss, get_loss
 from .methods import registry as _registry
 from .methods.mistakes import MISTAKES_LEVEL_C, mistakes_theta, ptr_level
 from .prescreen import prescreen_fraction
+from .ranks import (RANK_BOUNDS, check_ranks_options, is_ranks, rank_design,
+                    rank_sensitivity, uniform_ranks)
 from .private_ranges import (MAPPED_BOUNDS, PrivateBounds, as_private_bounds, ranges_guarantee,
                              run_with_private_ranges)
 from .result import SelectionResult
@@ -202,6 +206,8 @@ def _resolve_public_score(loss_obj: Loss, s: int, bounds) -> Loss:
     So that a rule that cannot apply raises before the data is read; with bounds left
     to the data the rule runs after :func:`check_bounds` (and the result is not private).
     """
+    if is_ranks(bounds):
+        bounds = RANK_BOUNDS
     if loss_obj.resolved or bounds is None or isinstance(bounds, str):
         return loss_obj
     if isinstance(bounds, Real):
@@ -237,6 +243,17 @@ def planned_epsilon(eps: float, *, n_draws: int = 1, prescreen=None, method: str
     return total
 
 
+def _default_bounds(bounds):
+    """``bounds=None`` means ``"ranks"``: a call without bounds is private."""
+    return "ranks" if bounds is None else bounds
+
+
+def _leaky(bounds):
+    """``"data"`` (bounds read off the data, not private) in the form of the checks'
+    ``None``; any other value unchanged."""
+    return None if isinstance(bounds, str) and bounds == "data" else bounds
+
+
 def _selection_epsilon(eps: float, prescreen) -> float:
     """ε of one draw: what the pre-screen's share leaves (the one place of the split)."""
     return (1.0 - prescreen_fraction(prescreen)) * float(eps)
@@ -257,12 +274,14 @@ def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None,
     Its ``epsilon`` is :func:`planned_epsilon`.  The method's own part is its unit's
     :meth:`~mipdp.methods.base.SelectionMethod.guarantee` (``mipdp/methods/<method>.py``);
     the private ranges, the pre-screen and the data-derived-bounds label are composed here.
+    ``bounds=None`` means ``"ranks"`` (as in :func:`private_bss`).
 
     Under ``neighbours="add_remove"`` the record's ``neighbour`` is
     :attr:`~mipdp.guarantee.Neighbour.ADD_REMOVE` and its ``sensitivity`` is ``B``, the
     add/remove sensitivity of the monotone sum-form score ``F = n·L`` (``n`` is not public
     then, so ``B/n`` is not reported); pass ``sensitivity=B``.
     """
+    bounds = _default_bounds(bounds)
     spec = as_private_bounds(bounds)
     if spec is not None:   # private clipping ranges first, the selection on the rest of eps
         eps_r = spec.fraction * float(eps)
@@ -277,6 +296,17 @@ def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None,
     stage = _registry.get_method(method).guarantee(
         eps_select, n_draws, nb, sensitivity=sensitivity, R=R, delta=delta,
         eps_test=eps_test, ptr_passed=ptr_passed)
+    if is_ranks(bounds):   # the score on ranks: its own Δ, and not monotone under add/remove
+        from dataclasses import replace as _replace
+        from .methods.base import _add_remove_note
+        note = ("score on uniform ranks (bounds='ranks', no public ranges): sensitivity of "
+                "F = n L proven for ranks (docs/privacy.md, 'Rank-based scores')")
+        if nb is Neighbour.ADD_REMOVE:
+            note += ", not monotone: weights exp(-eps F(S) / (2 Delta)), Delta uniform in n"
+            old = stage.notes.replace(_add_remove_note(sensitivity), "").strip("; ")
+        else:
+            old = stage.notes
+        stage = _replace(stage, notes=f"{old}; {note}" if old else note)
     if prescreen is not None:
         if prescreen_guarantee is None:
             name = prescreen[0] if isinstance(prescreen, (tuple, list)) and prescreen else "?"
@@ -284,7 +314,7 @@ def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None,
                                                  f"private pre-screen ({name})")
         stage = prescreen_guarantee + stage
     need_y = get_loss(loss).needs_y_bound
-    derived = data_derived_bounds(bounds, need_y=need_y)
+    derived = data_derived_bounds(_leaky(bounds), need_y=need_y)
     if derived:
         stage = stage.not_private(bounds_not_private_reason(derived))
     return stage
@@ -294,13 +324,14 @@ def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None,
 PRIVATE_BSS_CONSTRAINTS = {
     "X": "no_validation", "y": "no_validation",
     "s": POSITIVE_INT, "eps": EPSILON,
-    "bounds": ["bounds", StrOptions({"private"}), PrivateBounds],
+    "bounds": ["bounds", StrOptions({"private", "ranks", "data"}), PrivateBounds],
     "ridge": [None] + POSITIVE_REAL,
     "radius": [None, Interval(Real, 0, None, closed="neither", allow_inf=True)],
     "loss": [str, Loss], "method": [_registry.MethodOptions()],
     "R": [None] + POSITIVE_INT, "delta": [None] + PROBABILITY_OPEN, "eps_test": [None] + EPSILON,
     "backend": "no_validation", "backend_options": [None, dict], "n_draws": POSITIVE_INT,
-    "prescreen": [None, tuple, list], "time_limit": [None] + POSITIVE_REAL,
+    "prescreen": [None, tuple, list],
+    "time_limit": [None, Interval(Real, 0, None, closed="neither", allow_inf=True)],
     "random_state": ["random_state"], "report_gap": ["boolean"],
     "max_epsilon": [None] + EPSILON, "enumeration_options": [None, dict],
     "accountant": ["accountant"], "neighbours": [StrOptions(set(NEIGHBOURS))],
@@ -309,6 +340,8 @@ PRIVATE_BSS_CONSTRAINTS = {
 
 
 @with_verbose
+@keeps_feature_names
+@neighbours_argument
 @validate_params(PRIVATE_BSS_CONSTRAINTS)
 def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = None,
                 radius: float | None = None, loss: str | Loss = "least_squares",
@@ -334,14 +367,22 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         copied whole (beyond ``mipdp.data.DENSE_CACHE_BYTES``) or modified
         (docs/design.md, "Memory").
     y : array-like, shape (n,)
-        Targets (``±1`` labels for ``loss="hinge"``).
+        Targets.  For ``loss="hinge"`` any two-class labels (``±1``, ``0/1``, bools,
+        strings): sorted class order, the first class ``-1`` and the second ``+1``
+        (:func:`mipdp.losses.hinge.encode_labels`, as the selector).
     s : int
         Support size, ``1 <= s < p``.
     eps : float
         Privacy parameter of *one* draw of the sampler.
-    bounds : (float, float), float, "private" or PrivateBounds, optional
-        ``(b_x, b_y)``: rows are clipped to ``|x_ij| <= b_x``, ``|y_i| <= b_y``.  Without
-        bounds they are read off the data with a
+    bounds : (float, float), float, "ranks", "private", PrivateBounds or "data", optional
+        ``(b_x, b_y)``: rows are clipped to ``|x_ij| <= b_x``, ``|y_i| <= b_y``.
+        ``None`` (default) means ``"ranks"``: every column of ``X`` (and ``y`` for least
+        squares; hinge labels stay ±1) is replaced by its centred average ranks divided
+        by ``n``, and the selection runs with bounds ``(0.5, 0.5)`` and the sensitivity
+        proven for ranks (:func:`mipdp.ranks.rank_sensitivity`; docs/privacy.md,
+        "Rank-based scores"): pure ε-DP under both neighbour notions, no ranges needed,
+        least squares and hinge only, pre-screen ``"kendall"`` only (anything else raises
+        before the data is read).  ``"data"``: the bounds are read off the data with a
         :class:`~mipdp.exceptions.PrivacyLeakWarning` and the result is marked **not
         private** (``result.is_private`` is False, ``result.epsilon`` is NaN).  For
         ``loss="hinge"`` ``b_y`` is ignored (the labels are ±1; pass ``(b_x, None)``).
@@ -404,7 +445,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         ``"two_stage"``) chooses ``k`` columns with ``fraction * eps``; the MIP runs on
         them with the rest.  The guarantee is composed accordingly.
     time_limit : float, optional
-        Seconds for the whole call, counted from its start (enumeration and sampling); on
+        Seconds for the whole call (``None`` or ``float("inf")``: no limit), counted from
+        its start (enumeration and sampling); on
         timeout a :class:`~mipdp.exceptions.TimeLimitError` (a
         :class:`~mipdp.exceptions.CertificationError`) is raised: nothing is released.
         Every phase checks it (solver calls, evaluations, every chunk of the sampler's
@@ -476,9 +518,13 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         return run_with_private_ranges(private_bss, dict(locals()))
     t_start = time.perf_counter()
     # -- parameters and budget, before the data is read -------------------------------------
+    bounds = _default_bounds(bounds)
     eps = float(eps)
     delta, eps_test = _check_method_args(method, R, delta, eps_test, n_draws)
     scale_factor = neighbour_scale_factor(method, neighbours)
+    ranks = is_ranks(bounds)
+    if ranks:   # the score on ranks is not monotone under add/remove: the full Δ
+        scale_factor = 1.0
     if neighbours == "add_remove" and prescreen is not None:
         from ._param_validation import InvalidParameterError
         raise InvalidParameterError(
@@ -489,6 +535,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     enum_options = check_enumeration_options(enumeration_options, "private_bss")
     loss_obj = get_loss(loss, ridge=ridge, radius=radius)
     score_rule = "given" if loss_obj.resolved else "default"
+    if ranks:
+        check_ranks_options(loss_obj.name, prescreen, method, neighbours)
     loss_obj = _resolve_public_score(loss_obj, s, bounds)
     eps_select = _selection_epsilon(eps, prescreen)
     eps_total = planned_epsilon(eps, n_draws=n_draws, prescreen=prescreen, method=method,
@@ -500,12 +548,21 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     plan = dict(n_draws=n_draws, prescreen=prescreen, method=method, delta=delta,
                 eps_test=eps_test, bounds=bounds, loss=loss_obj, neighbours=neighbours)
     acc = check_release(accountant, planned_guarantee(eps, **plan, R=R))
+    y = loss_obj.encode_targets(y)      # hinge: any two-class labels as ±1
     # arrays, memmaps, sparse: not copied (mipdp.data); n >= 1 under add/remove (n private)
     X, y = check_X_y(X, y, lazy=True, min_samples=min_samples(neighbours == "add_remove"))
     n, p = X.shape
     s = check_less_than(s, p, "s", "p", "private_bss")
     y = loss_obj.check_targets(y)
-    b_x, b_y = check_bounds(bounds, X, y, need_y=loss_obj.needs_y_bound)
+    if ranks:     # uniform ranks, column by column (mipdp/ranks.py); labels stay ±1
+        t_ranks = time.perf_counter()
+        if prescreen is None:     # else only the kept columns, after the (rank-invariant)
+            X = rank_design(X)    # Kendall pre-screen below
+        if loss_obj.needs_y_bound:
+            y = uniform_ranks(y)
+        b_x, b_y = RANK_BOUNDS[0], (RANK_BOUNDS[1] if loss_obj.needs_y_bound else None)
+    else:
+        b_x, b_y = check_bounds(_leaky(bounds), X, y, need_y=loss_obj.needs_y_bound)
     loss_obj = loss_obj.resolve(s, b_x, b_y)    # data-derived bounds: result not private
     rng = check_random_state(random_state)
     rng_screen, rng_test, rng_draw = rng.spawn(3)
@@ -513,7 +570,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     # -- optional private pre-screen ------------------------------------------------------
     columns = None
     screen_info = None
-    timings = {}
+    timings = {"ranks": time.perf_counter() - t_ranks} if ranks else {}
     if prescreen is not None:
         from .prescreen import run_prescreen
         screen_bounds = (b_x, b_y if loss_obj.needs_y_bound else 1.0)   # ±1 labels: public
@@ -521,18 +578,27 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         X = _take_columns(X, columns)
         p = X.shape[1]
         timings["prescreen"] = screen_info["time_not_private"]
+        if ranks:
+            t_ranks = time.perf_counter()
+            X = rank_design(X)
+            timings["ranks"] += time.perf_counter() - t_ranks
 
     Xc, yc = clip_design(X, y, b_x, b_y if loss_obj.needs_y_bound else None)
-    clipped = clipping_diagnostic(Xc, y, b_x, b_y if loss_obj.needs_y_bound else None,
-                                  stacklevel=5)   # not private (a diagnostic, see info)
+    clipped = clipping_diagnostic(Xc, y, b_x, b_y if loss_obj.needs_y_bound else None)
+    # not private (a diagnostic, see info)
     # the samplers' scale: B/n (replace-one) or B/(2n) (add/remove, monotone score).  Under
     # add/remove n enters only here, through F = n·L: every quantity below that carries the
     # scale (levels, PTR threshold, exponents) is a data-free multiple of it, so the release
     # depends on the data only through F/B (docs/privacy.md, "MIP methods under add/remove
     # neighbours").
-    delta_L = scale_factor * loss_obj.sensitivity(n, s, b_x, b_y)
-    record_sens = (loss_obj.sample_bound(s, b_x, b_y) if neighbours == "add_remove"
-                   else delta_L)
+    if ranks:   # Δ of F = n·L on ranks (uniform in n under add/remove): docs/privacy.md
+        rank_delta = rank_sensitivity(loss_obj.name, n, s, loss_obj.radius, neighbours)
+        delta_L = rank_delta / n
+        record_sens = rank_delta if neighbours == "add_remove" else delta_L
+    else:
+        delta_L = scale_factor * loss_obj.sensitivity(n, s, b_x, b_y)
+        record_sens = (loss_obj.sample_bound(s, b_x, b_y) if neighbours == "add_remove"
+                       else delta_L)
     objective = loss_obj.bind(Xc, yc)
     enum = SupportEnumerator(objective, s, scale=delta_L, backend=backend,
                              backend_options=backend_options, time_limit=time_limit,
@@ -543,8 +609,11 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
                 backend)
 
     bounds_key = "bounds_not_private" if data_derived_bounds(
-        bounds, need_y=loss_obj.needs_y_bound) else "bounds"
-    info: dict = {"loss": loss_obj.name, bounds_key: (b_x, b_y), "ridge": loss_obj.ridge,
+        _leaky(bounds), need_y=loss_obj.needs_y_bound) else "bounds"
+    if ranks:
+        bounds_key = "bounds"
+    info: dict = {"loss": loss_obj.name, bounds_key: "ranks" if ranks else (b_x, b_y),
+                  "ridge": loss_obj.ridge,
                   "radius": loss_obj.radius, "score_rule": score_rule,
                   "clipped_fraction_not_private": clipped}
     # -- the method's release (mipdp/methods/<method>.py) ----------------------------------

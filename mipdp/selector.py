@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._param_validation import InvalidParameterError, check_less_than
 from ._validation import min_samples
 from .accounting import BudgetAccountant, accountant_active_in_process
+from .losses.hinge import encode_labels
 from .exceptions import AccountantNotVisibleError
 from .selection import PRIVATE_BSS_CONSTRAINTS, private_bss
 
@@ -76,26 +77,14 @@ def _is_hinge(loss) -> bool:
 
 
 def _hinge_labels(y) -> tuple[np.ndarray, np.ndarray]:
-    """``(classes, y_pm1)``: any two-class labels mapped to ``-1`` (``classes[0]``) / ``+1``.
-
-    One class only is a valid dataset (a neighbour of a two-class one), so it runs: its
-    labels become ``+1``.  The hinge objective is invariant under flipping every label
-    (``β → -β`` on the symmetric ball), so which class is ``+1`` does not change the
-    release's law.
-    """
+    """``(classes, y_pm1)``: :func:`mipdp.losses.hinge.encode_labels` on a 1-D ``y``."""
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
-    classes = np.unique(y)
-    if classes.size > 2:
-        # the values found are not echoed: an exception's text must not carry the data
-        raise ValueError("fit(X, y): loss='hinge' needs y with at most two distinct labels "
-                         "(any two values: the first in sorted order becomes -1, the other "
-                         "+1); y has more. Binarize y first (e.g. one class against the "
-                         "rest).")
-    if classes.size == 2:
-        return classes, np.where(y == classes[1], 1.0, -1.0)
-    return classes, np.ones(y.shape[0])
+    try:
+        return encode_labels(y)
+    except ValueError as exc:
+        raise ValueError(f"fit(X, y): {exc}") from None
 
 
 def _parameters_doc() -> str:
@@ -191,6 +180,7 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
         if hinge:
             self.classes_, ya = _hinge_labels(ya)
         res = private_bss(Xa, ya, **{name: getattr(self, name) for name in SELECTOR_PARAMS})
+        res.feature_names_in = getattr(self, "feature_names_in_", None)
         self.result_not_private_ = res
         self.guarantee_ = res.guarantee
         self.support_ = res.support

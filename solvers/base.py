@@ -12,6 +12,7 @@ found in one phase of the enumeration stay in the model for every later phase.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -107,7 +108,9 @@ class MIPBackend(ABC):
                  verbose: bool = False) -> None:
         check_common_args(type(self).__name__, time_limit=time_limit, threads=threads,
                           verbose=verbose)
-        self.time_limit = None if time_limit is None else float(time_limit)
+        # float("inf") means no limit, as None
+        self.time_limit = (None if time_limit is None or math.isinf(time_limit)
+                           else float(time_limit))
         self.threads = None if threads is None else int(threads)
         self.verbose = bool(verbose)
         self.n_cols = 0
@@ -217,6 +220,8 @@ class MIPBackend(ABC):
         check_common_args(f"{type(self).__name__}.solve", time_limit=time_limit,
                           mip_rel_gap=mip_rel_gap)
         limit = self.time_limit if time_limit is None else float(time_limit)
+        if limit is not None and math.isinf(limit):      # inf: no limit
+            limit = None
         start = time.perf_counter()
         if lazy is None or self.native_lazy:
             res = self._solve_once(limit, mip_rel_gap, lazy)
@@ -257,7 +262,7 @@ def check_common_args(caller: str, **params) -> None:
     from numbers import Integral, Real
 
     from mipdp._param_validation import Interval, validate_parameter_constraints  # bottom layer
-    table = {"time_limit": [None, Interval(Real, 0, None, closed="left")],
+    table = {"time_limit": [None, Interval(Real, 0, None, closed="left", allow_inf=True)],
              "threads": [None, Interval(Integral, 1, None, closed="left")],
              "verbose": ["boolean"],
              "mip_rel_gap": [Interval(Real, 0, 1, closed="both")]}

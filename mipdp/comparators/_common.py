@@ -11,6 +11,7 @@ import numpy as np
 
 from .._param_validation import (EPSILON, NEIGHBOUR, POSITIVE_INT, Interval, StrOptions)
 from .._validation import bounds_not_private_reason, data_derived_bounds
+from .._neighbours import as_neighbour
 from ..guarantee import Guarantee, Neighbour
 from ..mechanisms.topk import canonical_lipschitz_topk, gumbel_peeling_topk, laplace_topk
 from ..result import SelectionResult
@@ -38,7 +39,7 @@ COMMON_CONSTRAINTS = {
     "eps": EPSILON,
     "bounds": ["bounds"],
     "topk": [StrOptions(TOPK_NAMES)],
-    "neighbour": NEIGHBOUR,
+    "neighbours": NEIGHBOUR,
     "random_state": ["random_state"],
     "n_draws": POSITIVE_INT,
     "gamma": [Interval(Real, 0, 1, closed="both")],
@@ -46,9 +47,9 @@ COMMON_CONSTRAINTS = {
 }
 
 
-def check_neighbour(neighbour) -> Neighbour:
-    """The :class:`~mipdp.guarantee.Neighbour` of ``neighbour`` (enum or documented spelling)."""
-    return Neighbour.parse(neighbour)
+def check_neighbour(neighbours) -> Neighbour:
+    """The :class:`~mipdp.guarantee.Neighbour` of ``neighbours`` (enum or any spelling)."""
+    return as_neighbour(neighbours)
 
 
 def get_topk(name) -> Callable:

@@ -13,6 +13,8 @@ from .._validation import (check_bounds, check_random_state, check_X_y, clip_des
 from ..accounting import check_release, record_release
 from ..guarantee import Guarantee
 from ..result import SelectionResult
+from .._feature_names import keeps_feature_names
+from .._neighbours import neighbours_argument
 from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, support_size_alias, check_neighbour, finalize_guarantee,
                       get_topk, make_result)
 
@@ -34,10 +36,12 @@ def _guarantee(eps, neighbour, k, topk, n_draws, bounds, sens=None, b_x=None, b_
     return finalize_guarantee(per_draw, n_draws, bounds, need_bounds=True)
 
 
+@keeps_feature_names
 @support_size_alias
+@neighbours_argument
 @validate_params(shared=COMMON_CONSTRAINTS)
 def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschitz",
-           neighbour: str = "replace-one", random_state=None, n_draws: int = 1,
+           neighbours: str = "replace_one", random_state=None, n_draws: int = 1,
            gamma: float = 0.5, accountant=None) -> SelectionResult:
     """Select ``k`` features privately by their absolute correlation with ``y``.
 
@@ -55,7 +59,10 @@ def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschi
         with a :class:`~mipdp.exceptions.PrivacyLeakWarning` (not private).
     topk : {"canonical_lipschitz", "peeling", "laplace"}
         Private top-k mechanism (seed 000 uses the canonical Lipschitz mechanism).
-    neighbour : {"replace-one", "add/remove"}
+    neighbours : {"replace_one", "add_remove"}, default "replace_one"
+        Neighbour notion of the guarantee (a :class:`~mipdp.Neighbour` member is
+        accepted too).  The old ``neighbour="replace-one" | "add/remove"`` still works,
+        with a :class:`FutureWarning`.
         Neighbour notion of the guarantee.
     random_state : None, int, SeedSequence or Generator
     n_draws : int, default 1
@@ -92,7 +99,7 @@ def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschi
     """
     t0 = time.perf_counter()
     eps = float(eps)
-    neighbour = check_neighbour(neighbour)
+    neighbour = check_neighbour(neighbours)
     topk_fn = get_topk(topk)
     acc = check_release(accountant, _guarantee(eps, neighbour, k, topk, n_draws, bounds))
     # arrays, memmaps, sparse: not copied (mipdp.data); n >= 1 under add/remove (n private)

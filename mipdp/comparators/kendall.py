@@ -17,6 +17,8 @@ from ..accounting import check_release, record_release
 from ..data import is_sparse
 from ..guarantee import Guarantee
 from ..result import SelectionResult
+from .._feature_names import keeps_feature_names
+from .._neighbours import neighbours_argument
 from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, support_size_alias, check_neighbour, finalize_guarantee,
                       make_result)
 
@@ -240,7 +242,8 @@ def scaled_kendall(x, y):
     return float(out[0]) if vector else out
 
 
-def kendall_sensitivities(neighbour: str = "replace-one") -> tuple[float, float]:
+@neighbours_argument
+def kendall_sensitivities(neighbours: str = "replace_one") -> tuple[float, float]:
     """Sensitivities of DPKendall's round-1 and later-round scores.
 
     ``T = (n/2) tau_a = P / (n - 1)`` with ``P = n_c - n_d``, ``|P| <= C(n, 2)``.
@@ -251,7 +254,7 @@ def kendall_sensitivities(neighbour: str = "replace-one") -> tuple[float, float]
     scores ``|T(x_j, y)| - mean_{j' chosen} |T(x_j, x_j')|`` move by at most twice
     that: ``(3/2, 3)`` under add/remove, ``(2, 4)`` under replace-one.
     """
-    return (1.5, 3.0) if check_neighbour(neighbour) == ADD_REMOVE else (2.0, 4.0)
+    return (1.5, 3.0) if check_neighbour(neighbours) == ADD_REMOVE else (2.0, 4.0)
 
 
 # --------------------------------------------------------------------- DPKendall
@@ -343,9 +346,11 @@ def _guarantee(eps: float, neighbour, k: int, n_draws: int) -> Guarantee:
     return finalize_guarantee(per_draw, n_draws)
 
 
+@keeps_feature_names
 @support_size_alias
+@neighbours_argument
 @validate_params(shared=COMMON_CONSTRAINTS)
-def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "replace-one",
+def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbours: str = "replace_one",
                n_draws: int = 1, accountant=None) -> SelectionResult:
     """DPKendall (seed 001, Algorithm 1): k exponential-mechanism rounds on Kendall scores.
 
@@ -363,7 +368,10 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "re
     eps : float
         Privacy budget per draw (``eps / k`` per round).
     random_state : None, int, SeedSequence or Generator
-    neighbour : {"replace-one", "add/remove"}, default "replace-one"
+    neighbours : {"replace_one", "add_remove"}, default "replace_one"
+        Neighbour notion of the guarantee (a :class:`~mipdp.Neighbour` member is
+        accepted too).  The old ``neighbour="replace-one" | "add/remove"`` still works,
+        with a :class:`FutureWarning`.
         Neighbour notion; fixes the sensitivities, see :func:`kendall_sensitivities`.
         The paper's is add/remove; the default matches the MIP methods of this
         package (replace-one), which costs sensitivities 2 and 4 instead of 3/2 and 3.
@@ -402,7 +410,7 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "re
     """
     t0 = time.perf_counter()
     eps = float(eps)
-    neighbour = check_neighbour(neighbour)
+    neighbour = check_neighbour(neighbours)
     guarantee = _guarantee(eps, neighbour, k, n_draws)
     acc = check_release(accountant, guarantee)
     # arrays (any numeric dtype), memmaps, sparse: not copied; columns are read and
@@ -458,8 +466,9 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "re
               "exact_scores_not_private": n_exact, "pair_correlations_not_private": n_pairs}))
 
 
+@neighbours_argument
 def dp_kendall_distribution(X, y, k: int, eps: float,
-                            neighbour: str = "replace-one") -> tuple[np.ndarray, np.ndarray]:
+                            neighbours: str = "replace_one") -> tuple[np.ndarray, np.ndarray]:
     """Exact output distribution of :func:`dp_kendall` for small ``p`` (testing aid).
 
     Sums, over all ordered selections ``(j_1, ..., j_k)``, the product of the k
@@ -474,7 +483,7 @@ def dp_kendall_distribution(X, y, k: int, eps: float,
     n, p = X.shape
     k = check_sparsity(k, p, "k")
     eps = check_epsilon(eps, "eps")
-    s1, s2 = kendall_sensitivities(neighbour)
+    s1, s2 = kendall_sensitivities(neighbours)
     if math.perm(p, k) > 50000:
         raise ValueError(f"dp_kendall_distribution: {math.perm(p, k)} ordered selections "
                          "is too many; use a smaller p")

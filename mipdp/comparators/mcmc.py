@@ -16,6 +16,8 @@ from .._validation import (check_bounds, check_random_state, check_X_y, clip_dat
 from ..accounting import check_release, record_release
 from ..guarantee import Guarantee
 from ..result import SelectionResult
+from .._feature_names import keeps_feature_names
+from .._neighbours import neighbours_argument
 from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, check_neighbour, finalize_guarantee,
                       make_result)
 
@@ -132,9 +134,11 @@ def _guarantee(eps, neighbour, n_iter, n_draws, bounds, delta_u=None) -> Guarant
     return finalize_guarantee(per_draw, n_draws, bounds, need_bounds=True)
 
 
+@keeps_feature_names
+@neighbours_argument
 @validate_params({"l1_radius": POSITIVE_REAL, "n_iter": POSITIVE_INT}, shared=COMMON_CONSTRAINTS)
 def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: int = 1000,
-         neighbour: str = "replace-one", random_state=None, n_draws: int = 1,
+         neighbours: str = "replace_one", random_state=None, n_draws: int = 1,
          accountant=None) -> SelectionResult:
     """Metropolis-Hastings approximation of the exponential mechanism over supports.
 
@@ -153,7 +157,10 @@ def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: 
         ``B`` in ``||b||_1 <= B``; must be chosen without looking at the data.
     n_iter : int, default 1000
         Fixed number of Metropolis-Hastings steps per chain (``>= 1``).
-    neighbour : {"replace-one", "add/remove"}
+    neighbours : {"replace_one", "add_remove"}, default "replace_one"
+        Neighbour notion of the guarantee (a :class:`~mipdp.Neighbour` member is
+        accepted too).  The old ``neighbour="replace-one" | "add/remove"`` still works,
+        with a :class:`FutureWarning`.
     random_state : None, int, SeedSequence or Generator
     n_draws : int, default 1
         Independent chains (objective values are cached and shared).
@@ -195,7 +202,7 @@ def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: 
     """
     t0 = time.perf_counter()
     eps = float(eps)
-    neighbour = check_neighbour(neighbour)
+    neighbour = check_neighbour(neighbours)
     acc = check_release(accountant, _guarantee(eps, neighbour, n_iter, n_draws, bounds))
     X, y = check_X_y(X, y, min_samples=min_samples(neighbour == ADD_REMOVE))
     n, p = X.shape

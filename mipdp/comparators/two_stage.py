@@ -17,9 +17,12 @@ from .._param_validation import (POSITIVE_INT, POSITIVE_REAL, check_less_than,
 from .._validation import check_random_state, check_X_y, min_samples
 from ..accounting import check_release, record_release
 from ..data import is_sparse
+from .._warnings import find_stack_level
 from ..exceptions import PrivacyLeakWarning
 from ..guarantee import Guarantee
 from ..result import SelectionResult
+from .._feature_names import keeps_feature_names
+from .._neighbours import neighbours_argument
 from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, support_size_alias, check_neighbour, finalize_guarantee,
                       get_topk, make_result)
 
@@ -135,11 +138,13 @@ def _guarantee(eps, neighbour, k, topk, n_draws, n_blocks) -> Guarantee:
     return g
 
 
+@keeps_feature_names
 @support_size_alias
+@neighbours_argument
 @validate_params({"n_blocks": [None] + POSITIVE_INT, "alpha": [None] + POSITIVE_REAL},
                  shared=COMMON_CONSTRAINTS)
 def two_stage(X, y, k: int, eps: float, n_blocks: int | None = None, alpha: float | None = None,
-              topk: str = "laplace", neighbour: str = "replace-one", random_state=None,
+              topk: str = "laplace", neighbours: str = "replace_one", random_state=None,
               n_draws: int = 1, accountant=None, bounds=None) -> SelectionResult:
     """Subsample-and-aggregate feature selection: Lasso votes per block, private top-k.
 
@@ -166,7 +171,10 @@ def two_stage(X, y, k: int, eps: float, n_blocks: int | None = None, alpha: floa
         its Lasso path until ``k`` features are active (see :func:`block_vote`).
     topk : {"laplace", "peeling", "canonical_lipschitz"}
         Private top-k mechanism on the vote counts.
-    neighbour : {"replace-one", "add/remove"}
+    neighbours : {"replace_one", "add_remove"}, default "replace_one"
+        Neighbour notion of the guarantee (a :class:`~mipdp.Neighbour` member is
+        accepted too).  The old ``neighbour="replace-one" | "add/remove"`` still works,
+        with a :class:`FutureWarning`.
     random_state : None, int, SeedSequence or Generator
     n_draws : int, default 1
         Independent releases (a fresh partition each). ``epsilon = n_draws * eps``.
@@ -206,7 +214,7 @@ def two_stage(X, y, k: int, eps: float, n_blocks: int | None = None, alpha: floa
     """
     t0 = time.perf_counter()
     eps = float(eps)
-    neighbour = check_neighbour(neighbour)
+    neighbour = check_neighbour(neighbours)
     topk_fn = get_topk(topk)
     guarantee = _guarantee(eps, neighbour, k, topk, n_draws, n_blocks)
     acc = check_release(accountant, guarantee)
@@ -225,7 +233,8 @@ def two_stage(X, y, k: int, eps: float, n_blocks: int | None = None, alpha: floa
         if neighbour == ADD_REMOVE:
             warnings.warn("two_stage: n_blocks was derived from n, which is not public under "
                           "add/remove neighbours; pass n_blocks explicitly for a guarantee "
-                          "that covers it.", PrivacyLeakWarning, stacklevel=2)
+                          "that covers it.", PrivacyLeakWarning,
+                          stacklevel=find_stack_level())
     elif neighbour != ADD_REMOVE:    # n is public under replace-one only
         check_less_than(n_blocks, n + 1, "n_blocks", "n + 1", "two_stage")
     n_blocks = int(n_blocks)

@@ -247,8 +247,8 @@ class SupportEnumerator:
         self._table: tuple[np.ndarray, np.ndarray] | None = None
         self.tol = tol
         self.n_warm_cuts = 0 if n_warm_cuts is None else n_warm_cuts
-        self._time_limit = time_limit
         self._clock = Deadline(time_limit, start=started)
+        self._time_limit = self._clock.time_limit      # inf: no limit, as None
         self.search_gap_exact = 1e-9
         self.bound_margin = 1e-4
         self.exhaustive_class_max = 300_000

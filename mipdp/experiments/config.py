@@ -141,13 +141,26 @@ class StudyConfig:
 
 
 def load_config(path) -> tuple[StudyConfig, dict]:
-    """``(StudyConfig, run_options)`` from a TOML file."""
+    """``(StudyConfig, run_options)`` from a TOML file.
+
+    A ``[study]`` with ``kind = "real"`` is the real-data benchmark: its grid is a
+    :class:`~mipdp.experiments.real_bench.RealConfig` instead (returned in its place).
+    """
     path = Path(path)
     with path.open("rb") as fh:
         data = tomllib.load(fh)
     study = dict(data.get("study", {}))
     if "n" in study and "ns" not in study:
         study["ns"] = study.pop("n")
+    if study.get("kind") == "real":        # the real-data benchmark (its own grid)
+        from .real_bench import load_real_config
+        study.setdefault("name", path.stem)
+        run = dict(data.get("run", {}))
+        bad = set(run) - {"out", "jobs"}
+        if bad:
+            raise ValueError(f"{path}: unknown [run] keys {sorted(bad)} (a real-data config "
+                             "takes out and jobs)")
+        return load_real_config(study), run
     names = {f.name for f in dataclasses.fields(StudyConfig)}
     extra = set(study) - names
     if extra:

@@ -22,8 +22,10 @@ privacy cost, and the guarantee in words.  ``eps`` is the budget of *one* draw.
   a study that reproduces the seed's score (λ = 120, r = 1.1) reports the default beside it.
 * ``samp_agg``: the comparator ``two_stage`` (Lasso subsample-and-aggregate, Kifer, Smith
   & Thakurta 2012 / seed 002's "Samp-Agg").
-* ``mcmc``, ``dp_sis``, ``kendall``: the comparators of the same names with their defaults
-  (``mcmc`` is approximately DP only; least squares only).
+* ``mcmc``, ``dp_sis``, ``kendall``, ``noisy_iht``: the comparators of the same names with
+  their defaults (``mcmc`` is approximately DP only; least squares only; ``noisy_iht`` is
+  pure eps-DP).  ``noisy_iht_approx``: noisy IHT's (eps, delta) version with
+  ``delta =`` :data:`NOISY_IHT_DELTA` (advanced composition).
 * ``abess``: **not private** baseline, the best-subset solver of the ``abess`` package
   (``pip install "mipdp[baselines]"``) with the support size fixed to ``s``; it shows what
   a fast non-private heuristic recovers on the same data (least squares only; one fit,
@@ -43,7 +45,11 @@ from typing import Callable
 import numpy as np
 
 __all__ = ["MethodOutput", "METHODS", "BSS_METHODS", "BASELINES", "get_adapter",
-           "supports_loss", "LS_ONLY"]
+           "supports_loss", "LS_ONLY", "NOISY_IHT_DELTA"]
+
+#: ``delta`` of ``noisy_iht_approx`` (the (eps, delta) version of noisy IHT): fixed and
+#: public, ``1e-6 <= 1 / n**2`` for every ``n <= 1000``
+NOISY_IHT_DELTA = 1e-6
 
 
 @dataclass
@@ -107,7 +113,7 @@ def _bss(method: str, *, default_score: bool = False):
     return run
 
 
-def _comparator(name: str, needs_bounds: bool):
+def _comparator(name: str, needs_bounds: bool, **extra):
     def run(X, y, s, eps, rng, draws, *, loss="least_squares", bounds=(0.5, 0.5), ridge=None,
             radius=None, time_limit=None):
         from ..comparators.registry import get_method
@@ -123,10 +129,10 @@ def _comparator(name: str, needs_bounds: bool):
         from sklearn import config_context
         with warnings.catch_warnings(), config_context(skip_parameter_validation=True):
             warnings.simplefilter("ignore")
-            res = fn(X, y, s, eps, random_state=rng, n_draws=draws, **kw)
+            res = fn(X, y, s, eps, random_state=rng, n_draws=draws, **kw, **extra)
         return MethodOutput(np.asarray(res.supports), res.epsilon, res.delta,
                             str(res.guarantee), time.perf_counter() - t0)
-    run.__name__ = f"run_{name}"
+    run.__name__ = f"run_{name}" + ("_approx" if extra else "")
     return run
 
 
@@ -193,6 +199,8 @@ METHODS: dict[str, Callable[..., MethodOutput]] = {
     "mcmc": _comparator("mcmc", needs_bounds=True),
     "dp_sis": _comparator("dp_sis", needs_bounds=True),
     "kendall": _comparator("kendall", needs_bounds=False),
+    "noisy_iht": _comparator("noisy_iht", needs_bounds=True),
+    "noisy_iht_approx": _comparator("noisy_iht", needs_bounds=True, delta=NOISY_IHT_DELTA),
     "abess": _abess,
     "marginal": _marginal,
 }
@@ -203,7 +211,7 @@ BSS_METHODS = tuple(_BSS_ADAPTERS)
 BASELINES = ("abess", "marginal")
 
 #: methods whose objective is least squares only (skipped for other losses)
-LS_ONLY = ("mcmc", "abess")
+LS_ONLY = ("mcmc", "abess", "noisy_iht", "noisy_iht_approx")
 
 
 def supports_loss(method: str, loss: str) -> bool:

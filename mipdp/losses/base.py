@@ -103,6 +103,10 @@ class Loss(ABC):
         self._check_resolved("the sensitivity")
         return self.sample_bound(s, b_x, b_y) / n
 
+    def encode_targets(self, y):
+        """``y`` as the loss reads it, before the data checks (regression: unchanged)."""
+        return y
+
     def check_targets(self, y: np.ndarray) -> np.ndarray:
         """Validate ``y`` for this loss (regression: anything finite)."""
         return y

@@ -79,7 +79,57 @@ from ._batched import BatchedCertifiedSolves
 from ._tangents import ball_tangent_cuts
 from .base import Loss, SupportObjective
 
-__all__ = ["Hinge", "HingeObjective"]
+__all__ = ["Hinge", "HingeObjective", "encode_labels"]
+
+#: labels whose sign is fixed wherever they occur: a one-class y of these keeps its side
+_NEGATIVE_LABELS = (-1, 0)        # False == 0
+_POSITIVE_LABELS = (1,)           # True == 1
+
+
+def encode_labels(y) -> tuple[np.ndarray | None, np.ndarray]:
+    """``(classes, y_pm1)``: any two-class labels as ``-1`` / ``+1``, in sorted order.
+
+    ``classes = np.unique(y)`` (sorted, as scikit-learn's ``LabelEncoder``):
+    ``classes[0] → -1`` and ``classes[1] → +1``; so ``0/1`` and ``False/True`` become
+    ``-1/+1``, ``±1`` is unchanged, and for strings the later one in sorted order is
+    ``+1``.  One class only is a valid dataset (a neighbour of a two-class one), so it
+    runs: ``-1``, ``0`` and ``False`` stay on the ``-1`` side, ``1`` and ``True`` on the
+    ``+1`` side (as they would beside a second class), any other label becomes ``+1``.
+    Which class is ``+1`` cannot change the release's law: the hinge objective is
+    invariant under flipping every label (``β → -β`` maps the ball and the ridge onto
+    themselves).  The shape of ``y`` is kept (a column vector stays one).
+
+    A numeric ``y`` with NaN or inf is returned unchanged (``classes`` ``None``) for the
+    data checks to refuse with their own message.  The errors name no label value found
+    in the data.
+    """
+    y = np.asarray(y)
+    if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
+        return None, y
+    try:
+        classes = np.unique(y)
+    except TypeError:             # e.g. str and int mixed in an object array
+        raise ValueError("y: loss='hinge' expected labels of one type (all strings or all "
+                         "numbers) with exactly two classes.") from None
+    if classes.size > 2:
+        raise ValueError("y: loss='hinge' expected exactly two classes, found more. "
+                         "Binarize y first (e.g. one class against the rest).")
+    if classes.size == 2:
+        positive = classes[1]
+    elif classes.size == 1 and _is_label_in(classes[0], _NEGATIVE_LABELS):
+        return classes, -np.ones(y.shape)
+    else:
+        return classes, np.ones(y.shape)
+    return classes, np.where(y == positive, 1.0, -1.0)
+
+
+def _is_label_in(label, values) -> bool:
+    if isinstance(label, (str, bytes, np.str_, np.bytes_)):
+        return False
+    try:
+        return any(bool(label == v) for v in values)
+    except (TypeError, ValueError):
+        return False
 
 #: smoothing levels of the continuation and the Newton iterations allowed at each
 _LEVELS = ((1e-2, 100), (1e-3, 100), (1e-4, 100), (1e-5, 100), (1e-6, 100), (1e-8, 100),
@@ -124,6 +174,10 @@ class Hinge(Loss):
 
     def sample_bound(self, s: int, b_x: float, b_y: float | None = None) -> float:
         return 1.0 + b_x * self.radius * np.sqrt(s)
+
+    def encode_targets(self, y):
+        """Any two-class labels as ``±1`` (:func:`encode_labels`), before the data checks."""
+        return encode_labels(y)[1]
 
     def check_targets(self, y: np.ndarray) -> np.ndarray:
         """Labels must be exactly ``-1`` / ``+1`` (any counts, one class included)."""

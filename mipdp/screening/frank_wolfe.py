@@ -47,6 +47,7 @@ from scipy.optimize import brentq
 
 from .._param_validation import (EPSILON_OR_INF, POSITIVE_INT, POSITIVE_REAL, PROBABILITY_OPEN,
                                  StrOptions, validate_params)
+from .._warnings import find_stack_level
 from .._validation import (bounds_not_private_reason, check_positive, check_random_state,
                            data_derived_bounds)
 from ..accounting import check_release, record_release
@@ -500,7 +501,7 @@ def _setup(X, y, loss, l1_radius, n_iter, bounds, calibration, init, random_stat
         warnings.warn("calibration='seed' reproduces the noise scales of seeds 003/004, whose "
                       "sensitivity bounds are not valid: the output carries no proven "
                       "differential-privacy guarantee (see ScreeningResult.guarantee).",
-                      PrivacyLeakWarning, stacklevel=3)
+                      PrivacyLeakWarning, stacklevel=find_stack_level())
     w0, init_desc = _check_init(init, Xc.shape[1], l1_radius, rng)
     info = {"bounds": (b_x, b_y), "init": init_desc, "n_samples": Xc.shape[0],
             "n_features": Xc.shape[1]}

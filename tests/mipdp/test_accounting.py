@@ -76,7 +76,7 @@ def test_not_private_and_conditional_releases(data):
     D = Untouchable()
     finite = BudgetAccountant(epsilon=10.0)
     with pytest.raises(BudgetError, match="not private"):
-        private_bss(D, D, 2, 1.0, bounds=None, accountant=finite)
+        private_bss(D, D, 2, 1.0, bounds="data", accountant=finite)
     with pytest.raises(BudgetError, match="conditionally private"):
         private_bss(D, D, 2, 1.0, bounds=(0.5, 0.5), method="mistakes", accountant=finite)
     with pytest.raises(BudgetError, match="conditionally private"):
@@ -89,7 +89,7 @@ def test_not_private_and_conditional_releases(data):
     recorder = BudgetAccountant()
     private_bss(X, y, 2, 1.0, bounds=(0.5, 0.5), accountant=recorder)
     with pytest.warns(PrivacyLeakWarning):
-        private_bss(X, y, 2, 1.0, bounds=None, accountant=recorder)
+        private_bss(X, y, 2, 1.0, bounds="data", accountant=recorder)
     assert recorder.total().status == "not private" and math.isnan(recorder.total().epsilon)
 
 
@@ -98,8 +98,8 @@ def test_neighbour_notions_do_not_mix(data):
     acc = BudgetAccountant(epsilon=10.0)
     dp_kendall(X, y, 2, 1.0, random_state=0, accountant=acc)           # replace-one
     with pytest.raises(BudgetError, match="neighbour"):
-        dp_kendall(Untouchable(), Untouchable(), 2, 1.0, neighbour="add/remove", accountant=acc)
-    fixed = BudgetAccountant(epsilon=10.0, neighbour="add/remove")
+        dp_kendall(Untouchable(), Untouchable(), 2, 1.0, neighbours="add_remove", accountant=acc)
+    fixed = BudgetAccountant(epsilon=10.0, neighbours="add_remove")
     with pytest.raises(BudgetError, match="neighbour"):
         private_bss(Untouchable(), Untouchable(), 2, 1.0, bounds=(0.5, 0.5), accountant=fixed)
 

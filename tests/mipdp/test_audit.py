@@ -34,6 +34,7 @@ def test_clopper_pearson_bound():
 def test_exact_audits_are_within_claim():
     rows = (audit.audit_topk(eps_values=(1.0,), d=5)
             + audit.audit_dp_kendall(seeds=(0,), p=4)
+            + audit.audit_noisy_iht(seeds=(0,), neighbours=("replace-one",))
             + audit.audit_top_r(seeds=(0,), kinds=("ties",), Rs=(None, 1), n_random=1,
                                 n_corner=1, path="exhaustive"))
     assert rows and all(r["within_claim"] for r in rows), rows

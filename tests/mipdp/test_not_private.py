@@ -44,8 +44,8 @@ def _log_laws(X, y, s, **kw):
 def test_private_bss_worst_case_bounds_from_data():
     """Exact laws at p = 6, s = 2, n = 2000: log-ratio far above the nominal eps = 1."""
     X, y, X2, y2 = _neighbours()
-    res, lp = _log_laws(X, y, 2, bounds=None)
-    res2, lp2 = _log_laws(X2, y2, 2, bounds=None)
+    res, lp = _log_laws(X, y, 2, bounds="data")
+    res2, lp2 = _log_laws(X2, y2, 2, bounds="data")
     for r in (res, res2):
         _assert_not_private(r)
         assert r.guarantee.nominal_epsilon == 1.0 and "bounds_not_private" in r.info
@@ -69,7 +69,8 @@ def test_one_missing_bound_is_enough():
 def test_prescreen_pipeline_not_private_without_bounds():
     X, y, _ = make_bss_regression(n=300, p=12, s=2, random_state=1)
     with pytest.warns(PrivacyLeakWarning):
-        res = private_bss(X, y, 2, 1.0, prescreen=("dp_sis", 6, 0.2), random_state=0)
+        res = private_bss(X, y, 2, 1.0, bounds="data", prescreen=("dp_sis", 6, 0.2),
+                          random_state=0)
     _assert_not_private(res)
     assert len(res.guarantee.parts) == 2        # pre-screen + selection, both recorded
 
@@ -115,7 +116,7 @@ def test_rank_and_block_methods_need_no_bounds():
     assert dp_kendall(X, y, 2, 1.0, random_state=0).is_private
     assert two_stage(X, y, 2, 1.0, random_state=0).is_private
     with pytest.warns(PrivacyLeakWarning):
-        ar = two_stage(X, y, 2, 1.0, random_state=0, neighbour="add/remove")
+        ar = two_stage(X, y, 2, 1.0, random_state=0, neighbours="add_remove")
     assert ar.guarantee.status == "conditional" and "n is public" in str(ar.guarantee)
 
 

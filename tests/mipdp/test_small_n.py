@@ -12,7 +12,7 @@ import pytest
 from mipdp import PrivateBestSubsetSelector, private_bss
 from mipdp._validation import MIN_SAMPLES_ADD_REMOVE, MIN_SAMPLES_REPLACE_ONE
 from mipdp.coefficients import private_coefficients
-from mipdp.comparators import dp_kendall, dp_sis, mcmc, two_stage
+from mipdp.comparators import dp_kendall, dp_sis, mcmc, noisy_iht, two_stage
 
 P = 5
 
@@ -36,18 +36,17 @@ ENTRY_POINTS = {
         s=2, eps=1.0, bounds=(1.0, 1.0), neighbours=nb, random_state=0).fit(X, y),
     "private_coefficients": lambda X, y, nb: private_coefficients(
         X, y, [0, 1], 1.0, bounds=(1.0, 1.0), neighbours=nb, random_state=0),
-    "dp_sis": lambda X, y, nb: dp_sis(X, y, 2, 1.0, bounds=(1.0, 1.0), neighbour=_c(nb),
+    "dp_sis": lambda X, y, nb: dp_sis(X, y, 2, 1.0, bounds=(1.0, 1.0), neighbours=nb,
                                       random_state=0),
-    "dp_kendall": lambda X, y, nb: dp_kendall(X, y, 2, 1.0, neighbour=_c(nb), random_state=0),
-    "two_stage": lambda X, y, nb: two_stage(X, y, 2, 1.0, n_blocks=3, neighbour=_c(nb),
+    "dp_kendall": lambda X, y, nb: dp_kendall(X, y, 2, 1.0, neighbours=nb, random_state=0),
+    "two_stage": lambda X, y, nb: two_stage(X, y, 2, 1.0, n_blocks=3, neighbours=nb,
                                             random_state=0),
-    "mcmc": lambda X, y, nb: mcmc(X, y, 2, 1.0, bounds=(1.0, 1.0), neighbour=_c(nb),
+    "noisy_iht": lambda X, y, nb: noisy_iht(
+        X, y, 2, 1.0, bounds=(1.0, 1.0), neighbours=nb, n_iter=5, random_state=0,
+        n_public=10 if nb == "add_remove" else None),
+    "mcmc": lambda X, y, nb: mcmc(X, y, 2, 1.0, bounds=(1.0, 1.0), neighbours=nb,
                                   random_state=0, n_iter=20),
 }
-
-
-def _c(nb):
-    return "add/remove" if nb == "add_remove" else "replace-one"
 
 
 def test_the_conventions():

@@ -144,7 +144,7 @@ def test_result_recovery_and_honest_guarantee():
     assert res.info["target_scale"] == pytest.approx(5.0 / (2 * res.sensitivity))
     np.testing.assert_array_equal(X, X0)
     np.testing.assert_array_equal(y, y0)
-    ar = mcmc(X, y, 4, 5.0, bounds=B, l1_radius=2.0, n_iter=5, neighbour="add/remove",
+    ar = mcmc(X, y, 4, 5.0, bounds=B, l1_radius=2.0, n_iter=5, neighbours="add_remove",
               random_state=0)
     assert ar.info["target_scale"] == pytest.approx(5.0 / ar.sensitivity)
 

@@ -18,8 +18,8 @@ def data():
 
 
 def test_names():
-    assert list_methods() == ["dp_sis", "kendall", "mcmc", "two_stage"]
-    assert set(PRESCREENERS) == {"dp_sis", "kendall", "two_stage"}
+    assert list_methods() == ["dp_sis", "kendall", "mcmc", "noisy_iht", "two_stage"]
+    assert set(PRESCREENERS) == {"dp_sis", "kendall", "two_stage", "noisy_iht"}
     assert get_method("dp_sis") is comparators.dp_sis
     assert get_method("kendall") is comparators.dp_kendall
     with pytest.raises(ValueError, match="unknown method"):
@@ -29,10 +29,11 @@ def test_names():
 
 
 EXTRA = {"dp_sis": {"bounds": (1.0, 1.0)}, "kendall": {}, "two_stage": {},
-         "mcmc": {"bounds": (1.0, 1.0), "l1_radius": 3.0, "n_iter": 300}}
+         "mcmc": {"bounds": (1.0, 1.0), "l1_radius": 3.0, "n_iter": 300},
+         "noisy_iht": {"bounds": (1.0, 1.0)}}
 
 
-@pytest.mark.parametrize("name", ["dp_sis", "kendall", "two_stage", "mcmc"])
+@pytest.mark.parametrize("name", ["dp_sis", "kendall", "two_stage", "mcmc", "noisy_iht"])
 def test_common_calling_style(name, data):
     X, y = data
     X0, y0 = X.copy(), y.copy()
@@ -56,7 +57,9 @@ def test_common_calling_style(name, data):
 @pytest.mark.parametrize("name", PRESCREENERS)
 def test_prescreen(name, data):
     X, y = data
-    res = prescreen(name, X, y, 10, 5.0, bounds=(1.0, 1.0), random_state=0)
+    # noisy IHT pays for k = 10 picks and values per iteration: it needs more budget here
+    eps = 20.0 if name == "noisy_iht" else 5.0
+    res = prescreen(name, X, y, 10, eps, bounds=(1.0, 1.0), random_state=0)
     assert res.support.shape == (10,) and res.neighbour == "replace-one"
     assert res.info["prescreen"] is True and res.delta == 0.0
     assert {1, 4, 9} <= set(res.support.tolist())
@@ -69,7 +72,7 @@ def test_prescreen_refusals_and_warning(data):
     with pytest.raises(ValueError, match="unknown pre-screener"):
         prescreen("lasso", X, y, 5, 1.0)
     with pytest.raises(ValueError, match="neighbour"):
-        prescreen("kendall", X, y, 5, 1.0, neighbour="add/remove")
+        prescreen("kendall", X, y, 5, 1.0, neighbours="add_remove")
     with pytest.raises(ValueError, match="k"):
         prescreen("dp_sis", X, y, 25, 1.0, bounds=(1.0, 1.0))
     with pytest.warns(PrivacyLeakWarning):

@@ -109,8 +109,8 @@ def test_reproducible_and_no_global_rng():
 def test_add_remove_default_blocks_warns():
     X, y = make_data(n=100, p=8)
     with pytest.warns(PrivacyLeakWarning):
-        two_stage(X, y, 2, 1.0, neighbour="add/remove", random_state=0)
-    res = two_stage(X, y, 2, 1.0, neighbour="add/remove", n_blocks=10, random_state=0)
+        two_stage(X, y, 2, 1.0, neighbours="add_remove", random_state=0)
+    res = two_stage(X, y, 2, 1.0, neighbours="add_remove", n_blocks=10, random_state=0)
     assert res.neighbour == "add/remove-one"
 
 
@@ -173,7 +173,7 @@ def test_add_remove_explicit_blocks_run_whatever_n(n):
     """Issue 28 (3): under add/remove an explicit n_blocks > n raised after reading the
     data (n is private there).  Now no check reads n: empty blocks vote for nothing."""
     X, y = make_data(n=n, p=6, seed=2)
-    res = two_stage(X, y, 2, 1.0, n_blocks=10, neighbour="add/remove", random_state=0)
+    res = two_stage(X, y, 2, 1.0, n_blocks=10, neighbours="add_remove", random_state=0)
     assert res.support.size == 2 and res.info["n_blocks"] == 10
     with pytest.raises(ValueError, match="n_blocks|at least 2"):   # replace-one: n public
         two_stage(X, y, 2, 1.0, n_blocks=10, random_state=0)

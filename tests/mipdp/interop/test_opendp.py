@@ -70,13 +70,13 @@ def test_domain_checks_shape():
 
 
 @pytest.mark.parametrize("kwargs,match", [
-    (dict(neighbours="add/remove"), "neighbours"),
+    (dict(neighbours="bounded"), "neighbours"),
     (dict(neighbours="replace_one", input_metric="symmetric"), "symmetric"),
     (dict(input_metric="hamming"), "input_metric"),
     (dict(random_state=0), "random_state"),
     (dict(method="mistakes"), "pure-DP"),
     (dict(method="mistakes", delta=1e-6), "pure-DP"),
-    (dict(bounds=None), "pure-DP"),
+    (dict(bounds="data"), "pure-DP"),
     (dict(ridge=-1.0), "ridge"),
     (dict(foo=1), "unknown"),
 ])

@@ -1,0 +1,195 @@
+"""Bounds-free release on ranks: ``bounds="ranks"``.
+
+Without public ranges for the columns (and the target), :func:`mipdp.private_bss` can
+replace every column of ``X`` (and ``y`` for least squares) by its **uniform ranks**
+
+    u_ij = (R_ij − (n + 1)/2) / n,     R_ij the average rank of x_ij in column j (ties:
+                                       the mean of the tied positions),
+
+which lie in ``(−½, ½)`` whatever the data, and run the selection on them with the
+public bounds ``(½, ½)``.  Nothing is estimated and no ``ε`` is spent on ranges; the
+price is a larger sensitivity, because changing one row moves every other row's rank.
+
+Sensitivity (docs/privacy.md, "Rank-based scores (bounds="ranks")")
+-------------------------------------------------------------------
+With ``F(S) = min_{||β||₂ <= r} Σ_i ℓ(u_iᵀβ, v_i) + (λ/2)||β||²`` the sum-form score on the
+ranks and ``ρ = r √s`` (so ``||β||₁ <= ρ``):
+
+* least squares, replace-one (``n`` public)::
+
+      Δ(n) = (1 + ρ)² (n − 1)(n + 3) / (8 n²) + (1 + ρ) √(n² − 1) / (4 √3 n)
+           -> (1 + ρ)²/8 + (1 + ρ)/(4√3)   as n grows (0.789 at ρ = 1, against 0.5 on
+                                            clipped data; 0.87 at n = 10)
+
+* least squares, add/remove (``n`` private; a bound uniform in ``n >= 2``)::
+
+      Δ = max( (1 + ρ)²/6 + (1 + ρ)/(4√3),
+               5/32 + (3/2)^{3/2} (1 + ρ)/(4√3) + (1 + ρ)²/16 )     (0.955 at ρ = 1)
+
+* hinge loss (labels ``±1`` are not transformed), both notions: ``Δ = 1 + 3ρ/2``.
+
+The score on ranks is not monotone under add/remove, so the samplers use the full ``Δ``
+(not the halved scale of :data:`mipdp.selection.ADD_REMOVE_SCALE`).
+
+Memory and input types
+----------------------
+The ranks are computed a block of columns at a time (about 8 MiB of ``X`` read at once: a
+memmap or a dask array is never loaded whole; a sparse block is densified one at a time,
+since its zeros get a tied, non-zero rank).  The output is a dense float64 ``(n, p)`` array,
+``8 n p`` bytes: the rank design is dense whatever the input.  With a Kendall pre-screen
+only the kept columns are ranked (:func:`mipdp.private_bss` screens the raw columns:
+DPKendall depends on the ranks only).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import numpy as np
+from scipy.stats import rankdata
+
+from ._param_validation import InvalidParameterError
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["RANKS", "RANK_BOUNDS", "RANK_LOSSES", "is_ranks", "check_ranks_options",
+           "uniform_ranks", "rank_design", "rank_sensitivity"]
+
+#: the ``bounds=`` value of the rank release
+RANKS = "ranks"
+#: the public bounds of the rank-transformed data
+RANK_BOUNDS = (0.5, 0.5)
+#: losses with a proven rank sensitivity
+RANK_LOSSES = ("least_squares", "hinge")
+_SQRT3 = math.sqrt(3.0)
+
+
+def is_ranks(bounds) -> bool:
+    """Whether ``bounds`` asks for the rank release."""
+    return isinstance(bounds, str) and bounds == RANKS
+
+
+def check_ranks_options(loss_name: str, prescreen, method: str = "exponential",
+                        neighbours: str = "replace_one") -> None:
+    """Refuse, before the data is read, what the rank release does not support."""
+    if method == "mistakes" and neighbours == "add_remove":
+        raise InvalidParameterError(
+            "method: method='mistakes' with bounds='ranks' (what bounds=None means) is not "
+            "available under add/remove neighbours (its stability condition is stated for "
+            "the monotone score of clipped data, and the score on ranks is not monotone); "
+            "use another method or neighbours='replace_one'")
+    if loss_name not in RANK_LOSSES:
+        raise InvalidParameterError(
+            f"bounds: bounds='ranks' (what bounds=None means) is proven for loss in "
+            f"{list(RANK_LOSSES)} only, got loss={loss_name!r}; pass public "
+            "bounds=(b_x, b_y), or bounds='private' (ranges released with part of eps)")
+    if prescreen is not None:
+        name = prescreen[0] if isinstance(prescreen, (tuple, list)) and prescreen else None
+        if name != "kendall":
+            raise InvalidParameterError(
+                f"prescreen: with bounds='ranks' (what bounds=None means) only the 'kendall' "
+                f"pre-screen is available "
+                f"(it depends on ranks only); the others assume rows that change alone under "
+                f"a neighbour, which ranks do not; got prescreen={prescreen!r}: pass public "
+                "bounds=(b_x, b_y) for it")
+
+
+def uniform_ranks(v: np.ndarray) -> np.ndarray:
+    """``(R − (n + 1)/2) / n`` with ``R`` the average ranks of ``v`` (1-D), in ``(−½, ½)``."""
+    v = np.asarray(v, dtype=np.float64).ravel()
+    n = v.size
+    return (rankdata(v, method="average") - 0.5 * (n + 1)) / n
+
+
+#: bytes of one block of columns ranked at once (float64)
+_BLOCK_BYTES = 8 * 2 ** 20
+
+
+def _columns(X, lo: int, hi: int) -> np.ndarray:
+    from .data import is_sparse
+    if is_sparse(X):
+        return X[:, lo:hi].toarray().astype(np.float64, copy=False)
+    return np.asarray(X[:, lo:hi], dtype=np.float64)
+
+
+def rank_design(X) -> np.ndarray:
+    """The uniform ranks of every column of ``X``, a block of columns at a time (dense float64).
+
+    ``X``: a numpy array or memmap (any numeric dtype), a scipy sparse matrix (CSC is the
+    fast format; a block of columns is densified at a time) or a dask array; about
+    ``_BLOCK_BYTES`` of it are read and ranked at once (``scipy.stats.rankdata`` along
+    the rows, average ranks).  The result equals :func:`uniform_ranks` of every column.
+    """
+    from .data import is_sparse
+    if is_sparse(X):
+        X = X.tocsc()
+    n, p = X.shape
+    # C order, as the rest of the pipeline reads dense designs in blocks of rows (an
+    # F-ordered design made the warm start ten times slower at p = 10⁴)
+    out = np.empty((n, p), dtype=np.float64)
+    step = max(1, _BLOCK_BYTES // (8 * max(n, 1)))
+    for lo in range(0, p, step):
+        hi = min(p, lo + step)
+        out[:, lo:hi] = (_average_ranks(_columns(X, lo, hi)) - 0.5 * (n + 1)) / n
+    return out
+
+
+def _average_ranks(B: np.ndarray) -> np.ndarray:
+    """Average ranks (1-based) of every column of ``B`` (what ``scipy.stats.rankdata(B,
+    axis=0)`` gives), vectorised over the columns: one sort per column, ties found on
+    the sorted values; a tied block gets the mean ``(first + last)/2 + 1`` of its
+    positions."""
+    n = B.shape[0]
+    Bt = np.ascontiguousarray(B.T)                      # (b, n): each row a column of B
+    order = np.argsort(Bt, axis=1)          # tied values share a rank: any order will do
+    srt = np.take_along_axis(Bt, order, axis=1)
+    idx = np.arange(n)
+    new = np.ones(srt.shape, dtype=bool)                # a tied block starts here
+    new[:, 1:] = srt[:, 1:] != srt[:, :-1]
+    first = np.maximum.accumulate(np.where(new, idx, 0), axis=1)
+    last_mark = np.ones(srt.shape, dtype=bool)          # a tied block ends here
+    last_mark[:, :-1] = new[:, 1:]
+    last = np.minimum.accumulate(np.where(last_mark, idx, n)[:, ::-1], axis=1)[:, ::-1]
+    ranks = np.empty(srt.shape)
+    np.put_along_axis(ranks, order, 0.5 * (first + last) + 1.0, axis=1)
+    return ranks.T
+
+
+def _rho(s: int, radius: float) -> float:
+    return float(radius) * math.sqrt(s)
+
+
+def rank_sensitivity(loss_name: str, n: int | None, s: int, radius: float,
+                     neighbours: str = "replace_one") -> float:
+    """Sensitivity ``Δ`` of the sum-form score ``F(S)`` on uniform ranks.
+
+    Parameters
+    ----------
+    loss_name : {"least_squares", "hinge"}
+    n : int or None
+        Number of rows; used only under replace-one (it is public then).  Under add/remove
+        the bound is uniform in ``n >= 2`` and ``n`` is ignored.
+    s : int
+    radius : float
+        ``r`` of the coefficient ball (``||β||₁ <= r √s``).
+    neighbours : {"replace_one", "add_remove"}
+
+    Returns
+    -------
+    float
+        ``Δ`` with ``|F_D(S) − F_D'(S)| <= Δ`` for every support ``S`` and neighbours
+        ``D, D'`` (docs/privacy.md, "Rank-based scores (bounds="ranks")").
+    """
+    rho = _rho(s, radius)
+    if loss_name == "hinge":
+        return 1.0 + 1.5 * rho
+    if loss_name != "least_squares":
+        raise InvalidParameterError(f"loss: no rank sensitivity for {loss_name!r}")
+    if neighbours == "add_remove":
+        t1 = (1 + rho) ** 2 / 6.0 + (1 + rho) / (4 * _SQRT3)
+        t2 = 5.0 / 32.0 + 1.5 ** 1.5 * (1 + rho) / (4 * _SQRT3) + (1 + rho) ** 2 / 16.0
+        return max(t1, t2)
+    n = int(n)
+    return ((1 + rho) ** 2 * (n - 1) * (n + 3) / (8.0 * n * n)
+            + (1 + rho) * math.sqrt(n * n - 1.0) / (4 * _SQRT3 * n))
