@@ -57,10 +57,16 @@ logger = logging.getLogger(__name__)
 COLUMNS = ("mechanism", "neighbour", "kind", "backend", "instances", "pairs", "worst_log_ratio",
            "claimed_eps", "claimed_delta", "measured_delta", "within_claim")
 
-#: ``enumeration_options`` of the two enumeration paths of ``private_bss``: the audit
+#: ``enumeration_options`` of the enumeration paths of ``private_bss``: the audit
 #: instances are small (``C(p, s)`` below the exhaustive threshold), so the MIP path must be
-#: forced, otherwise every row would audit the exhaustive enumeration only.
-PATHS = {"mip": {"exhaustive_max": 0, "explicit_max": 0}, "exhaustive": {}}
+#: forced, otherwise every row would audit the exhaustive enumeration only.  ``"regions"``
+#: also sets ``full_class_max = 0``: the envelope of the exponential mechanism and
+#: permute-and-flip then bounds every mistake class by certified MIP region bounds (on
+#: ``"mip"`` a least-squares class this small is evaluated in full), the path a large ``p``
+#: takes.
+PATHS = {"mip": {"exhaustive_max": 0, "explicit_max": 0},
+         "regions": {"exhaustive_max": 0, "explicit_max": 0, "full_class_max": 0},
+         "exhaustive": {}}
 
 #: Slack for floating-point rounding in the exact comparisons (log-probabilities are
 #: computed to ~1e-12 relative; the solvers' tolerances enter as ≈1e-6·ε at most).
@@ -232,7 +238,8 @@ def _bss_log_probs(X, y, s, eps, *, method="top_r", R=None, path="mip", backend=
     """Exact log-law of one ``private_bss`` call over all supports; records the path used.
 
     ``path="mip"`` forces outer approximation on ``backend`` (``exhaustive_max = 0``,
-    ``explicit_max = 0``);
+    ``explicit_max = 0``); ``path="regions"`` also ``full_class_max = 0`` (certified
+    region bounds for every class of the envelope);
     ``path="exhaustive"`` lets the enumerator evaluate every support in closed form.
     The backend the call really used (``result.stats["backend"]``) is added to ``used``.
     """

@@ -198,8 +198,6 @@ class ClippedDesign:
             self._tile = self._tile_shape(c_order, min(chunk, TILE_BYTES))
             # a float64 X inside the bounds is used as it is (one read pass: max and min);
             # otherwise one pass makes the clipped copy and counts the clipped entries
-            if self._map is not None:
-                self._clipped_frac = np.zeros(self.p)   # mapped values lie within ±½
             if X.dtype == np.float64 and self._map is None and self._inside_bounds():
                 self._dense = X                          # used as it is: no copy
                 self._clipped_frac = np.zeros(self.p)
@@ -316,7 +314,9 @@ class ClippedDesign:
         V = [np.asarray(v, dtype=np.float64) for v in vectors if v is not None]
         V = [v for v in V if v.shape == (self.n,)]
         copy = self._dense is not None and self._dense is not self.raw
-        need_count = self._clipped_frac is None and self.bound is not None
+        # with a map (private ranges) the clipped entries are counted on the raw data by
+        # clipped_per_column (the mapped tile differs from the raw one everywhere)
+        need_count = self._clipped_frac is None and self.bound is not None and self._map is None
         if not (copy or need_count or V):
             return
         Vm = np.stack(V, axis=1) if V else None
@@ -328,7 +328,7 @@ class ClippedDesign:
             self._first_pass_tiles(copy, buf, counts, col_sq, Vm, prod)
         if counts is not None:
             self._clipped_frac = counts / max(self.n, 1)
-        elif self._clipped_frac is None:
+        elif self._clipped_frac is None and self._map is None:
             self._clipped_frac = np.zeros(self.p)
         self._col_sq = col_sq
         self._known = ([(v.copy(), prod[:, k].copy()) for k, v in enumerate(V)]
@@ -705,7 +705,10 @@ class ClippedDesign:
         return self._clipped_frac.copy()
 
     def _count_clipped(self) -> np.ndarray:
-        if self.bound is None or self._map is not None:   # mapped values lie within ±½
+        if self._map is not None:     # private ranges: the entries the map clips
+            from .mapped import clipped_fraction_per_column
+            return clipped_fraction_per_column(self.raw, self._map)
+        if self.bound is None:
             return np.zeros(self.p)
         b, n = self.bound, max(self.n, 1)
         raw = self.raw

@@ -103,7 +103,9 @@ class SelectionResult(PrivacyReport):
         ``epsilon``, ``delta``, ``neighbour``, ``sensitivity`` and ``is_private`` are read
         off it (see :class:`PrivacyReport`).
     timings : dict
-        Seconds per phase.
+        Wall-clock seconds per phase.  **Not private**: they depend on the data through the
+        work each phase did (solves, evaluations, proposals), so they are a diagnostic for
+        the analyst and must not be published with the release.
     info : dict
         Method-specific details (never anything that leaks beyond the guarantee
         unless the key says so).

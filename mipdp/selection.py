@@ -18,7 +18,7 @@ from numbers import Integral, Real
 from ._param_validation import (EPSILON, POSITIVE_INT, POSITIVE_REAL, PROBABILITY_OPEN,
                                  Interval, StrOptions, check_less_than, validate_params)
 from ._validation import (bounds_not_private_reason, check_bounds, check_epsilon,
-                          check_positive, check_random_state, check_X_y, clip_design,
+                          check_positive, check_random_state, check_X_y, clip_design, min_samples,
                           clipping_diagnostic, data_derived_bounds)
 from ._feature_names import keeps_feature_names
 from ._logging import with_verbose
@@ -461,7 +461,10 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     enumeration_options : dict, optional
         Advanced settings of :class:`~mipdp.enumeration.SupportEnumerator`:
         ``{"exhaustive_max": 0, "explicit_max": 0}`` always uses the MIP backend (no
-        exhaustive evaluation of small problems, no explicit search of small regions);
+        exhaustive evaluation of small problems, no explicit search of small regions); with
+        ``"full_class_max": 0`` as well, the envelope of the exponential mechanism and
+        permute-and-flip bounds every mistake class by certified MIP region bounds (by
+        default a least-squares class of at most 100 000 supports is evaluated in full);
         ``{"progress": callback}`` receives progress events of the enumeration (a dict per
         step: phase, solves, evaluations, best value, bound; not private), as the command
         line's progress bar does.  Keys and values are checked before the data is read
@@ -490,6 +493,9 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         :class:`~mipdp.exceptions.InvalidParameterError` before the data is read.  The
         guarantee's ``sensitivity`` is then ``B`` (data-free); an add/remove guarantee
         converts to replace-one with ``guarantee.as_replace_one()`` (twice the ε).
+        Rows: ``n >= 2`` under replace-one (``n`` public), every ``n >= 1`` under
+        add/remove (``n`` private, so no check depends on it; docs/privacy.md, "The number
+        of rows").
     verbose : int or bool, default 0
         ``1``: log the call's phases on stderr (start, a line every few seconds while a
         phase runs long, the end), ``2``: every step; ``0``: only what the ``logging``
@@ -544,7 +550,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
                 eps_test=eps_test, bounds=bounds, loss=loss_obj, neighbours=neighbours)
     acc = check_release(accountant, planned_guarantee(eps, **plan, R=R))
     y = loss_obj.encode_targets(y)      # hinge: any two-class labels as ±1
-    X, y = check_X_y(X, y, lazy=True)   # arrays, memmaps, sparse: not copied (mipdp.data)
+    # arrays, memmaps, sparse: not copied (mipdp.data); n >= 1 under add/remove (n private)
+    X, y = check_X_y(X, y, lazy=True, min_samples=min_samples(neighbours == "add_remove"))
     n, p = X.shape
     s = check_less_than(s, p, "s", "p", "private_bss")
     y = loss_obj.check_targets(y)
@@ -571,7 +578,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         columns, screen_info = run_prescreen(prescreen, X, y, s, eps, screen_bounds, rng_screen)
         X = _take_columns(X, columns)
         p = X.shape[1]
-        timings["prescreen"] = screen_info["time"]
+        timings["prescreen"] = screen_info["time_not_private"]
         if ranks:
             t_ranks = time.perf_counter()
             X = rank_design(X)

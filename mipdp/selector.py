@@ -18,6 +18,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._param_validation import InvalidParameterError, check_less_than
+from ._validation import min_samples
 from .accounting import BudgetAccountant, accountant_active_in_process
 from .losses.hinge import encode_labels
 from .exceptions import AccountantNotVisibleError
@@ -169,7 +170,9 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
         self._check_accountant_visible()
         hinge = _is_hinge(self.loss)
         try:    # scikit-learn's checks and messages; sets n_features_in_, feature_names_in_
-            Xa, ya = validate_data(self, X, y, accept_sparse=True, ensure_min_samples=2,
+            # n >= 1 under add/remove (n private), >= 2 under replace-one (n public)
+            Xa, ya = validate_data(self, X, y, accept_sparse=True,
+                                   ensure_min_samples=min_samples(self.neighbours == "add_remove"),
                                    y_numeric=not hinge)
         except (ValueError, TypeError) as exc:
             raise type(exc)(f"fit(X, y): {exc}") from exc

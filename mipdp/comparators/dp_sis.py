@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from .._param_validation import check_less_than, validate_params
-from .._validation import check_bounds, check_random_state, check_X_y, clip_design
+from .._validation import (check_bounds, check_random_state, check_X_y, clip_design,
+                           min_samples)
 from ..accounting import check_release, record_release
 from ..guarantee import Guarantee
 from ..result import SelectionResult
@@ -102,7 +103,8 @@ def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschi
     neighbour = check_neighbour(neighbours)
     topk_fn = get_topk(topk)
     acc = check_release(accountant, _guarantee(eps, neighbour, k, topk, n_draws, bounds))
-    X, y = check_X_y(X, y, lazy=True)   # arrays, memmaps, sparse: not copied (mipdp.data)
+    # arrays, memmaps, sparse: not copied (mipdp.data); n >= 1 under add/remove (n private)
+    X, y = check_X_y(X, y, lazy=True, min_samples=min_samples(neighbour == ADD_REMOVE))
     p = X.shape[1]
     k = check_less_than(k, p, "k", "p", "dp_sis")
     rng = check_random_state(random_state)

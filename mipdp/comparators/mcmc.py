@@ -11,7 +11,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import lars_path_gram
 
 from .._param_validation import POSITIVE_INT, POSITIVE_REAL, check_less_than, validate_params
-from .._validation import check_bounds, check_random_state, check_X_y, clip_data, data_derived_bounds
+from .._validation import (check_bounds, check_random_state, check_X_y, clip_data,
+                           data_derived_bounds, min_samples)
 from ..accounting import check_release, record_release
 from ..guarantee import Guarantee
 from ..result import SelectionResult
@@ -203,7 +204,7 @@ def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: 
     eps = float(eps)
     neighbour = check_neighbour(neighbours)
     acc = check_release(accountant, _guarantee(eps, neighbour, n_iter, n_draws, bounds))
-    X, y = check_X_y(X, y)
+    X, y = check_X_y(X, y, min_samples=min_samples(neighbour == ADD_REMOVE))
     n, p = X.shape
     s = check_less_than(s, p, "s", "p", "mcmc")
     radius = float(l1_radius)

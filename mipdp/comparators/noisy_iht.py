@@ -20,7 +20,8 @@ import numpy as np
 
 from .._param_validation import (POSITIVE_REAL, Interval, InvalidParameterError,
                                  check_less_than, validate_params)
-from .._validation import check_bounds, check_random_state, check_X_y, clip_data
+from .._validation import (check_bounds, check_random_state, check_X_y, clip_data,
+                           min_samples)
 from ..accounting import check_release, record_release
 from ..guarantee import Guarantee, advanced_epsilon
 from ..result import SelectionResult
@@ -258,7 +259,8 @@ def noisy_iht(X, y, k: int, eps: float, delta: float = 0.0, bounds=None,
             "estimate of n>, or use neighbours='replace_one'")
     acc = check_release(accountant, _guarantee(eps, delta, neighbour, k, n_iter, n_draws,
                                                bounds))
-    X, y = check_X_y(X, y)
+    # n >= 1 under add/remove (n private), n >= 2 under replace-one (n public)
+    X, y = check_X_y(X, y, min_samples=min_samples(neighbour == ADD_REMOVE))
     n, p = X.shape
     k = check_less_than(k, p, "k", "p", "noisy_iht")
     rng = check_random_state(random_state)

@@ -199,6 +199,14 @@ class SupportEnumerator:
         member, exact values only where the cuts cannot decide) instead of by master
         solves; when every mistake class around the warm start is that small, so is the
         optimum.  ``0`` always uses the MIP backend.  Memory: about 24 bytes per member.
+    full_class_max : int, default 100 000
+        The envelope of the exponential mechanism and permute-and-flip
+        (:func:`mipdp.enumeration.envelope.build_envelope`) evaluates a mistake class of at
+        most this many supports in full when the objective evaluates supports cheaply in
+        batches (least squares): its members become exact singletons.  ``0`` bounds every
+        class by the certified MIP region bounds, at any ``p`` (with ``exhaustive_max=0``
+        and ``explicit_max=0`` it forces the certified region bounds, as the exactness
+        tests do).
     progress : callable or Progress, optional
         Receives progress events (:mod:`mipdp.enumeration.progress`); long phases are
         also logged at INFO every few seconds.
@@ -215,7 +223,7 @@ class SupportEnumerator:
                  envelope_split: bool = True, shifted_cuts: bool = True,
                  linear_envelopes: bool = True,
                  exhaustive_max: int = 200_000, explicit_max: int = 6_000_000,
-                 progress=None, started: float | None = None) -> None:
+                 full_class_max: int = 100_000, progress=None, started: float | None = None) -> None:
         self.objective = objective
         objective.shifted_cuts = bool(shifted_cuts)
         self.p, self.s = objective.p, s
@@ -232,6 +240,7 @@ class SupportEnumerator:
         self._screen_prev: tuple | None = None  # (pattern, cutoff, mask) of the last screening
         self.exhaustive_max = int(exhaustive_max)
         self.explicit_max = int(explicit_max)
+        self.full_class_max = int(full_class_max)
         self.progress = progress if isinstance(progress, Progress) else Progress(progress)
         self.cuts = CutStore(self.p, s)
         #: extra cuts of the objective at a support, until their master rows are made
