@@ -75,6 +75,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._warnings import find_stack_level
+
 from ._param_validation import InvalidParameterError
 from .guarantee import Guarantee, Neighbour
 from .mapped import ColumnMap, MappedMatrix
@@ -469,14 +471,17 @@ def run_with_private_ranges(func, args: dict):
     ym = ranges.transform_y(y if need_y else None)
     # not private (a diagnostic): the fraction of y the map clips (the selection sees the
     # mapped y, already within ±½; the fraction of X is counted on X by the design)
-    y_clipped = (float(np.count_nonzero((y < ranges.y_range[0]) | (y > ranges.y_range[1])))
-                 / max(y.shape[0], 1)) if need_y else None
+    y_clipped: float | None = None
+    if need_y:
+        assert ranges.y_range is not None      # estimated whenever y needs a range
+        y_clipped = (float(np.count_nonzero((y < ranges.y_range[0]) | (y > ranges.y_range[1])))
+                     / max(y.shape[0], 1))
     t_ranges = time.perf_counter() - t0
     a.update(X=Xm, y=ym if need_y else y, eps=eps - eps_r, bounds=MAPPED_BOUNDS,
              accountant=NOT_RECORDED, max_epsilon=None, random_state=rng_select)
     res = func(**a)
     clipped = res.info.get("clipped_fraction_not_private")
-    if isinstance(clipped, dict) and need_y:
+    if isinstance(clipped, dict) and y_clipped is not None:
         clipped["y"] = y_clipped
         if y_clipped > CLIPPING_WARN_FRACTION:
             warnings.warn(
@@ -484,7 +489,8 @@ def run_with_private_ranges(func, args: dict):
                 "release is still private, but a y clipped almost everywhere is ignored; "
                 "widen the range (PrivateBounds(widen=...)) or give bounds from domain "
                 "knowledge. This warning and result.info['clipped_fraction_not_private'] "
-                "depend on the data and are not private.", ClippingWarning, stacklevel=3)
+                "depend on the data and are not private.", ClippingWarning,
+                stacklevel=find_stack_level())
     res.guarantee = ranges.guarantee + res.guarantee
     res.info["private_ranges"] = ranges.as_info()
     res.timings["private_ranges"] = t_ranges

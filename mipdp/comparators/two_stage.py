@@ -116,7 +116,8 @@ def _clip_bounds(bounds) -> tuple[float | None, float | None]:
         return (None, None)
     if not isinstance(bounds, (tuple, list)):
         bounds = (bounds, bounds)
-    return tuple(None if b is None else float(b) for b in bounds)
+    b_x, b_y = bounds
+    return (None if b_x is None else float(b_x), None if b_y is None else float(b_y))
 
 
 def _partition(n: int, n_blocks: int, neighbour: str, rng: np.random.Generator) -> list:
