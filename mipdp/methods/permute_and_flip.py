@@ -25,6 +25,10 @@ class PermuteAndFlipMethod(EnvelopeMethod):
 
     sampler = PermuteAndFlipSampler
 
+    def _sampler_options(self, env) -> dict:
+        # regions with a linear envelope may be searched by thinning (only the time changes)
+        return {"cuts": env.cuts}
+
     def _stage_guarantee(self, eps_select: float, n_draws: int, nb: Neighbour, *,
                          sensitivity, R, delta, eps_test, ptr_passed) -> Guarantee:
         per_draw = Guarantee.pure(eps_select, nb, "permute-and-flip (report-noisy-max with "
