@@ -51,6 +51,8 @@ import logging
 
 import numpy as np
 
+from ._parallel import parallel_map
+
 logger = logging.getLogger(__name__)
 
 __all__ = ["ClippedDesign", "as_design", "DENSE_CACHE_BYTES", "MEMMAP_CACHE_BYTES",
@@ -76,6 +78,11 @@ TILE_COLS = 4096
 #: bytes of the float64 column block kept while :meth:`ClippedDesign.rmatvec_matvec` uses it
 #: twice (``Xcᵀu`` then ``Xc w``): about a share of the L3 cache
 FUSED_BLOCK_BYTES = 8 * 2 ** 20
+
+
+#: fixed number of row-block groups of :meth:`ClippedDesign.gram_matvec` (pieces of the
+#: call's parallel work; independent of ``n_jobs`` so that the sums are too)
+_GRAM_GROUPS = 8
 
 
 def _one_blas_thread():
@@ -320,9 +327,18 @@ class ClippedDesign:
         counts = np.zeros(self.p, dtype=np.intp) if need_count else None
         col_sq = np.zeros(self.p)
         prod = np.zeros((self.p, len(V))) if V else None
-        buf = None if copy else np.empty((min(self._tile[0], self.n), min(self._tile[1], self.p)))
-        with _one_blas_thread():
-            self._first_pass_tiles(copy, buf, counts, col_sq, Vm, prod)
+        # column blocks are independent (each column's figures come from its own tiles,
+        # in row order): one piece per block, run on the call's workers (mipdp._parallel)
+        blocks: dict[int, list] = {}
+        for r0, r1, c0, c1 in self._tile_ranges():
+            blocks.setdefault(c0, []).append((r0, r1, c0, c1))
+
+        def piece(ranges):
+            buf = None if copy else np.empty((min(self._tile[0], self.n),
+                                              min(self._tile[1], self.p)))
+            self._first_pass_tiles(copy, buf, counts, col_sq, Vm, prod, ranges)
+
+        parallel_map(piece, blocks.values())
         if counts is not None:
             self._clipped_frac = counts / max(self.n, 1)
         elif self._clipped_frac is None:
@@ -330,9 +346,9 @@ class ClippedDesign:
         self._col_sq = col_sq
         self._known = [(v.copy(), prod[:, k].copy()) for k, v in enumerate(V)]
 
-    def _first_pass_tiles(self, copy, buf, counts, col_sq, Vm, prod) -> None:
+    def _first_pass_tiles(self, copy, buf, counts, col_sq, Vm, prod, ranges=None) -> None:
         b = self.bound
-        for r0, r1, c0, c1 in self._tile_ranges():
+        for r0, r1, c0, c1 in (self._tile_ranges() if ranges is None else ranges):
             src = self.raw[r0:r1, c0:c1]
             if copy:
                 T = self._dense[r0:r1, c0:c1]
@@ -437,11 +453,21 @@ class ClippedDesign:
             D = self._dense
             # ~4 MB blocks (4 rows at p = 10⁵: 20 % faster than two BLAS passes at n = 6000)
             rows = max(1, min(self.n, FUSED_BLOCK_BYTES // (16 * max(self.p, 1))))
-            w = np.zeros(self.p)
-            with _one_blas_thread():
-                for r0 in range(0, self.n, rows):
+            starts = list(range(0, self.n, rows))
+            # _GRAM_GROUPS fixed groups of row blocks, summed in order: the same sums for
+            # every n_jobs (the groups run on the call's workers, mipdp._parallel)
+            k = max(1, -(-len(starts) // _GRAM_GROUPS))
+
+            def piece(group):
+                w_g = np.zeros(self.p)
+                for r0 in group:
                     B = D[r0:r0 + rows]
-                    w += B.T @ (B @ v)
+                    w_g += B.T @ (B @ v)
+                return w_g
+
+            w = np.zeros(self.p)
+            for w_g in parallel_map(piece, [starts[i:i + k] for i in range(0, len(starts), k)]):
+                w += w_g
         if shift is not None:
             w += shift
         return w
