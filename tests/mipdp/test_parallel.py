@@ -125,3 +125,15 @@ def test_sampler_law_with_two_workers(instance):
     if (~big).any():
         obs, ex = np.r_[counts[big], counts[~big].sum()], np.r_[exp[big], exp[~big].sum()]
     assert chisquare(obs, ex * obs.sum() / ex.sum()).pvalue > 1e-3
+
+
+def test_comparators_take_n_jobs_and_release_the_same():
+    from mipdp.comparators import dp_kendall, dp_sis, mcmc, two_stage
+    from mipdp.datasets import make_bss_regression
+    X, y, _ = make_bss_regression(n=300, p=20, s=3, random_state=0)
+    for f, kw in [(two_stage, {}), (dp_sis, {"bounds": (B, B)}), (dp_kendall, {}),
+                  (mcmc, {"bounds": (B, B), "n_iter": 30})]:
+        out = [f(X, y, 3, 1.0, random_state=2, n_jobs=k, **kw).support for k in (1, 2, -1)]
+        assert all(np.array_equal(out[0], o) for o in out), f.__name__
+        with pytest.raises(InvalidParameterError, match="n_jobs"):
+            f(X, y, 3, 1.0, n_jobs=0, **kw)
