@@ -51,7 +51,7 @@ import logging
 
 import numpy as np
 
-from ._parallel import parallel_map
+from ._parallel import blas_single, parallel_map
 
 logger = logging.getLogger(__name__)
 
@@ -89,8 +89,7 @@ def _one_blas_thread():
     """Limit BLAS to one thread for a loop over tiles: their products are small, and
     OpenBLAS's threads on small products cost more than they save (8 times slower on a
     pass of 2 MiB tiles at p = 10⁵ on a loaded 2-core machine)."""
-    from threadpoolctl import threadpool_limits
-    return threadpool_limits(limits=1, user_api="blas")
+    return blas_single()
 
 
 def is_sparse(X) -> bool:
