@@ -11,11 +11,15 @@ same data, checks that the releases are identical, prints each phase's time per
 ``n_jobs`` and, from the ``n_jobs = 1`` and ``2`` times, each phase's parallel fraction
 ``f = 2 (1 - T_2/T_1)`` (Amdahl) with the speed-up it predicts on 16 and 64 cores,
 ``1 / ((1 - f) + f/N)``.  ``--abess`` fits abess (non-private best subset, support size
-5) on the same data in the same run.  The load average is printed with every row (the
+5) on the same data in the same run; ``--parallel-fraction`` profiles an ``n_jobs=1`` call
+and prints the share of each phase spent in the parallel maps (Amdahl's ``f``, less
+sensitive to a loaded machine than a ratio of two runs).  The load average is printed with every row (the
 machine may be shared):
 
     python experiments/bench_score_scale.py --p 10000 100000 --n 3000 --draws 100 \
         --n-jobs 1 2 -1 --abess
+    python experiments/bench_score_scale.py --p 10000 100000 --n 3000 --draws 100 \
+        --parallel-fraction
 """
 
 from __future__ import annotations
@@ -78,6 +82,43 @@ def _n_jobs_run(X, y, truth, a, p) -> None:
         print(f"  total: {_amdahl(runs[1][0], runs[2][0])}", flush=True)
 
 
+#: where each caller of mipdp._parallel.parallel_map runs (the phase its time counts in)
+_CALLER_PHASE = {"_first_pass": "other", "gram_matvec": "warm_start",
+                 "one_swap_values": "warm_start", "build_envelope": "class_k"}
+
+
+def _parallel_fraction(X, y, a, p) -> None:
+    """Share of an n_jobs=1 call spent inside the parallel maps (cProfile), per phase:
+    less sensitive to the machine's load than a ratio of two timed runs."""
+    import cProfile
+    import pstats
+    prof = cProfile.Profile()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        prof.enable()
+        res = private_bss(X, y, 5, 1.0, bounds=(0.5, 0.5), n_draws=a.draws, random_state=0,
+                          time_limit=a.time_limit, n_jobs=1)
+        prof.disable()
+    tm = dict(res.timings)
+    tm["other"] = _other(tm)
+    tm["class_k"] = sum(v for k, v in tm.items() if k.startswith("class_"))
+    par: dict = {}
+    for (_, _, name), (_, _, _, _, callers) in pstats.Stats(prof).stats.items():
+        if name == "parallel_map":
+            for c, v in callers.items():
+                ph = _CALLER_PHASE.get(c[2], c[2])
+                par[ph] = par.get(ph, 0.0) + v[3]
+    total = tm["total"]
+    f = sum(par.values()) / total
+    print(f"p={p} parallel fraction (n_jobs=1, profiled {total:.1f} s): f={f:.2f}; "
+          f"Amdahl x{1 / ((1 - f) + f / 2):.2f} on 2, x{1 / ((1 - f) + f / 16):.2f} on 16, "
+          f"x{1 / ((1 - f) + f / 64):.2f} on 64; {_load()}", flush=True)
+    for ph in ("other", "warm_start", "class_k", "sampling"):
+        if tm.get(ph, 0.0) >= 0.05:
+            print(f"  {ph}: {tm[ph]:.2f} s, in parallel maps {par.get(ph, 0.0):.2f} s, "
+                  f"f={min(1.0, par.get(ph, 0.0) / tm[ph]):.2f}", flush=True)
+
+
 def _abess(X, y, truth, p, n) -> None:
     from abess.linear import LinearRegression
     t0 = time.perf_counter()
@@ -98,13 +139,18 @@ def main(argv=None) -> None:
     ap.add_argument("--time-limit", type=float, default=1800.0)
     ap.add_argument("--n-jobs", nargs="+", type=int, default=None,
                     help="n_jobs values to compare (e.g. 1 2 -1); phase times per value")
+    ap.add_argument("--parallel-fraction", action="store_true",
+                    help="profile an n_jobs=1 call: share of each phase in the parallel maps")
     ap.add_argument("--abess", action="store_true",
                     help="also fit abess (non-private, support size 5) on the same data")
     a = ap.parse_args(argv)
     for p in a.p:
         X, y, truth = make_bss_regression(n=a.n, p=p, s=5, random_state=p)
+        if a.parallel_fraction:
+            _parallel_fraction(X, y, a, p)
         if a.n_jobs:
             _n_jobs_run(X, y, truth, a, p)
+        if a.n_jobs or a.parallel_fraction:
             if a.abess:
                 _abess(X, y, truth, p, a.n)
             continue
