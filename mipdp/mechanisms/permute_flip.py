@@ -31,6 +31,15 @@ of the unrevealed noises given everything revealed exactly as i.i.d. Exp(1) cond
 on what was revealed, so the output is the arg-max of i.i.d. noisy scores: the law is
 permute-and-flip's **exactly**, whatever the envelope, its refinements and the batch
 sizes (which only change the running time).  No truncation, no cap on the search.
+
+Regions are independent, so a region may instead be searched on its own, against the
+running best, by *thinning*: with a linear envelope ``e^{q(T)} <= h(T)`` (a cut, product
+form), the members' noisy scores arrive (going down from ``+inf``) with hazards dominated
+by a Poisson process of rate ``κ Σ h`` in ``t = e^{-y}``, marks drawn ``∝ h``; each point
+kept with the ratio of hazards, the first kept point is the region's maximum, exactly
+(:meth:`PermuteAndFlipSampler._thin`; docs/algorithms.md, "Thinning over the linear
+envelopes").  Which method a region gets depends only on the running best, which is
+independent of that region's noises.
 """
 
 from __future__ import annotations
@@ -291,6 +300,12 @@ class PermuteAndFlipSampler(EnvelopeSampler):
         Seconds a refinement is taken to cost in that comparison (default: the mean time
         of the refinements so far, 5 s before the first; ``0`` refines whenever the
         other condition holds).  Only the running time depends on it, never the law.
+    cuts : CutStore, optional
+        Cuts ``L(T) >= a_t + Σ_{i∈T} G[t, i]`` valid for every support (the enumeration's
+        cut store).  A region whose best cut's linear envelope makes it cheaper is
+        searched by thinning a Poisson process over that envelope (:meth:`_thin`) instead
+        of the best-first search; ``None``: best-first search only.  Only the running
+        time depends on it, never the law.
 
     Notes
     -----
