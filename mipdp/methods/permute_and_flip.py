@@ -2,8 +2,8 @@
 
 The release is ``argmax_S -ε L(S) / (2Δ) + E_S`` with ``E_S`` i.i.d. Exp(1)
 (report-noisy-max with exponential noise, McKenna & Sheldon 2020), sampled exactly by
-best-first search over the certified envelope
-(:class:`~mipdp.mechanisms.PermuteAndFlipSampler`).  Neighbours: replace-one
+best-first search over the certified envelope, or region by region by thinning over the
+cuts' linear envelopes (:class:`~mipdp.mechanisms.PermuteAndFlipSampler`).  Neighbours: replace-one
 (``Δ = B/n``) or add/remove (monotone sum-form score, scale ``B/(2n)``; docs/privacy.md).
 Pure ε-DP per draw for every dataset.
 """
