@@ -52,6 +52,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ._parallel import blas_single, parallel_map
+
 logger = logging.getLogger(__name__)
 
 __all__ = ["ClippedDesign", "as_design", "DENSE_CACHE_BYTES", "MEMMAP_CACHE_BYTES",
@@ -79,12 +81,16 @@ TILE_COLS = 4096
 FUSED_BLOCK_BYTES = 8 * 2 ** 20
 
 
+#: fixed number of row-block groups of :meth:`ClippedDesign.gram_matvec` (pieces of the
+#: call's parallel work; independent of ``n_jobs`` so that the sums are too)
+_GRAM_GROUPS = 8
+
+
 def _one_blas_thread():
     """Limit BLAS to one thread for a loop over tiles: their products are small, and
     OpenBLAS's threads on small products cost more than they save (8 times slower on a
     pass of 2 MiB tiles at p = 10⁵ on a loaded 2-core machine)."""
-    from threadpoolctl import threadpool_limits
-    return threadpool_limits(limits=1, user_api="blas")
+    return blas_single()
 
 
 def is_sparse(X) -> bool:
@@ -323,9 +329,18 @@ class ClippedDesign:
         counts = np.zeros(self.p, dtype=np.intp) if need_count else None
         col_sq = np.zeros(self.p)
         prod = np.zeros((self.p, len(V))) if V else None
-        buf = None if copy else np.empty((min(self._tile[0], self.n), min(self._tile[1], self.p)))
-        with _one_blas_thread():
-            self._first_pass_tiles(copy, buf, counts, col_sq, Vm, prod)
+        # column blocks are independent (each column's figures come from its own tiles,
+        # in row order): one piece per block, run on the call's workers (mipdp._parallel)
+        blocks: dict[int, list] = {}
+        for r0, r1, c0, c1 in self._tile_ranges():
+            blocks.setdefault(c0, []).append((r0, r1, c0, c1))
+
+        def piece(ranges):
+            buf = None if copy else np.empty((min(self._tile[0], self.n),
+                                              min(self._tile[1], self.p)))
+            self._first_pass_tiles(copy, buf, counts, col_sq, Vm, prod, ranges)
+
+        parallel_map(piece, blocks.values())
         if counts is not None:
             self._clipped_frac = counts / max(self.n, 1)
         elif self._clipped_frac is None and self._map is None:
@@ -334,9 +349,9 @@ class ClippedDesign:
         self._known = ([(v.copy(), prod[:, k].copy()) for k, v in enumerate(V)]
                        if prod is not None else [])
 
-    def _first_pass_tiles(self, copy, buf, counts, col_sq, Vm, prod) -> None:
+    def _first_pass_tiles(self, copy, buf, counts, col_sq, Vm, prod, ranges=None) -> None:
         b = self.bound
-        for r0, r1, c0, c1 in self._tile_ranges():
+        for r0, r1, c0, c1 in (self._tile_ranges() if ranges is None else ranges):
             src = self.raw[r0:r1, c0:c1]
             if copy:
                 assert self._dense is not None  # copy: the clipped copy is held
@@ -443,11 +458,21 @@ class ClippedDesign:
             assert D is not None  # row_major_pass: an array is held
             # ~4 MB blocks (4 rows at p = 10⁵: 20 % faster than two BLAS passes at n = 6000)
             rows = max(1, min(self.n, FUSED_BLOCK_BYTES // (16 * max(self.p, 1))))
-            w = np.zeros(self.p)
-            with _one_blas_thread():
-                for r0 in range(0, self.n, rows):
+            starts = list(range(0, self.n, rows))
+            # _GRAM_GROUPS fixed groups of row blocks, summed in order: the same sums for
+            # every n_jobs (the groups run on the call's workers, mipdp._parallel)
+            k = max(1, -(-len(starts) // _GRAM_GROUPS))
+
+            def piece(group):
+                w_g = np.zeros(self.p)
+                for r0 in group:
                     B = D[r0:r0 + rows]
-                    w += B.T @ (B @ v)
+                    w_g += B.T @ (B @ v)
+                return w_g
+
+            w = np.zeros(self.p)
+            for w_g in parallel_map(piece, [starts[i:i + k] for i in range(0, len(starts), k)]):
+                w += w_g
         if shift is not None:
             w += shift
         return w

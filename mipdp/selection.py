@@ -15,8 +15,10 @@ from mipdp.solvers import check_backend
 
 from numbers import Integral, Real
 
-from ._param_validation import (EPSILON, POSITIVE_INT, POSITIVE_REAL, PROBABILITY_OPEN,
-                                 Interval, StrOptions, check_less_than, validate_params)
+from ._param_validation import (EPSILON, N_JOBS, POSITIVE_INT, POSITIVE_REAL,
+                                 PROBABILITY_OPEN, Interval, StrOptions, check_less_than,
+                                 validate_params)
+from ._parallel import with_n_jobs
 from ._validation import (bounds_not_private_reason, check_bounds, check_epsilon,
                           check_positive, check_random_state, check_X_y, clip_design, min_samples,
                           clipping_diagnostic, data_derived_bounds)
@@ -337,6 +339,7 @@ PRIVATE_BSS_CONSTRAINTS = {
     "max_epsilon": [None] + EPSILON, "enumeration_options": [None, dict],
     "accountant": ["accountant"], "neighbours": [StrOptions(set(NEIGHBOURS))],
     "verbose": ["boolean", Interval(Integral, 0, None, closed="left")],
+    "n_jobs": N_JOBS,
 }
 
 
@@ -344,6 +347,7 @@ PRIVATE_BSS_CONSTRAINTS = {
 @keeps_feature_names
 @neighbours_argument
 @validate_params(PRIVATE_BSS_CONSTRAINTS)
+@with_n_jobs
 def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = None,
                 radius: float | None = None, loss: str | Loss = "least_squares",
                 method: str = "exponential",
@@ -352,7 +356,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
                 prescreen=None, time_limit: float | None = None, random_state=None,
                 report_gap: bool = False, max_epsilon: float | None = None,
                 enumeration_options: dict | None = None, accountant=None,
-                neighbours: str = "replace_one", verbose: int = 0) -> PrivateBSSResult:
+                neighbours: str = "replace_one", verbose: int = 0,
+                n_jobs: int | None = None) -> PrivateBSSResult:
     """Release a size-``s`` support of a sparse linear model with differential privacy.
 
     By default the release is a draw of the exponential mechanism over all ``C(p, s)``
@@ -501,6 +506,13 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         phase runs long, the end), ``2``: every step; ``0``: only what the ``logging``
         configuration shows.  :func:`mipdp.set_verbosity` does the same for every call.
         The lines' figures (timings, counts, objective values) are **not private**.
+    n_jobs : int, optional
+        Threads for the call's independent work (scikit-learn's semantics: ``None`` means
+        1, ``-1`` all cores): the clipping pass over ``X`` and the column products by
+        column blocks, the warm start's Gram products and one-swap values by blocks, and
+        the mistake classes evaluated in full by chunks (docs/algorithms.md, "Parallel
+        work").  The release does not depend on it: the same ``random_state`` gives the
+        same support for every ``n_jobs``.
 
     Returns
     -------

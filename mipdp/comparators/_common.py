@@ -9,7 +9,8 @@ from typing import Callable
 
 import numpy as np
 
-from .._param_validation import (EPSILON, NEIGHBOUR, POSITIVE_INT, Interval, StrOptions)
+from .._param_validation import (EPSILON, N_JOBS, NEIGHBOUR, POSITIVE_INT, Interval,
+                                 StrOptions)
 from .._validation import bounds_not_private_reason, data_derived_bounds
 from .._neighbours import as_neighbour
 from ..guarantee import Guarantee, Neighbour
@@ -44,6 +45,7 @@ COMMON_CONSTRAINTS = {
     "n_draws": POSITIVE_INT,
     "gamma": [Interval(Real, 0, 1, closed="both")],
     "accountant": ["accountant"],
+    "n_jobs": N_JOBS,
 }
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .._parallel import with_n_jobs
 from .._param_validation import check_less_than, validate_params
 from .._validation import (check_bounds, check_random_state, check_X_y, clip_design,
                            min_samples)
@@ -41,9 +42,11 @@ def _guarantee(eps, neighbour, k, topk, n_draws, bounds, sens=None, b_x=None, b_
 @support_size_alias
 @neighbours_argument
 @validate_params(shared=COMMON_CONSTRAINTS)
+@with_n_jobs
 def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschitz",
            neighbours: str = "replace_one", random_state=None, n_draws: int = 1,
-           gamma: float = 0.5, accountant=None) -> SelectionResult:
+           gamma: float = 0.5, accountant=None,
+           n_jobs: int | None = None) -> SelectionResult:
     """Select ``k`` features privately by their absolute correlation with ``y``.
 
     Parameters
@@ -78,6 +81,10 @@ def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschi
     accountant : BudgetAccountant, optional
         Checks the planned guarantee before the data is read and records the release
         (default: the accountant of an enclosing ``with`` block, if any).
+    n_jobs : int, optional
+        Threads for the independent work (scikit-learn's semantics: ``None`` means 1,
+        ``-1`` all cores); the release does not depend on it (docs/algorithms.md,
+        "Parallel work").
 
     Returns
     -------

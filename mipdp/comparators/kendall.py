@@ -10,6 +10,7 @@ import time
 import numpy as np
 from scipy.special import logsumexp
 
+from .._parallel import with_n_jobs
 from .._param_validation import check_less_than, validate_params
 from .._validation import (check_epsilon, check_random_state, check_sparsity, check_X_y,
                            min_samples)
@@ -351,7 +352,8 @@ def _guarantee(eps: float, neighbour, k: int, n_draws: int) -> Guarantee:
 @neighbours_argument
 @validate_params(shared=COMMON_CONSTRAINTS)
 def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbours: str = "replace_one",
-               n_draws: int = 1, accountant=None) -> SelectionResult:
+               n_draws: int = 1, accountant=None, n_jobs: int | None = None
+               ) -> SelectionResult:
     """DPKendall (seed 001, Algorithm 1): k exponential-mechanism rounds on Kendall scores.
 
     Parameters
@@ -380,6 +382,10 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbours: str = "r
         draws). Reported ``epsilon = n_draws * eps``.
     accountant : BudgetAccountant, optional
         Checks the planned guarantee before the data is read and records the release.
+    n_jobs : int, optional
+        Threads for the independent work (scikit-learn's semantics: ``None`` means 1,
+        ``-1`` all cores); the release does not depend on it (docs/algorithms.md,
+        "Parallel work").
 
     Returns
     -------

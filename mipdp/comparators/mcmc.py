@@ -10,6 +10,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import lars_path_gram
 
+from .._parallel import with_n_jobs
 from .._param_validation import POSITIVE_INT, POSITIVE_REAL, check_less_than, validate_params
 from .._validation import (check_bounds, check_random_state, check_X_y, clip_data,
                            data_derived_bounds, min_samples)
@@ -137,9 +138,11 @@ def _guarantee(eps, neighbour, n_iter, n_draws, bounds, delta_u=None) -> Guarant
 @keeps_feature_names
 @neighbours_argument
 @validate_params({"l1_radius": POSITIVE_REAL, "n_iter": POSITIVE_INT}, shared=COMMON_CONSTRAINTS)
+@with_n_jobs
 def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: int = 1000,
          neighbours: str = "replace_one", random_state=None, n_draws: int = 1,
-         accountant=None) -> SelectionResult:
+         accountant=None,
+           n_jobs: int | None = None) -> SelectionResult:
     """Metropolis-Hastings approximation of the exponential mechanism over supports.
 
     Parameters
@@ -169,6 +172,10 @@ def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: 
         Checks the planned guarantee before the data is read and records the release; the
         guarantee is conditional, so a finite-budget accountant refuses it unless created
         with ``allow_conditional=True``.
+    n_jobs : int, optional
+        Threads for the independent work (scikit-learn's semantics: ``None`` means 1,
+        ``-1`` all cores); the release does not depend on it (docs/algorithms.md,
+        "Parallel work").
 
     Returns
     -------

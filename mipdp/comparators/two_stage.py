@@ -10,8 +10,8 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Lasso, lars_path
-from threadpoolctl import threadpool_limits
 
+from .._parallel import parallel_map, with_n_jobs
 from .._param_validation import (POSITIVE_INT, POSITIVE_REAL, check_less_than,
                                  validate_params)
 from .._validation import check_random_state, check_X_y, min_samples
@@ -144,9 +144,11 @@ def _guarantee(eps, neighbour, k, topk, n_draws, n_blocks) -> Guarantee:
 @neighbours_argument
 @validate_params({"n_blocks": [None] + POSITIVE_INT, "alpha": [None] + POSITIVE_REAL},
                  shared=COMMON_CONSTRAINTS)
+@with_n_jobs
 def two_stage(X, y, k: int, eps: float, n_blocks: int | None = None, alpha: float | None = None,
               topk: str = "laplace", neighbours: str = "replace_one", random_state=None,
-              n_draws: int = 1, accountant=None, bounds=None) -> SelectionResult:
+              n_draws: int = 1, accountant=None, bounds=None,
+              n_jobs: int | None = None) -> SelectionResult:
     """Subsample-and-aggregate feature selection: Lasso votes per block, private top-k.
 
     Parameters
@@ -187,6 +189,10 @@ def two_stage(X, y, k: int, eps: float, n_blocks: int | None = None, alpha: floa
         bound leaves that part unclipped; nothing is read off the data).  The guarantee
         does not depend on them (see Notes); they keep the fits finite and robust to
         extreme rows.  :func:`mipdp.private_bss` passes its own bounds to the pre-screen.
+    n_jobs : int, optional
+        Threads for the independent work (scikit-learn's semantics: ``None`` means 1,
+        ``-1`` all cores); the release does not depend on it (docs/algorithms.md,
+        "Parallel work").
 
     Returns
     -------
@@ -246,12 +252,18 @@ def two_stage(X, y, k: int, eps: float, n_blocks: int | None = None, alpha: floa
     for _ in range(n_draws):
         ta = time.perf_counter()
         votes = np.zeros(p)
-        with threadpool_limits(limits=1, user_api="blas"):
-            for rows in _partition(n, n_blocks, neighbour, rng):
-                Xb, yb = _block_rows(X, rows), y[rows]
-                if clip[0] is not None:    # a fresh copy: clipped in place, no extra copy
-                    np.clip(Xb, -clip[0], clip[0], out=Xb)
-                votes[block_vote(Xb, yb, k, alpha, (None, clip[1]))] += 1.0   # distinct
+        blocks = _partition(n, n_blocks, neighbour, rng)
+
+        def vote(rows):
+            Xb, yb = _block_rows(X, rows), y[rows]
+            if clip[0] is not None:    # a fresh copy: clipped in place, no extra copy
+                np.clip(Xb, -clip[0], clip[0], out=Xb)
+            return block_vote(Xb, yb, k, alpha, (None, clip[1]))
+
+        # the blocks' Lasso fits are independent: on the call's workers (one BLAS thread
+        # each), their votes added in the blocks' order
+        for voted in parallel_map(vote, blocks):
+            votes[voted] += 1.0   # distinct
         tb = time.perf_counter()
         supports.append(topk_fn(votes, k, eps, 1.0, rng))
         tc = time.perf_counter()

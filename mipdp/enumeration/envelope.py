@@ -32,6 +32,7 @@ import time
 import numpy as np
 from scipy.special import logsumexp
 
+from .._parallel import parallel_map
 from ..mechanisms.regions import Region, region_members
 from .enumerator import SupportEnumerator
 
@@ -126,12 +127,18 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
         if R.size <= full_max:
             t0 = time.perf_counter()
             low = np.inf
-            for rows in region_members(R):
+            chunks = list(region_members(R))
+
+            def chunk_values(rows, k=k):
                 enum.remaining_time(f"class_{k}")   # time_limit holds between chunks
+                return np.asarray(enum.objective.values(rows), dtype=float)
+
+            # the chunks run on the call's workers (mipdp._parallel), kept in their order
+            for rows, vals in zip(chunks, parallel_map(chunk_values, chunks)):
                 extra_sup.append(rows)
-                extra_val.append(np.asarray(enum.objective.values(rows), dtype=float))
-                if extra_val[-1].size:
-                    low = min(low, float(np.min(extra_val[-1])))
+                extra_val.append(vals)
+                if vals.size:
+                    low = min(low, float(np.min(vals)))
             class_lower.append(low)
             enum.record_phase(f"class_{k}", time.perf_counter() - t0, evaluations=R.size)
             logger.info("envelope: class %d (%d supports) evaluated in full (not private)", k,

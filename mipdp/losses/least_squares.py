@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Literal, cast
 
 import numpy as np
 
+from .._parallel import parallel_map
 if TYPE_CHECKING:
     from ..data import ClippedDesign
 
@@ -289,19 +290,23 @@ class LeastSquaresObjective(SupportObjective):
         # ~100 MB (1.5 GB at p = 10⁶ in one batch); each neighbour's value is computed on
         # its own, so the batching changes nothing
         step = max(1, self._SWAP_BATCH // (s * s))
-        for a in range(s):
+
+        def piece(job):          # one batch; the batches run on the call's workers
+            a, lo = job
             rest = np.delete(np.arange(s), a)
-            for lo in range(0, outside_all.size, step):
-                outside = outside_all[lo:lo + step]
-                m = outside.size
-                A = np.empty((m, s, s))
-                A[:, :s - 1, :s - 1] = C[np.ix_(rest, S[rest])] + self.lam * np.eye(s - 1)
-                cross = C[rest][:, outside].T  # (m, s-1)
-                A[:, :s - 1, s - 1] = cross
-                A[:, s - 1, :s - 1] = cross
-                A[:, s - 1, s - 1] = self.col_sq[outside] + self.lam
-                b = np.empty((m, s))
-                b[:, :s - 1] = self.Xty[S[rest]]
-                b[:, s - 1] = self.Xty[outside]
-                out[a, outside] = ridge_ball_values(A, b, self.yty, self.n, self.radius)
+            outside = outside_all[lo:lo + step]
+            m = outside.size
+            A = np.empty((m, s, s))
+            A[:, :s - 1, :s - 1] = C[np.ix_(rest, S[rest])] + self.lam * np.eye(s - 1)
+            cross = C[rest][:, outside].T  # (m, s-1)
+            A[:, :s - 1, s - 1] = cross
+            A[:, s - 1, :s - 1] = cross
+            A[:, s - 1, s - 1] = self.col_sq[outside] + self.lam
+            b = np.empty((m, s))
+            b[:, :s - 1] = self.Xty[S[rest]]
+            b[:, s - 1] = self.Xty[outside]
+            out[a, outside] = ridge_ball_values(A, b, self.yty, self.n, self.radius)
+
+        parallel_map(piece, [(a, lo) for a in range(s)
+                             for lo in range(0, outside_all.size, step)])
         return out
