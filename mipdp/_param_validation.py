@@ -104,7 +104,7 @@ class _Bounds(_Constraint):
     @staticmethod
     def _ok(v) -> bool:
         return v is None or (isinstance(v, Real) and not isinstance(v, (bool, np.bool_))
-                             and math.isfinite(v) and v > 0)
+                             and math.isfinite(v) and float(v) > 0)
 
     def is_satisfied_by(self, value):
         if value is None:
@@ -314,6 +314,10 @@ EPSILON = [Interval(Real, 0, None, closed="neither")]
 EPSILON_OR_INF = [Interval(Real, 0, None, closed="neither", allow_inf=True)]
 PROBABILITY_OPEN = [Interval(Real, 0, 1, closed="neither")]
 POSITIVE_REAL = [Interval(Real, 0, None, closed="neither")]
+#: scikit-learn's ``n_jobs``: ``None`` (one worker), a positive count, or ``-k`` (all cores
+#: but ``k - 1``); ``0`` is refused
+N_JOBS = [None, Interval(Integral, 1, None, closed="left"),
+          Interval(Integral, None, -1, closed="right")]
 NEIGHBOUR = [StrOptions({"replace-one", "add/remove", "add/remove-one"}), "neighbour"]
 
 

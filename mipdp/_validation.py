@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from typing import cast
 
 import numpy as np
 
 from ._warnings import find_stack_level
 from .exceptions import ClippingWarning, PrivacyLeakWarning
 
-__all__ = ["check_X_y", "check_sparsity", "check_epsilon", "check_positive",
+__all__ = ["check_X_y", "min_samples", "MIN_SAMPLES_REPLACE_ONE", "MIN_SAMPLES_ADD_REMOVE", "check_sparsity", "check_epsilon", "check_positive",
            "check_bounds", "clip_data", "clip_design", "clipping_diagnostic", "check_random_state",
            "check_labels_pm1",
            "data_derived_bounds", "bounds_not_private_reason"]
@@ -89,6 +90,21 @@ def _all_finite(X) -> bool:
         return all(np.isfinite(B.sum()) or bool(np.all(np.isfinite(B))) for B in blocks)
 
 
+#: The fewest rows an entry point accepts under replace-one neighbours, where ``n`` is public
+#: (both data sets of a pair have the same ``n``, so refusing ``n = 1`` depends on no row).
+MIN_SAMPLES_REPLACE_ONE = 2
+#: The fewest rows an entry point accepts under add/remove neighbours, where ``n`` is not
+#: public: every mechanism's law is defined for every ``n >= 1`` and no check compares
+#: ``n`` with anything else (docs/privacy.md, "The number of rows").
+MIN_SAMPLES_ADD_REMOVE = 1
+
+
+def min_samples(add_remove: bool) -> int:
+    """The fewest rows accepted: :data:`MIN_SAMPLES_ADD_REMOVE` (1) under add/remove,
+    :data:`MIN_SAMPLES_REPLACE_ONE` (2) under replace-one."""
+    return MIN_SAMPLES_ADD_REMOVE if add_remove else MIN_SAMPLES_REPLACE_ONE
+
+
 def _nonfinite_columns(X) -> np.ndarray:
     """Indices of the columns of ``X`` holding a NaN or an inf (a second pass, on failure)."""
     from .data import CHUNK_BYTES, is_dask, is_sparse
@@ -159,7 +175,8 @@ def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.nda
     if X.shape[0] != y.shape[0]:
         raise ValueError(f"X and y: X has {X.shape[0]} rows but y has {y.shape[0]} entries")
     if X.shape[0] < min_samples:
-        raise ValueError(f"X: need at least {min_samples} samples, got {X.shape[0]}")
+        raise ValueError(f"X: need at least {min_samples} sample{'s' if min_samples != 1 else ''}"
+                         f", got {X.shape[0]}")
     if X.shape[1] < 1:
         raise ValueError("X: need at least one feature")
     if not _all_finite(X):
@@ -248,7 +265,7 @@ def check_bounds(bounds, X: np.ndarray, y: np.ndarray | None, *, need_y: bool = 
         b_x = check_positive(b_x, f"{name}[0] (bound on |x_ij|)")
     if need_y:
         if b_y is None:
-            b_y = float(np.max(np.abs(y))) or 1.0
+            b_y = float(np.max(np.abs(cast(np.ndarray, y)))) or 1.0  # need_y: y is given
             derived.append(f"bound_y = max|y| = {b_y:.6g}")
         else:
             b_y = check_positive(b_y, f"{name}[1] (bound on |y_i|)")
@@ -304,9 +321,11 @@ def clipping_diagnostic(X, y: np.ndarray | None, b_x: float, b_y: float | None,
               "X_columns_mostly_clipped": int(np.count_nonzero(per_col > CLIPPING_WARN_FRACTION)),
               "y": frac_y}
     parts = []
+    mapped = getattr(X, "_map", None) is not None      # private ranges: the map clips
+    to_x = "by the private ranges" if mapped else f"to |x| <= b_x = {b_x:g}"
     if report["X_columns_mostly_clipped"]:
         parts.append(f"{report['X_columns_mostly_clipped']} of {per_col.size} column(s) of X "
-                     f"have more than half their entries clipped to |x| <= b_x = {b_x:g} "
+                     f"have more than half their entries clipped {to_x} "
                      f"({report['X']:.0%} of all entries of X)")
     if frac_y is not None and frac_y > CLIPPING_WARN_FRACTION:
         parts.append(f"{frac_y:.0%} of y is clipped to |y| <= b_y = {b_y:g}")
@@ -340,12 +359,13 @@ def check_labels_pm1(y: np.ndarray, name: str = "y") -> np.ndarray:
 
     A label vector with one class only is a valid dataset (a neighbour of a two-class one
     with a label flipped), so it must run wherever its neighbours run: only values other
-    than ±1 are rejected, never the counts.
+    than ±1 are rejected, never the counts.  The message says what is expected and never
+    echoes the values found (an exception's text must not carry the data).
     """
-    vals = np.unique(y)
-    if not np.all(np.isin(vals, (-1.0, 1.0))):
-        raise ValueError(f"{name}: labels must be -1 or +1 for the hinge loss, got values "
-                         f"{vals[:5].tolist()}{'...' if vals.size > 5 else ''}")
+    if not np.all((y == 1.0) | (y == -1.0)):
+        raise ValueError(f"{name}: labels must be exactly -1 or +1 for the hinge loss, and "
+                         "some are not; map the two classes to -1 and +1 first (e.g. "
+                         "y = np.where(y == positive_class, 1.0, -1.0))")
     return y
 
 
@@ -367,7 +387,7 @@ def check_random_state(random_state) -> np.random.Generator:
             raise TypeError("random_state: expected None, an int or a numpy Generator, got bool")
         if isinstance(random_state, numbers.Integral) and random_state < 0:
             raise ValueError(f"random_state: must be non-negative, got {random_state}")
-        return np.random.default_rng(random_state)
+        return np.random.default_rng(cast("int | np.random.SeedSequence | None", random_state))
     if isinstance(random_state, np.random.Generator):
         return random_state
     raise TypeError("random_state: expected None, an int, a SeedSequence, a "

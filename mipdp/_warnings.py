@@ -22,8 +22,9 @@ def _package_dirs() -> tuple[str, ...]:
     here = os.path.dirname(os.path.abspath(__file__))
     dirs = {here, os.path.realpath(here)}
     solvers = sys.modules.get("mipdp.solvers")
-    if solvers is not None and getattr(solvers, "__file__", None):
-        d = os.path.dirname(os.path.abspath(solvers.__file__))
+    solvers_file = getattr(solvers, "__file__", None) if solvers is not None else None
+    if solvers_file:
+        d = os.path.dirname(os.path.abspath(solvers_file))
         dirs.update({d, os.path.realpath(d)})
     return tuple(d + os.sep for d in dirs)
 

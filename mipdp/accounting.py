@@ -67,7 +67,7 @@ import sys
 import threading
 import uuid
 import weakref
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ._process_marker import ENV_MARKER, foreign_accountant_process
 from ._process_marker import disown as _disown_marker
@@ -75,6 +75,9 @@ from ._process_marker import mark as _marker_on
 from ._process_marker import unmark as _marker_off
 from .exceptions import AccountantNotVisibleError, BudgetError
 from .guarantee import Guarantee, Neighbour, compose
+
+if TYPE_CHECKING:
+    from .ledger import MemoryStore, SQLiteStore
 
 __all__ = ["BudgetAccountant", "Reservation", "account", "check_release", "record_release",
            "NOT_RECORDED", "accountant_active_in_process", "foreign_accountant_process",
@@ -316,7 +319,7 @@ class BudgetAccountant:
         self._init_runtime()
         if path is None:
             from .ledger import MemoryStore
-            self._store = MemoryStore()
+            self._store: MemoryStore | SQLiteStore = MemoryStore()
         else:
             from .ledger import SQLiteStore
             self._store = SQLiteStore(path, self._config(), timeout, durable)
@@ -407,7 +410,9 @@ class BudgetAccountant:
         if not spent:
             return Guarantee.pure(0.0, self.neighbour or Neighbour.REPLACE_ONE,
                                   "nothing spent yet (0 releases)")
-        return self._composed(spent)
+        total = self._composed(spent)
+        assert total is not None  # records are not empty
+        return total
 
     def __len__(self) -> int:
         return len(self.spent)
@@ -452,6 +457,7 @@ class BudgetAccountant:
             return 0.0, 0.0
         if self.delta_slack is not None or len(records) == 1:
             total = self._composed(records)
+            assert total is not None  # records are not empty
             return total.epsilon_or_nominal, _delta_of(total)
         eps = math.fsum(r.epsilon_or_nominal for r in records)
         delta = math.fsum(r.delta if r.nominal_delta is None else r.nominal_delta
@@ -519,7 +525,9 @@ class BudgetAccountant:
         with self._transaction(write=False) as store:
             spent, reserved = store.spent(), list(store.reserved().values())
         self._admit(g, spent, reserved)
-        return self._composed(spent + reserved + [g])
+        total = self._composed(spent + reserved + [g])
+        assert total is not None  # records are not empty
+        return total
 
     def spend(self, epsilon, delta: float = 0.0, *, method: str = "spend") -> None:
         """Check and record a release, atomically (a spend never exceeds the budget).
@@ -600,6 +608,7 @@ class BudgetAccountant:
         for _ in range(100):
             mid = 0.5 * (lo + hi)
             probe = self._composed(records + [Guarantee.pure(mid, nb, "probe")] * k)
+            assert probe is not None  # k >= 1 records
             if probe.epsilon <= self.epsilon:
                 lo = mid
             else:
@@ -736,7 +745,7 @@ def record_release(handle, result):
 
 
 def account(accountant: BudgetAccountant | None, planned: Guarantee,
-            release: Callable[[], object]):
+            release: Callable[[], Any]):
     """Check ``planned`` with the accountant (before the data is read), run ``release``, and
     record the result's actual guarantee.
 

@@ -89,7 +89,8 @@ what the lines mean:
   P(one draw = truth): the mechanism's exact probability of releasing the truth on this
     data (or certified lower and upper bounds on it).  It is computed from the data, so
     it is not private: a diagnostic for this demo, never something to publish.
-  time: seconds per phase of the search that certifies the mechanism's scores:
+  time: seconds per phase of the search that certifies the mechanism's scores (not
+    private: the work each phase does depends on the data):
     exhaustive: every support evaluated directly (small problems);
     warm_start / warm_cuts: a first good support and the first linear bounds (cuts);
     optimum: the best support; class_k: the supports that differ from the best one in
@@ -148,7 +149,7 @@ def _demo(args: argparse.Namespace) -> int:
                  if args.draws > 1 else ""))
         print(f"  P(one draw = truth): {p_truth}  (not private: computed from the data)")
         print(f"  guarantee: {res.guarantee}")
-        print(f"  time: {phases}")
+        print(f"  time (not private): {phases}")
         stats = res.stats
         best = ("optimum" if stats.get("optimum_certified") in (None, True)
                 else "best support found (not certified optimal)")
@@ -160,7 +161,8 @@ def _demo(args: argparse.Namespace) -> int:
     if overall is not None:
         overall.close()
     if len(rows) > 1:
-        print("\nprobability that one draw releases the true support:")
+        print("\nprobability that one draw releases the true support (not private), wall "
+              "time (not private):")
         for method, p_truth, t in rows:
             print(f"  {method:12s} {p_truth:40s} {t:6.2f} s")
     if clipped is not None:

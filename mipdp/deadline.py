@@ -60,6 +60,7 @@ class Deadline:
         one that ends then (with no user limit to name); ``None`` and a Deadline pass."""
         if deadline is None or isinstance(deadline, cls):
             return deadline
+        assert not isinstance(deadline, Deadline)  # a perf_counter() value
         clock = cls(None)
         clock.end = float(deadline)
         clock.time_limit = max(0.0, float(deadline) - clock.start)

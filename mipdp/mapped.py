@@ -45,6 +45,11 @@ class ColumnMap:
             raise ValueError("ColumnMap: lo and hi must have the same length")
         self.centre = 0.5 * (self.lo + self.hi)
         self.width = self.hi - self.lo
+        # public numbers (released ranges, at least MIN_RANGE_WIDTH wide): a collapsed or
+        # non-finite range would make the map divide by zero
+        if not (np.all(np.isfinite(self.centre)) and np.all(np.isfinite(self.width))
+                and np.all(self.width > 0)):
+            raise ValueError("ColumnMap: every range must be finite with hi > lo")
 
     @property
     def p(self) -> int:
@@ -93,7 +98,7 @@ class MappedMatrix:
             raise ValueError(f"MappedMatrix: {column_map.p} ranges for {raw.shape[1]} columns")
         self.raw = raw
         self.column_map = column_map
-        self._formats = {}     # a sparse raw in CSC (columns) or CSR (rows), converted once
+        self._formats: dict = {}     # a sparse raw in CSC (columns) or CSR (rows), converted once
         self.shape = tuple(int(d) for d in raw.shape)
         self.ndim = 2
         self.dtype = np.dtype(np.float64)

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import logging
 import math
+from typing import cast
 
 import numpy as np
 
@@ -215,6 +216,6 @@ def rank_sensitivity(loss_name: str, n: int | None, s: int, radius: float,
         t1 = (1 + rho) ** 2 / 6.0 + (1 + rho) / (4 * _SQRT3)
         t2 = 5.0 / 32.0 + 1.5 ** 1.5 * (1 + rho) / (4 * _SQRT3) + (1 + rho) ** 2 / 16.0
         return max(t1, t2)
-    n = int(n)
+    n = int(cast(int, n))  # given under replace-one
     return ((1 + rho) ** 2 * (n - 1) * (n + 3) / (8.0 * n * n)
             + (1 + rho) * math.sqrt(n * n - 1.0) / (4 * _SQRT3 * n))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -103,7 +104,9 @@ class SelectionResult(PrivacyReport):
         ``epsilon``, ``delta``, ``neighbour``, ``sensitivity`` and ``is_private`` are read
         off it (see :class:`PrivacyReport`).
     timings : dict
-        Seconds per phase.
+        Wall-clock seconds per phase.  **Not private**: they depend on the data through the
+        work each phase did (solves, evaluations, proposals), so they are a diagnostic for
+        the analyst and must not be published with the release.
     info : dict
         Method-specific details (never anything that leaks beyond the guarantee
         unless the key says so).
@@ -172,7 +175,7 @@ class PrivateBSSResult(SelectionResult):
         figure depends on the data (the counts tell neighbours apart).
     """
 
-    mechanism: object = None
+    mechanism: Any = None   # a sampler (sample, log_probability, log_probability_bounds)
     R: int | None = None
     candidates: np.ndarray | None = None
     candidate_values: np.ndarray | None = None

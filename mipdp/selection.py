@@ -9,8 +9,9 @@ from numbers import Integral, Real
 from ._feature_names import keeps_feature_names
 from ._logging import with_verbose
 from ._neighbours import neighbours_argument
-from ._param_validation import (EPSILON, POSITIVE_INT, POSITIVE_REAL, PROBABILITY_OPEN,
-                                Interval, StrOptions, validate_params)
+from ._parallel import with_n_jobs
+from ._param_validation import (EPSILON, N_JOBS, POSITIVE_INT, POSITIVE_REAL,
+                                PROBABILITY_OPEN, Interval, StrOptions, validate_params)
 from .accounting import check_release, record_release
 from .losses import Loss
 from .methods import registry as _registry
@@ -52,6 +53,7 @@ PRIVATE_BSS_CONSTRAINTS = {
     "max_epsilon": [None] + EPSILON, "enumeration_options": [None, dict],
     "accountant": ["accountant"], "neighbours": [StrOptions(set(NEIGHBOURS))],
     "verbose": ["boolean", Interval(Integral, 0, None, closed="left")],
+    "n_jobs": N_JOBS,
 }
 
 
@@ -59,6 +61,7 @@ PRIVATE_BSS_CONSTRAINTS = {
 @keeps_feature_names
 @neighbours_argument
 @validate_params(PRIVATE_BSS_CONSTRAINTS)
+@with_n_jobs
 def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = None,
                 radius: float | None = None, loss: str | Loss = "least_squares",
                 method: str = "exponential",
@@ -67,7 +70,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
                 prescreen=None, time_limit: float | None = None, random_state=None,
                 report_gap: bool = False, max_epsilon: float | None = None,
                 enumeration_options: dict | None = None, accountant=None,
-                neighbours: str = "replace_one", verbose: int = 0) -> PrivateBSSResult:
+                neighbours: str = "replace_one", verbose: int = 0,
+                n_jobs: int | None = None) -> PrivateBSSResult:
     """Release a size-``s`` support of a sparse linear model with differential privacy.
 
     By default the release is a draw of the exponential mechanism over all ``C(p, s)``
@@ -176,7 +180,10 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     enumeration_options : dict, optional
         Advanced settings of :class:`~mipdp.enumeration.SupportEnumerator`:
         ``{"exhaustive_max": 0, "explicit_max": 0}`` always uses the MIP backend (no
-        exhaustive evaluation of small problems, no explicit search of small regions);
+        exhaustive evaluation of small problems, no explicit search of small regions); with
+        ``"full_class_max": 0`` as well, the envelope of the exponential mechanism and
+        permute-and-flip bounds every mistake class by certified MIP region bounds (by
+        default a least-squares class of at most 100 000 supports is evaluated in full);
         ``{"progress": callback}`` receives progress events of the enumeration (a dict per
         step: phase, solves, evaluations, best value, bound; not private), as the command
         line's progress bar does.  Keys and values are checked before the data is read
@@ -205,11 +212,21 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         :class:`~mipdp.exceptions.InvalidParameterError` before the data is read.  The
         guarantee's ``sensitivity`` is then ``B`` (data-free); an add/remove guarantee
         converts to replace-one with ``guarantee.as_replace_one()`` (twice the ε).
+        Rows: ``n >= 2`` under replace-one (``n`` public), every ``n >= 1`` under
+        add/remove (``n`` private, so no check depends on it; docs/privacy.md, "The number
+        of rows").
     verbose : int or bool, default 0
         ``1``: log the call's phases on stderr (start, a line every few seconds while a
         phase runs long, the end), ``2``: every step; ``0``: only what the ``logging``
         configuration shows.  :func:`mipdp.set_verbosity` does the same for every call.
         The lines' figures (timings, counts, objective values) are **not private**.
+    n_jobs : int, optional
+        Threads for the call's independent work (scikit-learn's semantics: ``None`` means
+        1, ``-1`` all cores): the clipping pass over ``X`` and the column products by
+        column blocks, the warm start's Gram products and one-swap values by blocks, and
+        the mistake classes evaluated in full by chunks (docs/algorithms.md, "Parallel
+        work").  The release does not depend on it: the same ``random_state`` gives the
+        same support for every ``n_jobs``.
 
     Returns
     -------

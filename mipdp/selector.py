@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import os
 from numbers import Integral
+from typing import cast
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -17,6 +18,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._param_validation import InvalidParameterError, check_less_than
+from ._validation import min_samples
 from .accounting import BudgetAccountant, accountant_active_in_process
 from .losses.hinge import encode_labels
 from .exceptions import AccountantNotVisibleError
@@ -75,7 +77,7 @@ def _is_hinge(loss) -> bool:
     return str(name).lower() in ("hinge", "svm")
 
 
-def _hinge_labels(y) -> tuple[np.ndarray, np.ndarray]:
+def _hinge_labels(y) -> tuple[np.ndarray | None, np.ndarray]:
     """``(classes, y_pm1)``: :func:`mipdp.losses.hinge.encode_labels` on a 1-D ``y``."""
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
@@ -168,12 +170,14 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
         self._check_accountant_visible()
         hinge = _is_hinge(self.loss)
         try:    # scikit-learn's checks and messages; sets n_features_in_, feature_names_in_
-            Xa, ya = validate_data(self, X, y, accept_sparse=True, ensure_min_samples=2,
+            # n >= 1 under add/remove (n private), >= 2 under replace-one (n public)
+            Xa, ya = validate_data(self, X, y, accept_sparse=True,
+                                   ensure_min_samples=min_samples(self.neighbours == "add_remove"),
                                    y_numeric=not hinge)
         except (ValueError, TypeError) as exc:
             raise type(exc)(f"fit(X, y): {exc}") from exc
-        if isinstance(self.s, Integral) and not isinstance(self.s, bool) and self.s >= 1:
-            check_less_than(self.s, Xa.shape[1], "s", "p", type(self).__name__)
+        if isinstance(self.s, Integral) and not isinstance(self.s, bool) and int(self.s) >= 1:
+            check_less_than(cast(int, self.s), Xa.shape[1], "s", "p", type(self).__name__)
         if hinge:
             self.classes_, ya = _hinge_labels(ya)
         res = private_bss(Xa, ya, **{name: getattr(self, name) for name in SELECTOR_PARAMS})
@@ -232,7 +236,8 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
         return tags
 
 
-PrivateBestSubsetSelector.__init__.__signature__ = _SIGNATURE
+PrivateBestSubsetSelector.__init__.__signature__ = _SIGNATURE  # type: ignore[attr-defined]
+assert PrivateBestSubsetSelector.__doc__ is not None
 PrivateBestSubsetSelector.__doc__ = (
     PrivateBestSubsetSelector.__doc__.replace(
         "    Attributes\n", "    Parameters\n    ----------\n"

@@ -16,7 +16,7 @@ import math
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Callable, ClassVar, Sequence
+from typing import Callable, ClassVar, Sequence, cast
 
 import numpy as np
 
@@ -100,9 +100,9 @@ class MIPBackend(ABC):
 
     name: ClassVar[str] = "abstract"
     #: Largest number of columns (or rows) the installed licence allows, if limited.
-    size_limit: ClassVar[int | None] = None
+    size_limit: int | None = None
     #: Whether :meth:`solve` handles ``lazy=`` with a native solver callback.
-    native_lazy: ClassVar[bool] = False
+    native_lazy: bool = False
 
     def __init__(self, *, time_limit: float | None = None, threads: int | None = None,
                  verbose: bool = False) -> None:
@@ -237,7 +237,7 @@ class MIPBackend(ABC):
             n_solves += 1
             if res.status == "infeasible":
                 break
-            new_rows = list(lazy(res.x))
+            new_rows = list(lazy(cast(np.ndarray, res.x)))  # feasible: a solution
             if not new_rows:
                 break
             self.add_rows(new_rows)
@@ -376,7 +376,8 @@ def rows_to_csr(rows: Sequence[Row], n_cols: int) -> tuple[np.ndarray, np.ndarra
             raise ValueError(f"row {r}: invalid bounds lb={lb!r}, ub={ub!r}")
         if idx.size > 1 and not np.all(idx[1:] > idx[:-1]) and np.unique(idx).size != idx.size:
             uniq, inv = np.unique(idx, return_inverse=True)
-            idx, val = uniq, np.bincount(inv, weights=val, minlength=uniq.size)
+            # (float64 with weights; numpy's stubs say intp)
+            idx, val = uniq, cast(np.ndarray, np.bincount(inv, weights=val, minlength=uniq.size))
         idx_parts.append(idx)
         val_parts.append(val)
         start[r + 1] = start[r] + idx.size

@@ -104,7 +104,7 @@ class GurobiBackend(MIPBackend):
     """
 
     name = "gurobi"
-    size_limit = 2000
+    size_limit: int | None = 2000
     #: per instance, from ``lazy=`` (the class default is the default ``"resolve"``)
     native_lazy = False
 

@@ -330,7 +330,7 @@ class PyomoBackend(MIPBackend):
             raise self._time_limit_error(time_limit, time.perf_counter() - t0,
                                          during="while deciding infeasibility")
         if outcome != "error":
-            return outcome
+            return bool(outcome)  # True or False here
         raise SolverError(f"pyomo ({self.solver_name}): could not decide feasibility "
                           f"(termination condition {tc})")
 

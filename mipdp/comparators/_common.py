@@ -9,7 +9,8 @@ from typing import Callable
 
 import numpy as np
 
-from .._param_validation import (EPSILON, NEIGHBOUR, POSITIVE_INT, Interval, StrOptions)
+from .._param_validation import (EPSILON, N_JOBS, NEIGHBOUR, POSITIVE_INT, Interval,
+                                 StrOptions)
 from .._validation import bounds_not_private_reason, data_derived_bounds
 from .._neighbours import as_neighbour
 from ..guarantee import Guarantee, Neighbour
@@ -44,6 +45,7 @@ COMMON_CONSTRAINTS = {
     "n_draws": POSITIVE_INT,
     "gamma": [Interval(Real, 0, 1, closed="both")],
     "accountant": ["accountant"],
+    "n_jobs": N_JOBS,
 }
 
 
@@ -121,9 +123,9 @@ def support_size_alias(func: Callable) -> Callable:
                               annotation="int | None")
     var_kw = [p for p in params if p.kind is inspect.Parameter.VAR_KEYWORD]
     params = [p for p in params if p.kind is not inspect.Parameter.VAR_KEYWORD] + [extra] + var_kw
-    wrapper.__signature__ = sig.replace(parameters=params)
-    wrapper._parameter_constraints = {**getattr(func, "_parameter_constraints", {}),
-                                      "s": POSITIVE_INT}
+    wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+    wrapper._parameter_constraints = {  # type: ignore[attr-defined]
+        **getattr(func, "_parameter_constraints", {}), "s": POSITIVE_INT}
     if wrapper.__doc__:
         wrapper.__doc__ = wrapper.__doc__.replace(
             "\n    k : int\n", "\n    k : int\n        (Alias ``s=``, keyword only, the name "

@@ -10,8 +10,10 @@ import time
 import numpy as np
 from scipy.special import logsumexp
 
+from .._parallel import with_n_jobs
 from .._param_validation import check_less_than, validate_params
-from .._validation import check_epsilon, check_random_state, check_sparsity, check_X_y
+from .._validation import (check_epsilon, check_random_state, check_sparsity, check_X_y,
+                           min_samples)
 from ..accounting import check_release, record_release
 from ..data import is_sparse
 from ..guarantee import Guarantee
@@ -350,7 +352,8 @@ def _guarantee(eps: float, neighbour, k: int, n_draws: int) -> Guarantee:
 @neighbours_argument
 @validate_params(shared=COMMON_CONSTRAINTS)
 def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbours: str = "replace_one",
-               n_draws: int = 1, accountant=None) -> SelectionResult:
+               n_draws: int = 1, accountant=None, n_jobs: int | None = None
+               ) -> SelectionResult:
     """DPKendall (seed 001, Algorithm 1): k exponential-mechanism rounds on Kendall scores.
 
     Parameters
@@ -379,6 +382,10 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbours: str = "r
         draws). Reported ``epsilon = n_draws * eps``.
     accountant : BudgetAccountant, optional
         Checks the planned guarantee before the data is read and records the release.
+    n_jobs : int, optional
+        Threads for the independent work (scikit-learn's semantics: ``None`` means 1,
+        ``-1`` all cores); the release does not depend on it (docs/algorithms.md,
+        "Parallel work").
 
     Returns
     -------
@@ -414,14 +421,15 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbours: str = "r
     acc = check_release(accountant, guarantee)
     # arrays (any numeric dtype), memmaps, sparse: not copied; columns are read and
     # converted to float64 batch by batch (ranks only: the same output as on the float64 array)
-    X, y = check_X_y(X, y, lazy=True)
+    X, y = check_X_y(X, y, lazy=True, min_samples=min_samples(neighbour == ADD_REMOVE))
     if is_sparse(X):
         X = X.tocsc()      # column batches; an O(nnz) copy when X is CSR
     n, p = X.shape
     k = check_less_than(k, p, "k", "p", "dp_kendall")
     rng = check_random_state(random_state)
     s1, s2 = kendall_sensitivities(neighbour)
-    tau_y = np.abs(_kendall_counts_cols(X, y)[0] / (n - 1))
+    # n = 1 (add/remove only): no pair, P = 0, and T = 0 by convention
+    tau_y = np.abs(_kendall_counts_cols(X, y)[0] / max(n - 1, 1))
     t1 = time.perf_counter()
     pair_cache: dict[tuple[int, int], float] = {}
     n_pairs = 0
@@ -433,7 +441,7 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbours: str = "r
         if todo:
             P = _kendall_counts_cols(X, _column(X, j), np.asarray(todo))[0]   # P is symmetric
             n_pairs += len(todo)
-            for c, v in zip(todo, np.abs(P / (n - 1))):
+            for c, v in zip(todo, np.abs(P / max(n - 1, 1))):
                 pair_cache[(j, c)] = float(v)
         return np.array([pair_cache[(j, c)] for c in chosen])
 
@@ -489,7 +497,7 @@ def dp_kendall_distribution(X, y, k: int, eps: float,
     tau_xx = np.abs(np.column_stack([scaled_kendall(X, X[:, j]) for j in range(p)]))
     subsets = np.array(list(itertools.combinations(range(p), k)), dtype=np.intp)
     index = {tuple(s): r for r, s in enumerate(subsets)}
-    acc = [[] for _ in range(len(subsets))]
+    acc: list[list] = [[] for _ in range(len(subsets))]
     for order in itertools.permutations(range(p), k):
         available = np.ones(p, dtype=bool)
         lp = 0.0

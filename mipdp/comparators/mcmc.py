@@ -10,8 +10,10 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import lars_path_gram
 
+from .._parallel import with_n_jobs
 from .._param_validation import POSITIVE_INT, POSITIVE_REAL, check_less_than, validate_params
-from .._validation import check_bounds, check_random_state, check_X_y, clip_data, data_derived_bounds
+from .._validation import (check_bounds, check_random_state, check_X_y, clip_data,
+                           data_derived_bounds, min_samples)
 from ..accounting import check_release, record_release
 from ..guarantee import Guarantee
 from ..result import SelectionResult
@@ -116,9 +118,9 @@ def _kkt_ok(G: np.ndarray, c: np.ndarray, b: np.ndarray, radius: float, tol: flo
         return False
     lam = float(np.mean(np.abs(g[nz])))
     scale = tol * max(1.0, float(np.max(np.abs(c))), lam)
-    return (lam >= -scale and np.all(np.abs(g[nz] - lam * np.sign(b[nz])) <= scale)
-            and np.all(np.abs(g[~nz]) <= lam + scale)
-            and abs(np.abs(b).sum() - radius) <= 1e-9 * max(1.0, radius))
+    return bool(lam >= -scale and np.all(np.abs(g[nz] - lam * np.sign(b[nz])) <= scale)
+                and np.all(np.abs(g[~nz]) <= lam + scale)
+                and abs(np.abs(b).sum() - radius) <= 1e-9 * max(1.0, radius))
 
 
 # ------------------------------------------------------------------ sampler
@@ -136,9 +138,11 @@ def _guarantee(eps, neighbour, n_iter, n_draws, bounds, delta_u=None) -> Guarant
 @keeps_feature_names
 @neighbours_argument
 @validate_params({"l1_radius": POSITIVE_REAL, "n_iter": POSITIVE_INT}, shared=COMMON_CONSTRAINTS)
+@with_n_jobs
 def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: int = 1000,
          neighbours: str = "replace_one", random_state=None, n_draws: int = 1,
-         accountant=None) -> SelectionResult:
+         accountant=None,
+           n_jobs: int | None = None) -> SelectionResult:
     """Metropolis-Hastings approximation of the exponential mechanism over supports.
 
     Parameters
@@ -168,6 +172,10 @@ def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: 
         Checks the planned guarantee before the data is read and records the release; the
         guarantee is conditional, so a finite-budget accountant refuses it unless created
         with ``allow_conditional=True``.
+    n_jobs : int, optional
+        Threads for the independent work (scikit-learn's semantics: ``None`` means 1,
+        ``-1`` all cores); the release does not depend on it (docs/algorithms.md,
+        "Parallel work").
 
     Returns
     -------
@@ -203,12 +211,13 @@ def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: 
     eps = float(eps)
     neighbour = check_neighbour(neighbours)
     acc = check_release(accountant, _guarantee(eps, neighbour, n_iter, n_draws, bounds))
-    X, y = check_X_y(X, y)
+    X, y = check_X_y(X, y, min_samples=min_samples(neighbour == ADD_REMOVE))
     n, p = X.shape
     s = check_less_than(s, p, "s", "p", "mcmc")
     radius = float(l1_radius)
     rng = check_random_state(random_state)
     b_x, b_y = check_bounds(bounds, X, y)
+    assert b_y is not None  # need_y
     Xc, yc = clip_data(X, y, b_x, b_y)
     delta_u = (radius * b_x + b_y) ** 2
     c = 1.0 if neighbour == ADD_REMOVE else 2.0

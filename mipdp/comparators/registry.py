@@ -73,8 +73,9 @@ def prescreen(name: str, X, y, k: int, eps: float, bounds=None, random_state=Non
     eps : float
         Pre-screening budget ``eps_1``.
     bounds : (b_x, b_y), optional
-        Clipping bounds; used by ``dp_sis`` and ``noisy_iht`` (Kendall and two-stage need
-        none).
+        Clipping bounds: ``dp_sis`` and ``noisy_iht`` use the clipped data, ``two_stage``
+        fits its blocks on clipped rows (its guarantee does not depend on them); Kendall,
+        rank-based, needs none.
     random_state : None, int, SeedSequence or Generator
     accountant : BudgetAccountant, optional
         Passed to the method (checked before the data is read, then recorded).
@@ -99,7 +100,7 @@ def prescreen(name: str, X, y, k: int, eps: float, bounds=None, random_state=Non
     if kwargs.get("delta", 0.0) != 0.0:
         raise ValueError("delta: pre-screening is pure eps-DP (the pipeline composes pure "
                          "guarantees); drop delta=")
-    if name in ("dp_sis", "noisy_iht"):
+    if name in ("dp_sis", "noisy_iht", "two_stage"):   # two-stage: blocks on clipped rows
         result = fn(X, y, k, eps, bounds=bounds, random_state=random_state,
                     accountant=accountant, **kwargs)
     else:

@@ -23,9 +23,13 @@ from __future__ import annotations
 import copy
 import math
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ..data import ClippedDesign
+
 
 __all__ = ["Loss", "SupportObjective"]
 
@@ -138,7 +142,7 @@ class SupportObjective(ABC):
     #: ``enumeration_options["shifted_cuts"]``.  Every choice gives valid cuts.
     shifted_cuts: bool = True
 
-    def __init__(self, loss: Loss, X: np.ndarray, y: np.ndarray) -> None:
+    def __init__(self, loss: Loss, X: np.ndarray | ClippedDesign, y: np.ndarray) -> None:
         from ..data import as_design
         loss._check_resolved("binding to data")
         self.loss = loss

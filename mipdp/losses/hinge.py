@@ -68,6 +68,7 @@ the recorded objective.
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 
@@ -173,7 +174,7 @@ class Hinge(Loss):
         return 1.0 / (float(b_x) * math.sqrt(s))
 
     def sample_bound(self, s: int, b_x: float, b_y: float | None = None) -> float:
-        return 1.0 + b_x * self.radius * np.sqrt(s)
+        return 1.0 + b_x * cast(float, self.radius) * np.sqrt(s)
 
     def encode_targets(self, y):
         """Any two-class labels as ``±1`` (:func:`encode_labels`), before the data checks."""
@@ -201,12 +202,13 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
 
     def __init__(self, loss: Hinge, X: np.ndarray, y: np.ndarray) -> None:
         super().__init__(loss, X, y)
+        assert loss.ridge is not None and loss.radius is not None  # checked by super()
         self.lam = loss.ridge
         self.radius = loss.radius
         self.max_gap = 0.0
         self.n_fallback = 0
         self._colsum = self.X.rmatvec(y)   # Σ_k z_k, z_k = y_k x_k
-        self._gram = None
+        self._gram: np.ndarray | None = None
 
     @property
     def _ZT(self) -> "_SignedRows":
@@ -315,7 +317,7 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
             todo, t, cand_t = refine(todo, polish_batch(Zt[todo], t, -1e-12, gamma * (1 + 1e-9),
                                                         lam, r), t)
         for j, k in enumerate(todo):  # exact fallback, one support at a time
-            best = None
+            best: tuple | None = None
             for tt, lo, hi in ((t[j], -1e-12, gamma * (1 + 1e-9)), (t[j], -gamma, 2.0 * gamma),
                                (cand_t[j], -1e-9, 1e-9), (cand_t[j], -1e-7, 1e-7)):
                 res = polish_exact(Zt[k], tt, lo, hi, lam, r)
@@ -323,6 +325,7 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
                     best = res
                 if best[1] - best[2] <= CERT_TOL * max(1.0, abs(best[1])):
                     break
+            assert best is not None  # the loop above runs at least once
             b, Pk, Dk, a, _ = best
             if not Pk - Dk <= CERT_TOL * max(1.0, abs(Pk)):
                 raise CertificationError(
@@ -331,6 +334,7 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
                     "was released. Please report this data set.")
             P[k], D[k], B[k] = Pk, Dk, b
             if want_dual:
+                assert A is not None
                 A[k] = a
             self.n_fallback += 1
         return P, D, B, A

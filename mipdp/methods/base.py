@@ -12,7 +12,7 @@ the command line, the experiments and the selector all read that list.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -47,7 +47,7 @@ class Release:
         Size of the top-R set when the mechanism is a top-R sampler.
     """
 
-    mechanism: object
+    mechanism: Any   # a sampler (sample, log_probability, log_probability_bounds)
     candidates: np.ndarray
     candidate_values: np.ndarray
     method_run: str

@@ -18,14 +18,18 @@ from __future__ import annotations
 
 import logging
 import time
+import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from .._param_validation import check_less_than
-from .._validation import (bounds_not_private_reason, check_bounds, check_random_state,
-                           check_X_y, clip_design, clipping_diagnostic)
+from .._validation import (CLIPPING_WARN_FRACTION, bounds_not_private_reason, check_bounds,
+                           check_random_state, check_X_y, clip_design, clipping_diagnostic,
+                           min_samples)
+from .._warnings import find_stack_level
+from ..exceptions import ClippingWarning
 from ..enumeration import SupportEnumerator, default_R
 from ..guarantee import Guarantee, Neighbour
 from ..methods import registry as _registry
@@ -66,6 +70,7 @@ class Run:
     stats: dict = field(default_factory=dict)
     rngs: tuple = ()                 # pre-screen, PTR test, draws
     loss: Any = None                 # the loss with its score resolved on the bounds
+    y_clipped: float | None = None   # fraction of y clipped by its private range
 
     def details(self) -> dict:
         """What the run knows that refines the planned guarantee."""
@@ -81,7 +86,8 @@ class Run:
 def read_data(plan, X, y):
     """Validate the data (lazily: never copied whole) and the labels; ``(X, y, n, p)``."""
     y = plan.loss.encode_targets(y)      # hinge: any two-class labels as ±1
-    X, y = check_X_y(X, y, lazy=True)    # arrays, memmaps, sparse: not copied (mipdp.data)
+    # arrays, memmaps, sparse: not copied (mipdp.data); n >= 1 under add/remove (n private)
+    X, y = check_X_y(X, y, lazy=True, min_samples=min_samples(plan.neighbours == "add_remove"))
     n, p = X.shape
     check_less_than(plan.s, p, "s", "p", "private_bss")
     return X, plan.loss.check_targets(y), n, p
@@ -146,6 +152,13 @@ class PrivateRangesStage(RangesKindStage):
                                        neighbours=plan.neighbours)
         Xm = state.ranges.mapped(state.X)      # lazy: the mapped X is never formed whole
         ym = state.ranges.transform_y(state.y) if need_y else state.y
+        if need_y:   # not private (a diagnostic): the fraction of y the map clips (the
+            # selection sees the mapped y, within ±½; X's fraction is counted by the design)
+            y_range = state.ranges.y_range
+            assert y_range is not None      # estimated whenever y needs a range
+            state.y_clipped = (float(np.count_nonzero((state.y < y_range[0])
+                                                      | (state.y > y_range[1])))
+                               / max(state.y.shape[0], 1))
         state.X, state.y, state.n, state.p = read_data(plan, Xm, ym)
         state.b_x, state.b_y = MAPPED_BOUNDS
         state.rng = check_random_state(rng_select)
@@ -218,7 +231,7 @@ class PrescreenStage(Stage):
             state.rngs[0])
         state.X = take_columns(state.X, state.columns)
         state.p = state.X.shape[1]
-        state.timings["prescreen"] = state.screen_info["time"]
+        state.timings["prescreen"] = state.screen_info["time_not_private"]
         if plan.ranks:
             t0 = time.perf_counter()
             state.X = rank_design(state.X)
@@ -239,6 +252,7 @@ class ClipStage(Stage):
         # through F = n·L, and every quantity that carries the scale is a data-free
         # multiple of it (docs/privacy.md, "MIP methods under add/remove neighbours")
         if plan.ranks:   # Δ of F = n·L on ranks (uniform in n under add/remove)
+            assert loss.radius is not None  # resolved by the ranges stage
             rank_delta = rank_sensitivity(loss.name, n, s, loss.radius, plan.neighbours)
             state.scale = rank_delta / n
             state.record_sens = rank_delta if plan.neighbours == "add_remove" else state.scale
@@ -248,6 +262,16 @@ class ClipStage(Stage):
                                  if plan.neighbours == "add_remove" else state.scale)
         state.objective = loss.bind(Xc, yc)
         bounds_key = "bounds_not_private" if plan.derived else "bounds"
+        if isinstance(clipped, dict) and state.y_clipped is not None:
+            clipped["y"] = state.y_clipped    # private ranges: y was clipped by its map
+            if state.y_clipped > CLIPPING_WARN_FRACTION:
+                warnings.warn(
+                    f"private_bss: {state.y_clipped:.0%} of y is clipped by its private "
+                    "range. The release is still private, but a y clipped almost everywhere "
+                    "is ignored; widen the range (PrivateBounds(widen=...)) or give bounds "
+                    "from domain knowledge. This warning and "
+                    "result.info['clipped_fraction_not_private'] depend on the data and are "
+                    "not private.", ClippingWarning, stacklevel=find_stack_level())
         state.info.update({"loss": loss.name,
                            bounds_key: "ranks" if plan.ranks else (state.b_x, state.b_y),
                            "ridge": loss.ridge, "radius": loss.radius,

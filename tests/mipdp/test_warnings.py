@@ -31,8 +31,8 @@ def _only(records, category):
 
 def test_privacy_leak_warning_points_at_caller(data):
     X, y = data
-    with pytest.warns(PrivacyLeakWarning) as rec:
-        private_bss(X, y, 2, 1.0, random_state=0)
+    with pytest.warns(PrivacyLeakWarning) as rec:     # bounds=None means ranks (private)
+        private_bss(X, y, 2, 1.0, bounds="data", random_state=0)
     for r in _only(rec, PrivacyLeakWarning):
         assert r.filename == __file__
 
@@ -63,7 +63,7 @@ def test_data_conversion_warning_points_at_caller(data):
 
 def test_selector_warning_points_at_caller(data):
     X, y = data
-    sel = PrivateBestSubsetSelector(s=2, eps=1.0, random_state=0)
+    sel = PrivateBestSubsetSelector(s=2, eps=1.0, bounds="data", random_state=0)
     with pytest.warns(PrivacyLeakWarning) as rec:
         sel.fit(X, y)
     for r in _only(rec, PrivacyLeakWarning):
