@@ -31,6 +31,7 @@ applied to those bounds and the result is already labelled not private.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 __all__ = ["DEFAULT_RIDGE", "SEED_RIDGE", "SEED_RADIUS", "default_score"]
 
@@ -69,7 +70,7 @@ def default_score(loss, s: int, b_x: float, b_y: float | None) -> tuple[float, f
     if isinstance(loss, str):       # a name: the registry of mipdp.losses resolves it
         raise TypeError("loss: mipdp.losses.score_rule.default_score takes a Loss or a Loss "
                         "subclass; use mipdp.losses.default_score for a loss name")
-    cls = loss if isinstance(loss, type) else type(loss)
+    cls: Any = loss if isinstance(loss, type) else type(loss)   # a Loss subclass
     if not (isinstance(s, int) or hasattr(s, "__index__")) or int(s) < 1:
         raise ValueError(f"s: the default score needs a support size s >= 1, got {s!r}")
     for name, b, needed in (("bounds[0] (b_x)", b_x, True),

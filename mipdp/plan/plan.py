@@ -89,6 +89,7 @@ class Plan:
         out = None
         for stage in reversed(self.stages):
             out = stage.compose(stage.guarantee(self, details), out)
+        assert out is not None       # the method stage always has a guarantee
         return out
 
     def run(self, X, y, random_state, *, started: float | None = None):
