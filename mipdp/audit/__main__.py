@@ -1,0 +1,5 @@
+"""``python -m mipdp.audit [--quick]``: print the audit table."""
+
+from . import main
+
+raise SystemExit(main())
