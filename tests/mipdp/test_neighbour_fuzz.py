@@ -197,7 +197,10 @@ def _exception_key(exc: BaseException) -> tuple:
 
 
 def run(call):
-    """``(outcome, warning categories)``: outcome ``("ok",)`` or ``("raise", type, msg)``."""
+    """``(outcome, warnings)``: outcome ``("ok",)`` or ``("raise", type, message)``.
+
+    ``warnings``: the set of ``(category, message without its figures)`` issued.
+    """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -205,35 +208,51 @@ def run(call):
             out = ("ok",)
         except Exception as exc:   # every exception is data here: compared, not raised
             out = ("raise",) + _exception_key(exc)
-    return out, frozenset(w.category.__name__ for w in caught)
+    return out, frozenset((w.category.__name__, _NUMBER.sub("#", str(w.message))[:70])
+                          for w in caught)
 
 
-#: counts per entry point, across every test of the module (written out at its end)
+#: neighbour-fuzz findings not fixed yet, by the message of the exception one side raises:
+#: a group whose every mismatch matches one of them is an expected failure (xfail) rather
+#: than a failure, so that any *other* mismatch still fails the run
+KNOWN_FINDINGS = {
+    r"^hinge: could not certify L\(S\)":
+        "F2, the hinge solver does not certify a support of near-separable data with a tiny "
+        "ridge (test_finding_hinge_certification)",
+    r"^outer approximation stopped with relative gap":
+        "F3, outer approximation stops short of certifying the optimum (hinge, tiny ridge, "
+        "MIP path; test_finding_outer_approximation_gap)",
+}
+
+#: counts per entry point (and per group of an issue-28 defect marked xfail), across every
+#: test of the module (written out at its end)
 COUNTS: dict = defaultdict(Counter)
 CONFIGS_HIT: dict = defaultdict(set)
 MISMATCHES: dict = defaultdict(list)
+_CONTEXT = {"key": None, "group": None}
 
 
-def check_pair(entry: str, group: str, config: str, call, D, D2, pair: str,
-               args=None) -> None:
+def check_pair(config: str, call, D, D2, pair: str, args=None) -> None:
     """Run ``call`` on both data sets and record the comparison (never raises)."""
     (o1, w1), (o2, w2) = run(lambda: call(*D)), run(lambda: call(*D2))
-    c = COUNTS[entry]
+    key, group = _CONTEXT["key"], _CONTEXT["group"]
+    c = COUNTS[key]
     c["pairs"] += 1
-    CONFIGS_HIT[entry].add(config)
+    CONFIGS_HIT[key].add(config)
     if o1 == o2:
         c["both_ok" if o1[0] == "ok" else "both_raised_same"] += 1
         if o1[0] == "raise":
             c[f"both_raised:{o1[1]}"] += 1
     else:
         c["mismatches"] += 1
-        MISMATCHES[(entry, group)].append(
+        MISMATCHES[(key, group)].append(
             {"config": config, "args": repr(args), "pair": pair, "outcome_D": o1,
              "outcome_D2": o2,
              "D": [D[0].tolist(), D[1].tolist()], "D2": [D2[0].tolist(), D2[1].tolist()]})
     if w1 != w2:
         c["warnings_differ"] += 1
-        c[f"warnings_differ:{'/'.join(sorted(w1 ^ w2))}"] += 1
+        for cat, msg in sorted(w1 ^ w2):
+            c[f"warnings_differ:{cat}:{msg}"] += 1
 
 
 #: multiplies the slow variant's example counts (``MIPDP_FUZZ_SCALE=0.1`` for a quick look)
@@ -245,9 +264,27 @@ def slow(n_examples: int) -> int:
     return max(1, int(round(n_examples * SLOW_SCALE)))
 
 
-def fuzz(entry: str, group: str, max_examples: int, strategy, body):
-    """Run ``body(case, draw)`` over ``max_examples`` hypothesis examples, then assert."""
-    MISMATCHES.pop((entry, group), None)
+def _known(found: list) -> list:
+    """The reasons of :data:`KNOWN_FINDINGS` that explain every mismatch (``[]``: not all)."""
+    reasons = set()
+    for f in found:
+        msgs = [o[2] for o in (f["outcome_D"], f["outcome_D2"]) if o[0] == "raise"]
+        hit = [r for pat, r in KNOWN_FINDINGS.items() if any(re.search(pat, m) for m in msgs)]
+        if not hit:
+            return []
+        reasons.update(hit)
+    return sorted(reasons)
+
+
+def fuzz(entry: str, group: str, max_examples: int, strategy, body, defect=None):
+    """Run ``body(case, draw)`` over ``max_examples`` hypothesis examples, then assert.
+
+    ``defect``: the issue-28 defect the group is marked xfail for (its pairs are counted
+    apart, under ``"<entry> [defect N]"``).
+    """
+    key = entry if defect is None else f"{entry} [issue 28 defect {defect}]"
+    _CONTEXT.update(key=key, group=group)
+    MISMATCHES.pop((key, group), None)
 
     @settings(max_examples=max_examples, derandomize=True, database=None, deadline=None,
               phases=[Phase.explicit, Phase.generate],
@@ -258,8 +295,11 @@ def fuzz(entry: str, group: str, max_examples: int, strategy, body):
         body(case, data.draw)
 
     inner()
-    found = MISMATCHES.get((entry, group), [])
-    assert not found, (f"{entry} [{group}]: {len(found)} neighbour pair(s) where the "
+    found = MISMATCHES.get((key, group), [])
+    if found and _known(found):
+        pytest.xfail(f"{len(found)} mismatch(es), all known neighbour-fuzz findings: "
+                     + "; ".join(_known(found)))
+    assert not found, (f"{key} [{group}]: {len(found)} neighbour pair(s) where the "
                        "exception depends on the data; the first ones (data in the counts' "
                        "JSON): " + "; ".join(
                            str({k: v for k, v in f.items() if k not in ("D", "D2")})
@@ -274,19 +314,18 @@ def _write_counts(request, tmp_path_factory):
         return
     path = os.environ.get("MIPDP_FUZZ_COUNTS") or str(
         tmp_path_factory.getbasetemp() / "neighbour_fuzz_counts.json")
-    report = {entry: dict(sorted(c.items())) | {"configs_hit": len(CONFIGS_HIT[entry])}
-              for entry, c in sorted(COUNTS.items())}
-    report["mismatches"] = {f"{e}[{g}]": found for (e, g), found in MISMATCHES.items() if found}
+    report = {key: dict(sorted(c.items())) | {"configs_hit": len(CONFIGS_HIT[key])}
+              for key, c in sorted(COUNTS.items())}
+    mismatches = {f"{k}[{g}]": found for (k, g), found in MISMATCHES.items() if found}
     with open(path, "w") as fh:
-        json.dump(report, fh, indent=1, sort_keys=True, default=str)
+        json.dump({"counts": report, "mismatches": mismatches}, fh, indent=1, sort_keys=True,
+                  default=str)
     tr = request.config.pluginmanager.get_plugin("terminalreporter")
     if tr is not None:
         tr.write_line("")
         tr.write_line(f"neighbour fuzz counts (written to {path}):")
-        for entry, c in report.items():
-            if entry == "mismatches":
-                continue
-            tr.write_line(f"  {entry}: pairs {c.get('pairs', 0)}, both ok {c.get('both_ok', 0)}, "
+        for key, c in report.items():
+            tr.write_line(f"  {key}: pairs {c.get('pairs', 0)}, both ok {c.get('both_ok', 0)}, "
                           f"both raised same {c.get('both_raised_same', 0)}, mismatches "
                           f"{c.get('mismatches', 0)}, warnings differ "
                           f"{c.get('warnings_differ', 0)}, configs hit {c['configs_hit']}")
@@ -308,6 +347,7 @@ COLLAPSING_PRIVATE = (PrivateBounds(widen=1e-20), PrivateBounds(grid=(-1e308, 0.
 SCORES = ({}, {"ridge": 1e-8, "radius": 100.0}, {"ridge": 1e4, "radius": 1e-4})
 ENUMERATION = (None, {"exhaustive_max": 0, "explicit_max": 0})
 
+#: the issue-28 defects another branch fixes: the lead removes these marks after merging it
 XFAIL = {n: pytest.mark.xfail(strict=False, reason=f"issue 28 defect {n}, fixed on branch fixes")
          for n in (1, 2, 3, 5)}
 
@@ -318,29 +358,33 @@ def _method_kwargs(name):
     return kw
 
 
-def _bss_configs(prescreen_name, neighbours):
-    return [(m, loss, b) for m in METHODS for loss in LOSSES for b in BOUNDS_KINDS
-            if not (neighbours == "add_remove" and prescreen_name is not None)]
+def _draw_bounds(draw, bkind, loss, private_spec=CUSTOM_PRIVATE):
+    if bkind == "public":
+        bx, by = draw(st.sampled_from(PUBLIC_BOUNDS))
+        return (bx, None if loss == "hinge" else by)
+    return "private" if bkind == "private" else private_spec
 
 
-def _bss_body(entry, group, configs, prescreen_name, neighbours, private_override=None):
+def _is_hinge_case(case) -> bool:
+    return bool(np.all(np.isin(case.y, (-1.0, 1.0))) and case.zy in (-1.0, 1.0))
+
+
+# -- private_bss and the selector --------------------------------------------------------------
+
+def _bss_body(entry, configs, prescreen_name, neighbours, private_spec=CUSTOM_PRIVATE):
     """The body of a ``private_bss`` fuzz (``entry`` "private_bss" or "selector")."""
 
     def body(case, draw):
-        method, loss, bkind = draw(st.sampled_from(configs))
+        hinge = _is_hinge_case(case)
+        method, loss, bkind = draw(st.sampled_from(
+            [c for c in configs if (c[1] == "hinge") == hinge]))
         p = case.p
         s = draw(st.integers(1, 2))
         if s >= p - 1 and prescreen_name is not None or s >= p:
             s = 1
         kw = _method_kwargs(method)
-        kw.update(loss=loss, neighbours=neighbours, eps=draw(st.sampled_from([0.1, 1.0, 10.0])))
-        if bkind == "public":
-            bx, by = draw(st.sampled_from(PUBLIC_BOUNDS))
-            kw["bounds"] = (bx, None if loss == "hinge" else by)
-        elif bkind == "private":
-            kw["bounds"] = "private"
-        else:
-            kw["bounds"] = private_override or CUSTOM_PRIVATE
+        kw.update(loss=loss, neighbours=neighbours, eps=draw(st.sampled_from([0.1, 1.0, 10.0])),
+                  bounds=_draw_bounds(draw, bkind, loss, private_spec))
         kw.update(draw(st.sampled_from(SCORES)))
         opts = draw(st.sampled_from(ENUMERATION))
         if opts is not None:
@@ -356,83 +400,82 @@ def _bss_body(entry, group, configs, prescreen_name, neighbours, private_overrid
             def call(X, y):
                 private_bss(X, y, s, random_state=seed, **kw)
         for name, D, D2 in case.neighbours(neighbours):
-            check_pair(entry, group, config, call, D, D2, name, dict(kw, s=s, seed=seed))
+            check_pair(config, call, D, D2, name, dict(kw, s=s, seed=seed))
 
     return body
 
 
-# private_bss groups: (id, prescreen, neighbours, moderate data, marks)
+def _run_bss(entry, prescreen_name, neighbours, moderate, defect, n_examples,
+             private_spec=CUSTOM_PRIVATE, methods=tuple(METHODS), losses=LOSSES,
+             bounds_kinds=BOUNDS_KINDS):
+    """Half the examples on real targets, half on ±1 labels (the hinge configurations)."""
+    configs = [(m, loss, b) for m in methods for loss in losses for b in bounds_kinds]
+    gid = f"{entry}-{prescreen_name}-{neighbours}-{'moderate' if moderate else 'extreme'}"
+    half = n_examples // 2 if "hinge" in losses else 0
+    for part, count, strategy in (("real", n_examples - half, cases(moderate=moderate)),
+                                  ("hinge", half, cases(labels=(-1.0, 1.0), moderate=moderate))):
+        if count:
+            fuzz(entry, f"{gid}/{part}", count, strategy,
+                 _bss_body(entry, configs, prescreen_name, neighbours, private_spec), defect)
+
+
+# (id, prescreen, neighbours, moderate data, issue-28 defect marked xfail)
 BSS_GROUPS = [
-    ("none-replace_one", None, "replace_one", False, ()),
-    ("none-add_remove", None, "add_remove", False, ()),
-    ("dp_sis", "dp_sis", "replace_one", False, ()),
-    ("kendall", "kendall", "replace_one", False, ()),
-    ("two_stage-moderate", "two_stage", "replace_one", True, ()),
-    ("two_stage-extreme", "two_stage", "replace_one", False, (XFAIL[1],)),
+    ("none-replace_one", None, "replace_one", False, None),
+    ("none-add_remove", None, "add_remove", False, None),
+    ("dp_sis", "dp_sis", "replace_one", False, None),
+    ("kendall", "kendall", "replace_one", False, None),
+    ("two_stage-moderate", "two_stage", "replace_one", True, None),
+    ("two_stage-extreme", "two_stage", "replace_one", False, 1),
 ]
 
 
-def _run_bss(entry, gid, prescreen_name, neighbours, moderate, n_examples):
-    configs = _bss_configs(prescreen_name, neighbours)
-    hinge = [c for c in configs if c[1] == "hinge"]
-    real = [c for c in configs if c[1] != "hinge"]
-    half = max(1, n_examples // 2)
-    fuzz(entry, gid + "/real", n_examples - half, cases(moderate=moderate),
-         _bss_body(entry, gid + "/real", real, prescreen_name, neighbours))
-    fuzz(entry, gid + "/hinge", half, cases(labels=(-1.0, 1.0), moderate=moderate),
-         _bss_body(entry, gid + "/hinge", hinge, prescreen_name, neighbours))
-
-
 def _params(groups):
-    return [pytest.param(*g[1:4], id=g[0], marks=g[4]) for g in groups]
+    return [pytest.param(*g[1:], id=g[0], marks=() if g[-1] is None else (XFAIL[g[-1]],))
+            for g in groups]
 
 
-@pytest.mark.parametrize("prescreen_name, neighbours, moderate", _params(BSS_GROUPS))
-def test_private_bss(prescreen_name, neighbours, moderate):
-    _run_bss("private_bss", f"{prescreen_name}-{neighbours}-{moderate}", prescreen_name,
-             neighbours, moderate, 12)
+@pytest.mark.parametrize("prescreen_name, neighbours, moderate, defect", _params(BSS_GROUPS))
+def test_private_bss(prescreen_name, neighbours, moderate, defect):
+    _run_bss("private_bss", prescreen_name, neighbours, moderate, defect, 12)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("prescreen_name, neighbours, moderate", _params(BSS_GROUPS))
-def test_private_bss_slow(prescreen_name, neighbours, moderate):
-    _run_bss("private_bss", f"{prescreen_name}-{neighbours}-{moderate}", prescreen_name,
-             neighbours, moderate, slow(300))
+@pytest.mark.parametrize("prescreen_name, neighbours, moderate, defect", _params(BSS_GROUPS))
+def test_private_bss_slow(prescreen_name, neighbours, moderate, defect):
+    _run_bss("private_bss", prescreen_name, neighbours, moderate, defect, slow(350))
 
 
-# -- issue 28 defect 2: ranges that collapse ---------------------------------------------------
-
+@XFAIL[2]
 @pytest.mark.parametrize("spec", COLLAPSING_PRIVATE, ids=["widen", "grid"])
 @pytest.mark.parametrize("neighbours", ["replace_one", "add_remove"])
-@XFAIL[2]
 def test_private_bss_collapsing_ranges(spec, neighbours):
-    configs = [(m, loss, "PrivateBounds") for m in ("exponential", "top_r")
-               for loss in LOSSES if loss != "hinge"]
-    gid = f"collapse-{neighbours}-{spec.widen}"
-    fuzz("private_bss", gid, 10, cases(),
-         _bss_body("private_bss", gid, configs, None, neighbours, private_override=spec))
+    """Issue 28 defect 2: ranges that collapse (only the ``PrivateBounds`` configurations)."""
+    _run_bss("private_bss", None, neighbours, False, 2, 10, private_spec=spec,
+             methods=("exponential", "top_r"), losses=("least_squares", "huber"),
+             bounds_kinds=("PrivateBounds",))
 
 
-# -- the selector ------------------------------------------------------------------------------
-
-SELECTOR_GROUPS = [("replace_one", None, "replace_one", False, ()),
-                   ("add_remove", None, "add_remove", False, ())]
+SELECTOR_GROUPS = [("replace_one", None, "replace_one", False, None),
+                   ("add_remove", None, "add_remove", False, None)]
 
 
-@pytest.mark.parametrize("prescreen_name, neighbours, moderate", _params(SELECTOR_GROUPS))
-def test_selector(prescreen_name, neighbours, moderate):
-    _run_bss("selector", f"selector-{neighbours}", prescreen_name, neighbours, moderate, 8)
+@pytest.mark.parametrize("prescreen_name, neighbours, moderate, defect",
+                         _params(SELECTOR_GROUPS))
+def test_selector(prescreen_name, neighbours, moderate, defect):
+    _run_bss("selector", prescreen_name, neighbours, moderate, defect, 8)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("prescreen_name, neighbours, moderate", _params(SELECTOR_GROUPS))
-def test_selector_slow(prescreen_name, neighbours, moderate):
-    _run_bss("selector", f"selector-{neighbours}", prescreen_name, neighbours, moderate, slow(700))
+@pytest.mark.parametrize("prescreen_name, neighbours, moderate, defect",
+                         _params(SELECTOR_GROUPS))
+def test_selector_slow(prescreen_name, neighbours, moderate, defect):
+    _run_bss("selector", prescreen_name, neighbours, moderate, defect, slow(700))
 
 
 # -- private_coefficients ----------------------------------------------------------------------
 
-def _coef_body(group, neighbours):
+def _coef_body(neighbours):
     def body(case, draw):
         p = case.p
         k = draw(st.integers(1, 3))
@@ -449,35 +492,28 @@ def _coef_body(group, neighbours):
             private_coefficients(X, y, support, random_state=seed, **kw)
 
         for name, D, D2 in case.neighbours(neighbours):
-            check_pair("private_coefficients", group, config, call, D, D2, name,
-                       dict(kw, support=support, seed=seed))
+            check_pair(config, call, D, D2, name, dict(kw, support=support, seed=seed))
     return body
 
 
 @pytest.mark.parametrize("neighbours", ["replace_one", "add_remove"])
 def test_private_coefficients(neighbours):
-    fuzz("private_coefficients", neighbours, 15, cases(), _coef_body(neighbours, neighbours))
+    fuzz("private_coefficients", neighbours, 15, cases(), _coef_body(neighbours))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("neighbours", ["replace_one", "add_remove"])
 def test_private_coefficients_slow(neighbours):
-    fuzz("private_coefficients", neighbours, slow(900), cases(), _coef_body(neighbours, neighbours))
+    fuzz("private_coefficients", neighbours, slow(700), cases(), _coef_body(neighbours))
 
 
 # -- the comparators and comparators.prescreen -------------------------------------------------
 
 TOPKS = ("canonical_lipschitz", "peeling", "laplace")
+_COMPARATORS = {"dp_sis": dp_sis, "kendall": dp_kendall, "two_stage": two_stage, "mcmc": mcmc}
 
 
-def _comparator_call(name, k, seed, kw, via_prescreen):
-    fn = {"dp_sis": dp_sis, "kendall": dp_kendall, "two_stage": two_stage, "mcmc": mcmc}[name]
-    if via_prescreen:
-        return lambda X, y: prescreen(name, X, y, k, random_state=seed, **kw)
-    return lambda X, y: fn(X, y, k, random_state=seed, **kw)
-
-
-def _comparator_body(entry, group, name, neighbour, n_blocks_given, via_prescreen=False):
+def _comparator_body(name, neighbour, n_blocks_given, via_prescreen=False):
     def body(case, draw):
         p = case.p
         k = draw(st.integers(1, p - 1))
@@ -487,8 +523,9 @@ def _comparator_body(entry, group, name, neighbour, n_blocks_given, via_prescree
         if name in ("dp_sis", "mcmc") or via_prescreen:
             kw["bounds"] = draw(st.sampled_from(PUBLIC_BOUNDS))
         if name == "dp_sis":
-            kw["topk"] = draw(st.sampled_from(TOPKS))
             kw["gamma"] = draw(st.sampled_from([0.0, 0.5, 1.0]))
+            if not via_prescreen:
+                kw["topk"] = draw(st.sampled_from(TOPKS))
         if name == "two_stage":
             kw["topk"] = draw(st.sampled_from(TOPKS))
             kw["alpha"] = draw(st.sampled_from([None, 1e-3, 1.0]))
@@ -497,80 +534,73 @@ def _comparator_body(entry, group, name, neighbour, n_blocks_given, via_prescree
         if name == "mcmc":
             kw["l1_radius"] = draw(st.sampled_from([1e-4, 1.0, 100.0]))
             kw["n_iter"] = draw(st.sampled_from([1, 20]))
-        if via_prescreen and name == "dp_sis":
-            kw.pop("topk", None)
         seed = draw(st.integers(0, 2 ** 16))
         config = f"{name}/{neighbour}/" + "/".join(
             f"{key}={kw[key]}" for key in ("topk", "alpha", "gamma", "l1_radius") if key in kw)
         config += "/n_blocks" if n_blocks_given else ""
-        call = _comparator_call(name, k, seed, kw, via_prescreen)
+        if via_prescreen:
+            def call(X, y):
+                prescreen(name, X, y, k, random_state=seed, **kw)
+        else:
+            def call(X, y):
+                _COMPARATORS[name](X, y, k, random_state=seed, **kw)
         notion = "replace_one" if neighbour == "replace-one" else "add_remove"
         for pname, D, D2 in case.neighbours(notion):
-            check_pair(entry, group, config, call, D, D2, pname, dict(kw, k=k, seed=seed))
+            check_pair(config, call, D, D2, pname, dict(kw, k=k, seed=seed))
     return body
 
 
-# (id, comparator, neighbour, n_blocks given, moderate data, marks)
+# (id, comparator, neighbour, n_blocks given, moderate data, issue-28 defect marked xfail)
 COMPARATOR_GROUPS = [
-    (f"{name}-{nb}", name, nb, False, False, ())
+    (f"{name}-{nb}", name, nb, False, False, None)
     for name in ("dp_sis", "kendall", "mcmc") for nb in ("replace-one", "add/remove")
 ] + [
-    ("two_stage-replace-one-moderate", "two_stage", "replace-one", True, True, ()),
-    ("two_stage-add/remove-moderate", "two_stage", "add/remove", False, True, ()),
-    ("two_stage-replace-one-extreme", "two_stage", "replace-one", True, False, (XFAIL[1],)),
-    ("two_stage-add/remove-extreme", "two_stage", "add/remove", False, False, (XFAIL[1],)),
-    ("two_stage-add/remove-n_blocks", "two_stage", "add/remove", True, True, (XFAIL[3],)),
+    ("two_stage-replace-one-moderate", "two_stage", "replace-one", True, True, None),
+    ("two_stage-add/remove-moderate", "two_stage", "add/remove", False, True, None),
+    ("two_stage-replace-one-extreme", "two_stage", "replace-one", True, False, 1),
+    ("two_stage-add/remove-extreme", "two_stage", "add/remove", False, False, 1),
+    ("two_stage-add/remove-n_blocks", "two_stage", "add/remove", True, True, 3),
 ]
 
 
-def _cparams(groups):
-    return [pytest.param(*g[1:5], id=g[0], marks=g[5]) for g in groups]
-
-
-def _run_comparator(name, neighbour, n_blocks_given, moderate, n_examples):
+def _run_comparator(name, neighbour, n_blocks_given, moderate, defect, n_examples):
     gid = f"{name}-{neighbour}-{n_blocks_given}-{moderate}"
     fuzz(name, gid, n_examples, cases(moderate=moderate),
-         _comparator_body(name, gid, name, neighbour, n_blocks_given))
+         _comparator_body(name, neighbour, n_blocks_given), defect)
 
 
-@pytest.mark.parametrize("name, neighbour, n_blocks_given, moderate",
-                         _cparams(COMPARATOR_GROUPS))
-def test_comparator(name, neighbour, n_blocks_given, moderate):
-    _run_comparator(name, neighbour, n_blocks_given, moderate, 12)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name, neighbour, n_blocks_given, moderate",
-                         _cparams(COMPARATOR_GROUPS))
-def test_comparator_slow(name, neighbour, n_blocks_given, moderate):
-    _run_comparator(name, neighbour, n_blocks_given, moderate, slow(1000))
-
-
-PRESCREEN_GROUPS = [
-    ("dp_sis", "dp_sis", False, ()), ("kendall", "kendall", False, ()),
-    ("two_stage-moderate", "two_stage", True, ()),
-    ("two_stage-extreme", "two_stage", False, (XFAIL[1],)),
-]
-
-
-def _run_prescreen(name, moderate, n_examples):
-    gid = f"prescreen-{name}-{moderate}"
-    fuzz("comparators.prescreen", gid, n_examples, cases(moderate=moderate),
-         _comparator_body("comparators.prescreen", gid, name, "replace-one", False,
-                          via_prescreen=True))
-
-
-@pytest.mark.parametrize("name, moderate",
-                         [pytest.param(*g[1:3], id=g[0], marks=g[3]) for g in PRESCREEN_GROUPS])
-def test_prescreen(name, moderate):
-    _run_prescreen(name, moderate, 10)
+@pytest.mark.parametrize("name, neighbour, n_blocks_given, moderate, defect",
+                         _params(COMPARATOR_GROUPS))
+def test_comparator(name, neighbour, n_blocks_given, moderate, defect):
+    _run_comparator(name, neighbour, n_blocks_given, moderate, defect, 12)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, moderate",
-                         [pytest.param(*g[1:3], id=g[0], marks=g[3]) for g in PRESCREEN_GROUPS])
-def test_prescreen_slow(name, moderate):
-    _run_prescreen(name, moderate, slow(1000))
+@pytest.mark.parametrize("name, neighbour, n_blocks_given, moderate, defect",
+                         _params(COMPARATOR_GROUPS))
+def test_comparator_slow(name, neighbour, n_blocks_given, moderate, defect):
+    _run_comparator(name, neighbour, n_blocks_given, moderate, defect, slow(700))
+
+
+PRESCREEN_GROUPS = [("dp_sis", "dp_sis", False, None), ("kendall", "kendall", False, None),
+                    ("two_stage-moderate", "two_stage", True, None),
+                    ("two_stage-extreme", "two_stage", False, 1)]
+
+
+def _run_prescreen(name, moderate, defect, n_examples):
+    fuzz("comparators.prescreen", f"prescreen-{name}-{moderate}", n_examples,
+         cases(moderate=moderate), _comparator_body(name, "replace-one", False, True), defect)
+
+
+@pytest.mark.parametrize("name, moderate, defect", _params(PRESCREEN_GROUPS))
+def test_prescreen(name, moderate, defect):
+    _run_prescreen(name, moderate, defect, 10)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, moderate, defect", _params(PRESCREEN_GROUPS))
+def test_prescreen_slow(name, moderate, defect):
+    _run_prescreen(name, moderate, defect, slow(700))
 
 
 # -- OpenDP's make_private_bss -----------------------------------------------------------------
@@ -578,22 +608,18 @@ def test_prescreen_slow(name, moderate):
 PURE_METHODS = ("exponential", "permute_and_flip", "top_r")
 
 
-def _opendp_body(group, neighbours):
+def _opendp_body(neighbours):
     from mipdp.interop.opendp import make_private_bss
 
     configs = [(m, loss, b) for m in PURE_METHODS for loss in LOSSES for b in BOUNDS_KINDS]
 
     def body(case, draw):
-        hinge = bool(np.all(np.isin(case.y, (-1.0, 1.0))) and np.isin(case.zy, (-1.0, 1.0)))
-        method, loss, bkind = draw(st.sampled_from([c for c in configs
-                                                    if (c[1] == "hinge") == hinge]))
-        s = 1 if case.p <= 2 else draw(st.integers(1, 2))
-        if bkind == "public":
-            bx, by = draw(st.sampled_from(PUBLIC_BOUNDS))
-            bounds = (bx, None if loss == "hinge" else by)
-        else:
-            bounds = "private" if bkind == "private" else CUSTOM_PRIVATE
-        kw = dict(method=method, loss=loss, bounds=bounds)
+        hinge = _is_hinge_case(case)
+        method, loss, bkind = draw(st.sampled_from(
+            [c for c in configs if (c[1] == "hinge") == hinge]))
+        s = draw(st.integers(1, 2))
+        kw = dict(method=method, loss=loss, bounds=_draw_bounds(draw, bkind, loss))
+        kw.update(draw(st.sampled_from(SCORES)))
         m = make_private_bss(case.p, s, draw(st.sampled_from([0.1, 1.0, 10.0])),
                              neighbours=neighbours, **kw)
 
@@ -601,30 +627,29 @@ def _opendp_body(group, neighbours):
             m((X, y))
 
         for name, D, D2 in case.neighbours(neighbours):
-            check_pair("make_private_bss", group, f"{method}/{loss}/{bkind}/{neighbours}", call,
-                       D, D2, name, dict(kw, s=s))
+            check_pair(f"{method}/{loss}/{bkind}/{neighbours}", call, D, D2, name,
+                       dict(kw, s=s))
     return body
 
 
 def _run_opendp(neighbours, n_examples):
+    pytest.importorskip("opendp")
     half = n_examples // 2
     fuzz("make_private_bss", f"{neighbours}/real", n_examples - half, cases(),
-         _opendp_body(f"{neighbours}/real", neighbours))
+         _opendp_body(neighbours))
     fuzz("make_private_bss", f"{neighbours}/hinge", half, cases(labels=(-1.0, 1.0)),
-         _opendp_body(f"{neighbours}/hinge", neighbours))
+         _opendp_body(neighbours))
 
 
 @pytest.mark.parametrize("neighbours", ["replace_one", "add_remove"])
 def test_make_private_bss(neighbours):
-    pytest.importorskip("opendp")
     _run_opendp(neighbours, 8)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("neighbours", ["replace_one", "add_remove"])
 def test_make_private_bss_slow(neighbours):
-    pytest.importorskip("opendp")
-    _run_opendp(neighbours, slow(900))
+    _run_opendp(neighbours, slow(700))
 
 
 # -- public input checks: n = 1 against n = 2, non-finite values --------------------------------
@@ -691,3 +716,39 @@ def test_non_finite_input_is_refused(case, where, value, entry):
     out, _ = run(lambda: calls[entry](X, y))
     assert out[0] == "raise" and out[1] in ("ValueError", "OpenDP[ValueError]"), out
     assert re.search(r"nan|inf", out[2], re.IGNORECASE), out
+
+
+# -- findings of the fuzz that are not fixed yet (KNOWN_FINDINGS) -------------------------------
+
+@pytest.mark.xfail(strict=False, reason="neighbour-fuzz finding F2, not fixed")
+def test_finding_hinge_certification():
+    """F2: a support of near-separable rows (three samples tied near the margin, s = 2) at
+    ridge 1e-8, radius 100: every structure the exact fallback reads off the iterates
+    misses the optimum's, so one neighbour raises CertificationError and the other runs.
+    (The rows are those of a ``PrivateBounds``-mapped fuzz data set.)"""
+    from mipdp._validation import clip_design
+    from mipdp.losses import get_loss
+    Z = np.array([[0.16665450290070097, -0.5], [0.16665531448757828, -0.16691884619963157],
+                  [0.16665653186789425, -0.16664502201784454], [0.1666561260744556, -0.5],
+                  [-0.1666561260744556, 0.16664502201784454],
+                  [0.16665531448757828, -0.1666906593814757]])
+    y = np.ones(Z.shape[0])
+    Xc, _ = clip_design(Z, None, 1.0, None)
+    objective = get_loss("hinge", ridge=1e-8, radius=100.0).resolve(2, 1.0, None).bind(Xc, y)
+    P, D, _, _ = objective.solve(np.array([[0, 1]]))
+    assert P[0] - D[0] <= 1e-12 * max(1.0, abs(P[0]))
+
+
+@pytest.mark.xfail(strict=False, reason="neighbour-fuzz finding F3, not fixed")
+def test_finding_outer_approximation_gap():
+    """F3: the MIP path (``exhaustive_max = explicit_max = 0``) of top-R on a hinge problem
+    at ridge 1e-8, radius 100 stops at relative gap 0.03 and raises; its neighbour (row 4
+    replaced) runs.  The exponential mechanism and permute-and-flip run on it."""
+    X = np.array([[1e300, -1e160, -0.5, 0.0, 3.0, -0.5], [1e-300, -1e300, 0.5, BIG, -1.0, -1.0],
+                  [-0.5, 1.0, 1e160, 0.0, 5e-324, 0.0], [-BIG, 5e-324, -1e300, -1e5, 3.0, 1e5],
+                  [5e-324, -5e-324, -5e-324, -5e-324, -5e-324, 5e-324],
+                  [-1e160, -1e-300, -0.25, -1e5, -0.25, 1e160]])
+    y = np.array([-1.0, -1.0, -1.0, -1.0, 1.0, -1.0])
+    private_bss(X, y, 2, 1.0, method="top_r", loss="hinge", bounds=CUSTOM_PRIVATE, ridge=1e-8,
+                radius=100.0, enumeration_options={"exhaustive_max": 0, "explicit_max": 0},
+                prescreen=("dp_sis", 5, 0.3), random_state=17237)
