@@ -222,6 +222,13 @@ KNOWN_FINDINGS = {
     r"^outer approximation stopped with relative gap":
         "F3, outer approximation stops short of certifying the optimum (hinge, tiny ridge, "
         "MIP path; test_finding_outer_approximation_gap)",
+    r"^huber: could not certify L\(S\)":
+        "F4, the Huber solver does not certify a support (bounds 1e100, tiny ridge)",
+    r"addRows failed":
+        "F5, HiGHS refuses a cut's row (hinge, bounds 1e100: coefficients out of its range)",
+    r"^Singular matrix$":
+        "F6, least squares: LU of X_S'X_S + ridge*I singular in floating point (bounds 1e100, "
+        "duplicated columns; test_finding_singular_gram)",
 }
 
 #: counts per entry point (and per group of an issue-28 defect marked xfail), across every
@@ -276,11 +283,11 @@ def _known(found: list) -> list:
     return sorted(reasons)
 
 
-def fuzz(entry: str, group: str, max_examples: int, strategy, body, defect=None):
-    """Run ``body(case, draw)`` over ``max_examples`` hypothesis examples, then assert.
+def fuzz(entry: str, group: str, max_examples: int, strategy, body, defect=None) -> list:
+    """Run ``body(case, draw)`` over ``max_examples`` hypothesis examples; return mismatches.
 
     ``defect``: the issue-28 defect the group is marked xfail for (its pairs are counted
-    apart, under ``"<entry> [defect N]"``).
+    apart, under ``"<entry> [issue 28 defect N]"``).  :func:`conclude` asserts.
     """
     key = entry if defect is None else f"{entry} [issue 28 defect {defect}]"
     _CONTEXT.update(key=key, group=group)
@@ -295,13 +302,16 @@ def fuzz(entry: str, group: str, max_examples: int, strategy, body, defect=None)
         body(case, data.draw)
 
     inner()
-    found = MISMATCHES.get((key, group), [])
+    return [dict(f, group=group) for f in MISMATCHES.get((key, group), [])]
+
+
+def conclude(found: list) -> None:
+    """Fail on any mismatch; xfail when every one is a known finding (:data:`KNOWN_FINDINGS`)."""
     if found and _known(found):
         pytest.xfail(f"{len(found)} mismatch(es), all known neighbour-fuzz findings: "
                      + "; ".join(_known(found)))
-    assert not found, (f"{key} [{group}]: {len(found)} neighbour pair(s) where the "
-                       "exception depends on the data; the first ones (data in the counts' "
-                       "JSON): " + "; ".join(
+    assert not found, (f"{len(found)} neighbour pair(s) where the exception depends on the "
+                       "data; the first ones (data in the counts' JSON): " + "; ".join(
                            str({k: v for k, v in f.items() if k not in ("D", "D2")})
                            for f in found[:3]))
 
@@ -412,11 +422,14 @@ def _run_bss(entry, prescreen_name, neighbours, moderate, defect, n_examples,
     configs = [(m, loss, b) for m in methods for loss in losses for b in bounds_kinds]
     gid = f"{entry}-{prescreen_name}-{neighbours}-{'moderate' if moderate else 'extreme'}"
     half = n_examples // 2 if "hinge" in losses else 0
+    found = []
     for part, count, strategy in (("real", n_examples - half, cases(moderate=moderate)),
                                   ("hinge", half, cases(labels=(-1.0, 1.0), moderate=moderate))):
         if count:
-            fuzz(entry, f"{gid}/{part}", count, strategy,
-                 _bss_body(entry, configs, prescreen_name, neighbours, private_spec), defect)
+            found += fuzz(entry, f"{gid}/{part}", count, strategy,
+                          _bss_body(entry, configs, prescreen_name, neighbours, private_spec),
+                          defect)
+    conclude(found)
 
 
 # (id, prescreen, neighbours, moderate data, issue-28 defect marked xfail)
@@ -451,7 +464,7 @@ def test_private_bss_slow(prescreen_name, neighbours, moderate, defect):
 @pytest.mark.parametrize("neighbours", ["replace_one", "add_remove"])
 def test_private_bss_collapsing_ranges(spec, neighbours):
     """Issue 28 defect 2: ranges that collapse (only the ``PrivateBounds`` configurations)."""
-    _run_bss("private_bss", None, neighbours, False, 2, 10, private_spec=spec,
+    _run_bss("private_bss", None, neighbours, False, 2, 6, private_spec=spec,
              methods=("exponential", "top_r"), losses=("least_squares", "huber"),
              bounds_kinds=("PrivateBounds",))
 
@@ -498,13 +511,14 @@ def _coef_body(neighbours):
 
 @pytest.mark.parametrize("neighbours", ["replace_one", "add_remove"])
 def test_private_coefficients(neighbours):
-    fuzz("private_coefficients", neighbours, 15, cases(), _coef_body(neighbours))
+    conclude(fuzz("private_coefficients", neighbours, 15, cases(), _coef_body(neighbours)))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("neighbours", ["replace_one", "add_remove"])
 def test_private_coefficients_slow(neighbours):
-    fuzz("private_coefficients", neighbours, slow(700), cases(), _coef_body(neighbours))
+    conclude(fuzz("private_coefficients", neighbours, slow(700), cases(),
+                  _coef_body(neighbours)))
 
 
 # -- the comparators and comparators.prescreen -------------------------------------------------
@@ -565,8 +579,8 @@ COMPARATOR_GROUPS = [
 
 def _run_comparator(name, neighbour, n_blocks_given, moderate, defect, n_examples):
     gid = f"{name}-{neighbour}-{n_blocks_given}-{moderate}"
-    fuzz(name, gid, n_examples, cases(moderate=moderate),
-         _comparator_body(name, neighbour, n_blocks_given), defect)
+    conclude(fuzz(name, gid, n_examples, cases(moderate=moderate),
+                  _comparator_body(name, neighbour, n_blocks_given), defect))
 
 
 @pytest.mark.parametrize("name, neighbour, n_blocks_given, moderate, defect",
@@ -588,8 +602,9 @@ PRESCREEN_GROUPS = [("dp_sis", "dp_sis", False, None), ("kendall", "kendall", Fa
 
 
 def _run_prescreen(name, moderate, defect, n_examples):
-    fuzz("comparators.prescreen", f"prescreen-{name}-{moderate}", n_examples,
-         cases(moderate=moderate), _comparator_body(name, "replace-one", False, True), defect)
+    conclude(fuzz("comparators.prescreen", f"prescreen-{name}-{moderate}", n_examples,
+                  cases(moderate=moderate), _comparator_body(name, "replace-one", False, True),
+                  defect))
 
 
 @pytest.mark.parametrize("name, moderate, defect", _params(PRESCREEN_GROUPS))
@@ -635,10 +650,10 @@ def _opendp_body(neighbours):
 def _run_opendp(neighbours, n_examples):
     pytest.importorskip("opendp")
     half = n_examples // 2
-    fuzz("make_private_bss", f"{neighbours}/real", n_examples - half, cases(),
-         _opendp_body(neighbours))
-    fuzz("make_private_bss", f"{neighbours}/hinge", half, cases(labels=(-1.0, 1.0)),
-         _opendp_body(neighbours))
+    conclude(fuzz("make_private_bss", f"{neighbours}/real", n_examples - half, cases(),
+                  _opendp_body(neighbours))
+             + fuzz("make_private_bss", f"{neighbours}/hinge", half, cases(labels=(-1.0, 1.0)),
+                    _opendp_body(neighbours)))
 
 
 @pytest.mark.parametrize("neighbours", ["replace_one", "add_remove"])
@@ -752,3 +767,16 @@ def test_finding_outer_approximation_gap():
     private_bss(X, y, 2, 1.0, method="top_r", loss="hinge", bounds=CUSTOM_PRIVATE, ridge=1e-8,
                 radius=100.0, enumeration_options={"exhaustive_max": 0, "explicit_max": 0},
                 prescreen=("dp_sis", 5, 0.3), random_state=17237)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.xfail(strict=False, reason="neighbour-fuzz finding F6, not fixed")
+def test_finding_singular_gram():
+    """F6: bounds 1e100, ridge 1e-8: columns 1 and 3 clip to ±1e100 in every row, so
+    ``X_S'X_S + ridge·I`` is singular in floating point (the ridge is below its last bit)
+    and the batched LU of ``ridge_ball_values`` raises ``LinAlgError`` on this data set,
+    not on its neighbour (row 0 replaced)."""
+    X = np.array([[1.0, -1e160, -1e-300, -BIG, 0.25], [-1.0, 1e160, 1e-300, BIG, -0.25]])
+    y = np.array([0.5000000000000001, -0.25])
+    private_bss(X, y, 2, 10.0, bounds=(1e100, 1e100), ridge=1e-8, radius=100.0,
+                random_state=83)
