@@ -456,7 +456,7 @@ def test_private_bss(prescreen_name, neighbours, moderate, defect):
 @pytest.mark.slow
 @pytest.mark.parametrize("prescreen_name, neighbours, moderate, defect", _params(BSS_GROUPS))
 def test_private_bss_slow(prescreen_name, neighbours, moderate, defect):
-    _run_bss("private_bss", prescreen_name, neighbours, moderate, defect, slow(350))
+    _run_bss("private_bss", prescreen_name, neighbours, moderate, defect, slow(380))
 
 
 @XFAIL[2]
@@ -483,7 +483,7 @@ def test_selector(prescreen_name, neighbours, moderate, defect):
 @pytest.mark.parametrize("prescreen_name, neighbours, moderate, defect",
                          _params(SELECTOR_GROUPS))
 def test_selector_slow(prescreen_name, neighbours, moderate, defect):
-    _run_bss("selector", prescreen_name, neighbours, moderate, defect, slow(700))
+    _run_bss("selector", prescreen_name, neighbours, moderate, defect, slow(760))
 
 
 # -- private_coefficients ----------------------------------------------------------------------
@@ -517,7 +517,7 @@ def test_private_coefficients(neighbours):
 @pytest.mark.slow
 @pytest.mark.parametrize("neighbours", ["replace_one", "add_remove"])
 def test_private_coefficients_slow(neighbours):
-    conclude(fuzz("private_coefficients", neighbours, slow(700), cases(),
+    conclude(fuzz("private_coefficients", neighbours, slow(760), cases(),
                   _coef_body(neighbours)))
 
 
@@ -593,7 +593,7 @@ def test_comparator(name, neighbour, n_blocks_given, moderate, defect):
 @pytest.mark.parametrize("name, neighbour, n_blocks_given, moderate, defect",
                          _params(COMPARATOR_GROUPS))
 def test_comparator_slow(name, neighbour, n_blocks_given, moderate, defect):
-    _run_comparator(name, neighbour, n_blocks_given, moderate, defect, slow(700))
+    _run_comparator(name, neighbour, n_blocks_given, moderate, defect, slow(760))
 
 
 PRESCREEN_GROUPS = [("dp_sis", "dp_sis", False, None), ("kendall", "kendall", False, None),
@@ -615,7 +615,7 @@ def test_prescreen(name, moderate, defect):
 @pytest.mark.slow
 @pytest.mark.parametrize("name, moderate, defect", _params(PRESCREEN_GROUPS))
 def test_prescreen_slow(name, moderate, defect):
-    _run_prescreen(name, moderate, defect, slow(700))
+    _run_prescreen(name, moderate, defect, slow(760))
 
 
 # -- OpenDP's make_private_bss -----------------------------------------------------------------
@@ -664,7 +664,7 @@ def test_make_private_bss(neighbours):
 @pytest.mark.slow
 @pytest.mark.parametrize("neighbours", ["replace_one", "add_remove"])
 def test_make_private_bss_slow(neighbours):
-    _run_opendp(neighbours, slow(700))
+    _run_opendp(neighbours, slow(760))
 
 
 # -- public input checks: n = 1 against n = 2, non-finite values --------------------------------
