@@ -21,8 +21,8 @@ temporary directory (or the path in ``$MIPDP_FUZZ_COUNTS``) and printed at the e
 module.  The slow variant (``python -m pytest tests/mipdp/test_neighbour_fuzz.py -m slow``)
 runs at least 2000 neighbour pairs per entry point (docs/privacy.md, "Neighbour fuzz").
 
-Configurations that hit a defect of issue 28 being fixed on another branch are marked
-``xfail(strict=False)`` with the defect's number.
+The configurations that hit the defects of issue 28 (now fixed) keep their groups, so
+their pairs are still counted apart: a regression there shows under its defect's number.
 """
 
 from __future__ import annotations
@@ -40,6 +40,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from mipdp import PrivateBestSubsetSelector, PrivateBounds, private_bss, private_coefficients
+from mipdp.exceptions import InvalidParameterError
+from mipdp.private_ranges import MAX_GRID_ABS, MIN_WIDEN
 from mipdp.comparators import dp_kendall, dp_sis, mcmc, prescreen, two_stage
 
 # --------------------------------------------------------------------------------------------
@@ -351,15 +353,14 @@ LOSSES = ("least_squares", "hinge", "huber")
 PUBLIC_BOUNDS = ((0.5, 0.5), (1e-3, 1e3), (1e3, 1e-3), (1e100, 1e100))
 BOUNDS_KINDS = ("public", "private", "PrivateBounds")
 CUSTOM_PRIVATE = PrivateBounds(fraction=0.3, quantile=0.1, widen=3.0, shared=False)
-#: issue 28 defect 2: a range that collapses (widen far below the grid's spacing, a grid
-#: whose widened range overflows)
-COLLAPSING_PRIVATE = (PrivateBounds(widen=1e-20), PrivateBounds(grid=(-1e308, 0.0, 1e308)))
+#: issue 28 defect 2: ranges that collapsed (widen far below the grid's spacing, a grid
+#: whose widened range overflows) are now refused when PrivateBounds is built; the fuzz
+#: runs the narrowest and widest settings that are still accepted
+COLLAPSING_PRIVATE = (PrivateBounds(widen=MIN_WIDEN),
+                      PrivateBounds(grid=(-MAX_GRID_ABS, 0.0, MAX_GRID_ABS)))
 SCORES = ({}, {"ridge": 1e-8, "radius": 100.0}, {"ridge": 1e4, "radius": 1e-4})
 ENUMERATION = (None, {"exhaustive_max": 0, "explicit_max": 0})
 
-#: the issue-28 defects another branch fixes: the lead removes these marks after merging it
-XFAIL = {n: pytest.mark.xfail(strict=False, reason=f"issue 28 defect {n}, fixed on branch fixes")
-         for n in (1, 2, 3, 5)}
 
 
 def _method_kwargs(name):
@@ -444,8 +445,7 @@ BSS_GROUPS = [
 
 
 def _params(groups):
-    return [pytest.param(*g[1:], id=g[0], marks=() if g[-1] is None else (XFAIL[g[-1]],))
-            for g in groups]
+    return [pytest.param(*g[1:], id=g[0]) for g in groups]
 
 
 @pytest.mark.parametrize("prescreen_name, neighbours, moderate, defect", _params(BSS_GROUPS))
@@ -459,7 +459,13 @@ def test_private_bss_slow(prescreen_name, neighbours, moderate, defect):
     _run_bss("private_bss", prescreen_name, neighbours, moderate, defect, slow(380))
 
 
-@XFAIL[2]
+def test_collapsing_private_ranges_are_refused_before_the_data():
+    """Issue 28 defect 2: the settings that collapsed a range raise when built."""
+    for kw in ({"widen": 1e-20}, {"grid": (-1e308, 0.0, 1e308)}):
+        with pytest.raises(InvalidParameterError):
+            PrivateBounds(**kw)
+
+
 @pytest.mark.parametrize("spec", COLLAPSING_PRIVATE, ids=["widen", "grid"])
 @pytest.mark.parametrize("neighbours", ["replace_one", "add_remove"])
 def test_private_bss_collapsing_ranges(spec, neighbours):
@@ -699,7 +705,6 @@ ENTRY_NAMES = ("private_bss", "selector", "private_coefficients", "dp_sis", "ken
                "two_stage", "mcmc", "make_private_bss")
 
 
-@XFAIL[5]
 @pytest.mark.parametrize("entry", ENTRY_NAMES)
 def test_one_row_against_two_under_add_remove(entry):
     """n = 2 and n = 1 are add/remove neighbours: both run or both raise alike."""
