@@ -36,9 +36,14 @@ def project_l1_ball(v: np.ndarray, radius: float) -> np.ndarray:
     u = np.sort(a)[::-1]
     css = np.cumsum(u)
     j = np.arange(1, u.size + 1)
-    rho = np.flatnonzero(u * j > css - radius)[-1]
-    theta = (css[rho] - radius) / (rho + 1.0)
-    return np.sign(v) * np.maximum(a - theta, 0.0)
+    keep = u * j > css - radius
+    # the largest entry always stays (u_1 > u_1 - radius), but in floating point
+    # css_1 - radius rounds to u_1 when radius is below u_1's last bit (|v| ~ 1e95, radius 1)
+    keep[0] = True
+    rho = np.flatnonzero(keep)[-1]
+    # a - theta as (a - mean of the kept entries) + radius / (rho + 1): exact when one entry
+    # is kept, where a - theta would cancel to 0
+    return np.sign(v) * np.maximum((a - css[rho] / (rho + 1.0)) + radius / (rho + 1.0), 0.0)
 
 
 def l1_ball_lstsq_pgd(XS: np.ndarray, y: np.ndarray, radius: float, n_iter: int = 20000,
