@@ -77,7 +77,8 @@ def test_progress_bar_shows_the_phase_and_ticks(monkeypatch):
     import mipdp.cli as cli
     tqdm = pytest.importorskip("tqdm")
     buf = io.StringIO()
-    monkeypatch.setattr(cli, "TICK_SECONDS", 0.05)
+    import mipdp.cli.progress as progress    # where the bars read it
+    monkeypatch.setattr(progress, "TICK_SECONDS", 0.05)
     real = tqdm.auto.tqdm
     monkeypatch.setattr(tqdm.auto, "tqdm", lambda *a, **k: real(
         *a, **{**k, "file": buf, "disable": False}))
