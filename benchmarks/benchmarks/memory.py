@@ -10,7 +10,7 @@ same run (a release must not copy a large ``X``: the dense float64 design at p =
 At p = 10⁵ the release runs with a pre-screen, ``prescreen=("kendall", 200, 0.3)`` (a
 private Kendall screen to 200 features with 30 % of ε), as a user would at that size;
 that case has a long timeout (leave it out of a quick run with ``--bench
-'^(?!.*\\(100000)'``).  The sparse input is a CSR matrix of density 0.001 plus five
+'^(?!.*100000\\))'``).  The sparse input is a CSR matrix of density 0.001 plus five
 dense true columns (``common._sparse_design``), not seed 002's design.
 """
 

@@ -24,7 +24,7 @@ class CoreRelease(_Release):
     """``private_bss(X, y, 5, 1.0, bounds=(0.5, 0.5))`` at n = 3000.
 
     p = 10⁵ (2.4 GB of float64) has a long timeout; leave it out of a quick run with
-    ``--bench '^(?!.*\\(100000)'`` (benchmarks/README.md).
+    ``--bench '^(?!.*100000\\))'`` (benchmarks/README.md).
     """
 
     params = [[100, 10_000, 100_000]]
