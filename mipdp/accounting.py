@@ -172,8 +172,9 @@ def _check_visible() -> None:
             f"{_LEDGER_HINT} Nothing was computed.")
 
 
-#: helpers that make a release on behalf of the public function that called them
-_HELPERS = {"run_with_private_ranges"}
+#: helpers that make a release on behalf of the public function that called them (none
+#: now: private_bss records its release itself, after running the stages of its plan)
+_HELPERS: set[str] = set()
 
 
 def _caller(depth: int = 2) -> str:
