@@ -18,10 +18,20 @@ import importlib
 import importlib.util
 from typing import TYPE_CHECKING
 
-from .exceptions import (AccountantNotVisibleError, BackendUnavailableError, BudgetError,
-                         CertificationError, ClippingWarning, ConditionalPrivacyWarning,
-                         InvalidParameterError, LedgerError, PrivacyLeakWarning,
-                         SizeLimitError, SolverError, TimeLimitError)
+from .exceptions import (
+    AccountantNotVisibleError,
+    BackendUnavailableError,
+    BudgetError,
+    CertificationError,
+    ClippingWarning,
+    ConditionalPrivacyWarning,
+    InvalidParameterError,
+    LedgerError,
+    PrivacyLeakWarning,
+    SizeLimitError,
+    SolverError,
+    TimeLimitError,
+)
 
 __version__ = "0.1.0"
 

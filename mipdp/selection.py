@@ -10,15 +10,22 @@ from ._feature_names import keeps_feature_names
 from ._logging import with_verbose
 from ._neighbours import neighbours_argument
 from ._parallel import with_n_jobs
-from ._param_validation import (EPSILON, N_JOBS, POSITIVE_INT, POSITIVE_REAL,
-                                PROBABILITY_OPEN, Interval, StrOptions, validate_params)
+from ._param_validation import (
+    EPSILON,
+    N_JOBS,
+    POSITIVE_INT,
+    POSITIVE_REAL,
+    PROBABILITY_OPEN,
+    Interval,
+    StrOptions,
+    validate_params,
+)
 from .accounting import check_release, record_release
 from .losses import Loss
 from .methods import registry as _registry
 from .methods.mistakes import MISTAKES_LEVEL_C, mistakes_theta, ptr_level
 from .plan import make_plan
-from .plan.budget import (ADD_REMOVE_SCALE, NEIGHBOURS, check_method_args,
-                          neighbour_scale_factor)
+from .plan.budget import ADD_REMOVE_SCALE, NEIGHBOURS, check_method_args, neighbour_scale_factor
 from .plan.plan import planned_epsilon, planned_guarantee
 from .private_ranges import PrivateBounds
 from .result import PrivateBSSResult

@@ -30,20 +30,56 @@ from typing import Any, cast
 import numpy as np
 
 from ._common import (  # noqa: F401
-    B, COLUMNS, PATHS, TOL, _corner_rows, _instance, _ls_table, _row, add_remove_neighbours,
-    hockey_stick, max_abs_log_ratio, replace_one_neighbours)
-from .mip import (  # noqa: F401
-    METHOD_AUDITS, _LS, _audit_bss_exact, _bss_log_probs, _check_path, _em_worst,
-    _flip_score, _ptr_log_probs, _ptr_pass_prob, _stable, audit_exponential, audit_mistakes,
-    audit_permute_and_flip, audit_ptr_mistakes, audit_top_r)
-from .comparators import (  # noqa: F401
-    _add_remove_neighbours, _kendall_neighbours, _score_vectors, audit_dp_kendall,
-    audit_dp_sis, audit_noisy_iht, audit_topk)
+    COLUMNS,
+    PATHS,
+    TOL,
+    B,
+    _corner_rows,
+    _instance,
+    _ls_table,
+    _row,
+    add_remove_neighbours,
+    hockey_stick,
+    max_abs_log_ratio,
+    replace_one_neighbours,
+)
 from .coefficients import (  # noqa: F401
-    OP_CASES, OP_EVENT, _laplace_logcdf, _op_bases, _op_rows, audit_private_coefficients,
-    op_k1_log_law, op_k1_worst)
-from .empirical import (  # noqa: F401
-    _empirical_rows, audit_empirical, clopper_pearson_epsilon)
+    OP_CASES,
+    OP_EVENT,
+    _laplace_logcdf,
+    _op_bases,
+    _op_rows,
+    audit_private_coefficients,
+    op_k1_log_law,
+    op_k1_worst,
+)
+from .comparators import (  # noqa: F401
+    _add_remove_neighbours,
+    _kendall_neighbours,
+    _score_vectors,
+    audit_dp_kendall,
+    audit_dp_sis,
+    audit_noisy_iht,
+    audit_topk,
+)
+from .empirical import _empirical_rows, audit_empirical, clopper_pearson_epsilon  # noqa: F401
+from .mip import (  # noqa: F401
+    _LS,
+    METHOD_AUDITS,
+    _audit_bss_exact,
+    _bss_log_probs,
+    _check_path,
+    _em_worst,
+    _flip_score,
+    _ptr_log_probs,
+    _ptr_pass_prob,
+    _stable,
+    audit_exponential,
+    audit_mistakes,
+    audit_permute_and_flip,
+    audit_ptr_mistakes,
+    audit_top_r,
+)
 
 __all__ = ["COLUMNS", "PATHS", "max_abs_log_ratio", "hockey_stick", "replace_one_neighbours",
            "add_remove_neighbours", "audit_exponential", "audit_permute_and_flip",

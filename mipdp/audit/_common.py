@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
 from ..brute_force import all_supports, least_squares_value
-
 
 logger = logging.getLogger(__name__)
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
-
 
 from ._common import B, _row
 

@@ -7,16 +7,17 @@ from __future__ import annotations
 
 import itertools
 import logging
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
 from ..comparators.dp_sis import sis_scores
 from ..comparators.kendall import dp_kendall_distribution
 from ..guarantee import Neighbour
-from ..mechanisms.topk import (canonical_lipschitz_topk_distribution,
-                              gumbel_peeling_topk_distribution)
-
+from ..mechanisms.topk import (
+    canonical_lipschitz_topk_distribution,
+    gumbel_peeling_topk_distribution,
+)
 from ._common import B, _corner_rows, _instance, _row, max_abs_log_ratio, replace_one_neighbours
 
 logger = logging.getLogger(__name__)
@@ -106,8 +107,12 @@ def audit_noisy_iht(eps: float = 1.0, p: int = 4, k: int = 2, n_iter: int = 2, n
     ``T * worst picks + (T - 1) * worst values`` bounds the composed privacy loss of a run;
     the claim is ``eps``.  Under add/remove the public normaliser is the base ``n``.
     """
-    from ..comparators.noisy_iht import (gradient_step, iht_calibration, iht_sensitivity,
-                                        laplace_peeling_distribution)
+    from ..comparators.noisy_iht import (
+        gradient_step,
+        iht_calibration,
+        iht_sensitivity,
+        laplace_peeling_distribution,
+    )
     eps0, _, _ = iht_calibration(k, n_iter, eps)
     eta, c = 1.0 / B ** 2, B
     rows = []

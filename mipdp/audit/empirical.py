@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from scipy.stats import beta as beta_dist
 
-
-from ._common import B, PATHS, _instance, _row
+from ._common import PATHS, B, _instance, _row
 from .mip import _LS
 
 logger = logging.getLogger(__name__)

@@ -10,15 +10,24 @@ import itertools
 import logging
 import math
 import warnings
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 
 from ..brute_force import all_supports
 from ..exceptions import ConditionalPrivacyWarning
-
-from ._common import (B, PATHS, TOL, _instance, _ls_table, _row, add_remove_neighbours,
-                      hockey_stick, max_abs_log_ratio, replace_one_neighbours)
+from ._common import (
+    PATHS,
+    TOL,
+    B,
+    _instance,
+    _ls_table,
+    _row,
+    add_remove_neighbours,
+    hockey_stick,
+    max_abs_log_ratio,
+    replace_one_neighbours,
+)
 
 logger = logging.getLogger(__name__)
 

@@ -11,17 +11,20 @@ import argparse
 import logging
 import sys
 
-from .progress import (  # noqa: F401
-    PROGRESS_LOGGERS, TICK_SECONDS, _progress_bar, _overall_bar)
-from .demo import (  # noqa: F401
-    DEMO_LEGEND, _demo, _backends)
-from .inputs import (  # noqa: F401
-    load_design, TABLE_EXTENSIONS, is_table, load_table, load_targets)
-from .select import (  # noqa: F401
-    _select, _parse_bounds, _json_number, _report_selection, _add_select_parser)
+from .demo import DEMO_LEGEND, _backends, _demo  # noqa: F401
 from .experiment import (  # noqa: F401
-    _print_report, _run_real, _run_experiment, _experiment, _joblib_backend, _plot,
-    _add_run_options, _add_experiment_parser)
+    _add_experiment_parser,
+    _add_run_options,
+    _experiment,
+    _joblib_backend,
+    _plot,
+    _print_report,
+    _run_experiment,
+    _run_real,
+)
+from .inputs import TABLE_EXTENSIONS, is_table, load_design, load_table, load_targets  # noqa: F401
+from .progress import PROGRESS_LOGGERS, TICK_SECONDS, _overall_bar, _progress_bar  # noqa: F401
+from .select import _add_select_parser, _json_number, _parse_bounds, _report_selection, _select  # noqa: F401
 
 __all__ = ["main"]
 

@@ -12,7 +12,6 @@ import numpy as np
 
 from .progress import _overall_bar, _progress_bar
 
-
 #: plain-words meaning of the demo's diagnostic lines (printed once, at the end)
 DEMO_LEGEND = """\
 what the lines mean:

@@ -9,8 +9,6 @@ import argparse
 import sys
 
 
-
-
 def _print_report(rep) -> None:
     for msg in rep.messages:
         print(msg, file=sys.stderr)

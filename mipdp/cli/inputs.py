@@ -5,9 +5,7 @@ Part of :mod:`mipdp.cli`.
 
 from __future__ import annotations
 
-
 import numpy as np
-
 
 
 def load_design(path: str):
@@ -74,6 +72,7 @@ def load_table(path: str, target: str | None = None, *, split: bool = True):
         column that is not numeric (named: convert or drop it first).
     """
     import os
+
     import pandas as pd
     ext = os.path.splitext(str(path))[1].lower()
     if ext == ".csv":

@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import sys
 
-
-
-
 #: loggers of the periodic progress lines (INFO, at most every few seconds, only for long
 #: phases); the command line always shows them
 PROGRESS_LOGGERS = ("mipdp.enumeration.progress", "mipdp.mechanisms.em_rejection.progress")

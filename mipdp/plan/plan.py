@@ -33,9 +33,20 @@ from ..losses import Loss, get_loss
 from ..private_ranges import MAPPED_BOUNDS, as_private_bounds
 from ..ranks import RANK_BOUNDS, check_ranks_options, is_ranks
 from .budget import Budget, check_method_args, neighbour_record, neighbour_scale_factor
-from .stages import (BoundsStage, ClipStage, EnumerateStage, MethodStage, PrescreenStage,
-                     PrivateRangesStage, RanksStage, RecordStage, Run, SampleStage, Stage,
-                     read_data)
+from .stages import (
+    BoundsStage,
+    ClipStage,
+    EnumerateStage,
+    MethodStage,
+    PrescreenStage,
+    PrivateRangesStage,
+    RanksStage,
+    RecordStage,
+    Run,
+    SampleStage,
+    Stage,
+    read_data,
+)
 
 __all__ = ["Plan", "make_plan", "planned_epsilon", "planned_guarantee"]
 

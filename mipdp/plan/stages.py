@@ -25,12 +25,19 @@ from typing import Any
 import numpy as np
 
 from .._param_validation import check_less_than
-from .._validation import (CLIPPING_WARN_FRACTION, bounds_not_private_reason, check_bounds,
-                           check_random_state, check_X_y, clip_design, clipping_diagnostic,
-                           min_samples)
+from .._validation import (
+    CLIPPING_WARN_FRACTION,
+    bounds_not_private_reason,
+    check_bounds,
+    check_random_state,
+    check_X_y,
+    clip_design,
+    clipping_diagnostic,
+    min_samples,
+)
 from .._warnings import find_stack_level
-from ..exceptions import ClippingWarning
 from ..enumeration import SupportEnumerator, default_R
+from ..exceptions import ClippingWarning
 from ..guarantee import Guarantee, Neighbour
 from ..methods import registry as _registry
 from ..methods.base import _add_remove_note

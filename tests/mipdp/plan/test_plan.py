@@ -8,9 +8,17 @@ import pytest
 from mipdp import InvalidParameterError, private_bss
 from mipdp.exceptions import BudgetError
 from mipdp.plan import Budget, make_plan, planned_epsilon, planned_guarantee
-from mipdp.plan.stages import (BoundsStage, ClipStage, EnumerateStage, MethodStage,
-                               PrescreenStage, PrivateRangesStage, RanksStage, RecordStage,
-                               SampleStage)
+from mipdp.plan.stages import (
+    BoundsStage,
+    ClipStage,
+    EnumerateStage,
+    MethodStage,
+    PrescreenStage,
+    PrivateRangesStage,
+    RanksStage,
+    RecordStage,
+    SampleStage,
+)
 from mipdp.private_ranges import PrivateBounds
 
 DEFAULTS = {name: p.default for name, p in inspect.signature(private_bss).parameters.items()
