@@ -99,3 +99,15 @@ def test_the_run_refines_the_planned_guarantee():
     assert res.epsilon == pytest.approx(plan.guarantee().epsilon)
     assert "releases of eps_r/" in str(res.guarantee)          # the ranges' own record
     assert "releases of eps_r/" not in str(plan.guarantee())   # (known after the run)
+
+
+def test_two_class_labels_with_private_ranges():
+    """The labels are encoded before every stage, the ranges stage included (the path
+    that re-entered private_bss refused string labels with bounds="private")."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 6)) * 0.3
+    labels = np.where(X[:, 0] - X[:, 2] > 0, "yes", "no")
+    a = private_bss(X, labels, 2, 1.0, loss="hinge", bounds="private", random_state=0)
+    b = private_bss(X, np.where(labels == "yes", 1.0, -1.0), 2, 1.0, loss="hinge",
+                    bounds="private", random_state=0)
+    np.testing.assert_array_equal(a.support, b.support)
