@@ -567,7 +567,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
             X = rank_design(X)
             timings["ranks"] += time.perf_counter() - t_ranks
 
-    Xc, yc = clip_design(X, y, b_x, b_y if loss_obj.needs_y_bound else None)
+    Xc, yc = clip_design(X, y, b_x, b_y if loss_obj.needs_y_bound else None,
+                         statistics=loss_obj.sufficient_statistics)   # tall dask data
     clipped = clipping_diagnostic(Xc, y, b_x, b_y if loss_obj.needs_y_bound else None,
                                   stacklevel=5)   # not private (a diagnostic, see info)
     # the samplers' scale: B/n (replace-one) or B/(2n) (add/remove, monotone score).  Under

@@ -58,7 +58,8 @@ def iht_support(X: np.ndarray, y: np.ndarray, s: int, ridge: float, *, n_iter: i
         if z is not None:
             u = z / lip
     lip = max(lip, 1e-12) / n
-    Xty = X.rmatvec(y)
+    # Xᵀy: kept by a design known through its statistics (mipdp.statistics.GramDesign)
+    Xty = X.xty if getattr(X, "xty", None) is not None else X.rmatvec(y)
     beta = np.zeros(p)
     support = _top_s(Xty, s)
     for it in range(n_iter):
