@@ -145,7 +145,11 @@ def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.nda
 
 
 def _raise_if_not_finite(block: np.ndarray, name: str) -> np.ndarray:
-    if not np.all(np.isfinite(block)):
+    # a finite sum means finite entries (NaN and inf propagate); an overflowing sum of
+    # finite values is told apart by the entry-wise test
+    with np.errstate(over="ignore", invalid="ignore"):
+        ok = bool(np.isfinite(block.sum())) or bool(np.all(np.isfinite(block)))
+    if not ok:
         raise ValueError(f"{name}: contains NaN or infinite values")
     return block
 

@@ -141,14 +141,44 @@ def _as_dask_vector(y, chunks):
     return da.from_array(np.asarray(y, dtype=np.float64), chunks=(chunks,))
 
 
+def _partial_statistics(Xb, yb, b_x, b_y, centre, width, count_x):
+    """One row block's share of every statistic, flattened: ``[G (p²), Xᵀy (p), yᵀy,
+    clipped counts of the columns (p), clipped count of y]``.  The block is clipped
+    once, in a copy of its own (the input block may be shared with other tasks), with
+    the float64 operations of :class:`mipdp.data.ClippedDesign` in the same order."""
+    B = np.array(Xb, dtype=np.float64, copy=True)
+    p = B.shape[1]
+    counts = np.zeros(p)
+    if centre is not None:            # private ranges: the column map, then the bound
+        np.subtract(B, centre, out=B)
+        np.divide(B, width, out=B)
+        np.clip(B, -0.5, 0.5, out=B)
+    elif count_x:                     # clipped iff |x| > b_x (a diagnostic, not private)
+        counts = np.count_nonzero(np.abs(B) > b_x, axis=0).astype(np.float64)
+    if b_x is not None:
+        np.clip(B, -b_x, b_x, out=B)
+    yv = np.asarray(yb, dtype=np.float64).reshape(-1)
+    yc = yv if b_y is None else np.clip(yv, -b_y, b_y)
+    cy = 0.0 if b_y is None else float(np.count_nonzero(np.abs(yv) > b_y))
+    out = np.concatenate([(B.T @ B).ravel(), B.T @ yc, [yc @ yc], counts, [cy]])
+    return out[None, :]
+
+
 def clipped_statistics(X, y, b_x: float | None, b_y: float | None) -> GramDesign:
     """``XcᵀXc``, ``Xcᵀyc``, ``ycᵀyc`` of a dask ``X`` in one ``dask.compute``.
+
+    Each row block of ``X`` (with its block of ``y``) gives its share of every statistic
+    in one task (``da.map_blocks``: clipped once, then ``BᵀB``, ``Bᵀy_B``, ``y_Bᵀy_B``
+    and the clipped counts), and Dask's tree reduction (``.sum(axis=0)``) adds the
+    shares: each chunk is generated or read once, on the active scheduler (the user's
+    ``distributed.Client`` if any), and only ``p² + 2p + 2`` numbers reach the client.
 
     Parameters
     ----------
     X : dask.array.Array or mipdp.mapped.MappedMatrix over one, shape (n, p)
-        Validated by :func:`mipdp._validation.check_X_y` (``lazy=True``).  Best chunked
-        by rows with every column in one chunk (tall data).
+        Validated by :func:`mipdp._validation.check_X_y` (``lazy=True``, which adds the
+        lazy finiteness check).  Best chunked by rows with every column in one chunk
+        (tall data); other chunkings are rechunked to that.
     y : dask.array.Array or ndarray, shape (n,)
     b_x, b_y : float or None
         Clipping bounds (``None``: no clipping).
@@ -170,30 +200,27 @@ def clipped_statistics(X, y, b_x: float | None, b_y: float | None) -> GramDesign
         cmap, X = X.column_map, X.raw
     if len(X.chunks[1]) > 1:   # one column chunk: each row block gives its Gram term alone
         X = X.rechunk({1: -1})
-    Xd = X.astype(np.float64)
-    raw_clip = None
-    if cmap is not None:
-        Xd = da.clip((Xd - cmap.centre) / cmap.width, -0.5, 0.5)
-    elif b_x is not None:
-        raw_clip = (da.fabs(Xd) > b_x).sum(axis=0)
-    Xc = Xd if b_x is None else da.clip(Xd, -b_x, b_x)
-    yd = _as_dask_vector(y, X.chunks[0]).astype(np.float64)
-    yc = yd if b_y is None else da.clip(yd, -b_y, b_y)
-    parts = {"gram": Xc.T @ Xc, "xty": Xc.T @ yc, "yty": da.dot(yc, yc),
-             "bad": (~da.isfinite(Xd)).sum() + (~da.isfinite(yd)).sum()}
-    if raw_clip is not None:
-        parts["clipped_x"] = raw_clip
-    if b_y is not None:
-        parts["clipped_y"] = (da.fabs(yd) > b_y).sum()
+    n, p = (int(d) for d in X.shape)
+    yd = _as_dask_vector(y, X.chunks[0])
+    count_x = cmap is None and b_x is not None
+    length = p * p + 2 * p + 2
+    parts = da.map_blocks(
+        _partial_statistics, X, yd[:, None], b_x, b_y,
+        None if cmap is None else cmap.centre, None if cmap is None else cmap.width,
+        count_x, chunks=((1,) * X.numblocks[0], (length,)), dtype=np.float64,
+        meta=np.empty((0, 0)))
     t0 = time.perf_counter()
-    (out,) = dask.compute(parts)          # one graph: each chunk of X is read once
+    (total,) = dask.compute(parts.sum(axis=0))   # one graph: each chunk of X read once
     elapsed = time.perf_counter() - t0
-    if out["bad"]:
+    total = np.asarray(total, dtype=np.float64)
+    if not np.all(np.isfinite(total)):
         raise ValueError("X and y: contain NaN or infinite values")
-    n = int(X.shape[0])
-    design = GramDesign(n, out["gram"], out["xty"], out["yty"],
-                        None if raw_clip is None else np.asarray(out["clipped_x"]) / n,
-                        None if b_y is None else float(out["clipped_y"]) / n)
+    gram = total[:p * p].reshape(p, p)
+    gram = 0.5 * (gram + gram.T)     # exactly symmetric (each block's BᵀB is, up to BLAS)
+    xty, yty = total[p * p:p * p + p], float(total[p * p + p])
+    cx, cy = total[p * p + p + 1:p * p + 2 * p + 1], float(total[-1])
+    design = GramDesign(n, gram, xty, yty, cx / n if count_x else None,
+                        None if b_y is None else cy / n)
     design.compute_time = elapsed
-    logger.debug("clipped_statistics: n=%d, p=%d in one pass, %.2f s", n, X.shape[1], elapsed)
+    logger.debug("clipped_statistics: n=%d, p=%d in one pass, %.2f s", n, p, elapsed)
     return design
