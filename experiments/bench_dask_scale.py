@@ -96,7 +96,7 @@ class _Peak(threading.Thread):
         while not self._stop_evt.is_set():
             try:
                 rss = self.client.run(_rss)
-            except Exception:   # a worker restarting: try again
+            except (OSError, TimeoutError, KeyError):   # a worker restarting: try again
                 rss = {}
             for w, v in rss.items():
                 self.peak[w] = max(self.peak.get(w, 0), int(v))
@@ -129,7 +129,9 @@ def main(argv=None) -> dict:
     ap.add_argument("--sample", type=float, default=1.0)
     args = ap.parse_args(argv)
     import warnings
+
     from distributed import Client, LocalCluster
+
     from mipdp import private_bss
     warnings.simplefilter("ignore")
     other = args.p if args.case == "tall" else args.n

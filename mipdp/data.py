@@ -770,7 +770,7 @@ def _fits_cluster(client, nbytes: int) -> bool:
     try:
         workers = client.scheduler_info().get("workers", {})
         limits = [w.get("memory_limit") or 0 for w in workers.values()]
-    except Exception:   # an unusual client: keep the persisted default
+    except (AttributeError, KeyError, TypeError, OSError):   # an unusual client: persist
         return True
     if not limits or min(limits) <= 0:
         return True

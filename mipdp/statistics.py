@@ -32,7 +32,7 @@ import time
 
 import numpy as np
 
-__all__ = ["GramDesign", "clipped_statistics", "STATISTICS_MAX_P"]
+__all__ = ["STATISTICS_MAX_P", "GramDesign", "clipped_statistics"]
 
 logger = logging.getLogger(__name__)
 
@@ -135,6 +135,7 @@ class GramDesign:
 
 def _as_dask_vector(y, chunks):
     import dask.array as da
+
     from .data import is_dask
     if is_dask(y):
         return y.rechunk((chunks,)) if y.chunks[0] != chunks else y
@@ -194,6 +195,7 @@ def clipped_statistics(X, y, b_x: float | None, b_y: float | None) -> GramDesign
     """
     import dask
     import dask.array as da
+
     from .mapped import MappedMatrix
     cmap = None
     if isinstance(X, MappedMatrix):

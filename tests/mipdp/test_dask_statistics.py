@@ -14,11 +14,11 @@ import pytest
 da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
 
-from mipdp import private_bss  # noqa: E402
-from mipdp._validation import check_X_y, clip_design  # noqa: E402
-from mipdp.losses import LeastSquares  # noqa: E402
-from mipdp.losses.least_squares import GramLeastSquaresObjective  # noqa: E402
-from mipdp.statistics import GramDesign  # noqa: E402
+from mipdp import private_bss
+from mipdp._validation import check_X_y, clip_design
+from mipdp.losses import LeastSquares
+from mipdp.losses.least_squares import GramLeastSquaresObjective
+from mipdp.statistics import GramDesign
 
 BOUNDS = (0.5, 0.5)
 
@@ -26,7 +26,7 @@ BOUNDS = (0.5, 0.5)
 @pytest.fixture(scope="module")
 def client():
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as c:
         yield c
 
@@ -122,7 +122,7 @@ def test_non_finite_dask_input_raises(client):
 
 def test_large_dask_input_is_not_persisted(client, monkeypatch):
     """An X larger than half the workers' memory is read from its source at each pass."""
-    import mipdp.data as data
+    from mipdp import data
     from mipdp.data import ClippedDesign
     X = da.from_array(np.ones((40, 30)), chunks=(40, 10))
     assert data._fits_cluster(client, X.nbytes)
