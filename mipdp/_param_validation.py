@@ -103,7 +103,7 @@ class _Bounds(_Constraint):
     @staticmethod
     def _ok(v) -> bool:
         return v is None or (isinstance(v, Real) and not isinstance(v, (bool, np.bool_))
-                             and math.isfinite(v) and v > 0)
+                             and math.isfinite(v) and float(v) > 0)
 
     def is_satisfied_by(self, value):
         if value is None:
@@ -310,6 +310,10 @@ EPSILON = [Interval(Real, 0, None, closed="neither")]
 EPSILON_OR_INF = [Interval(Real, 0, None, closed="neither", allow_inf=True)]
 PROBABILITY_OPEN = [Interval(Real, 0, 1, closed="neither")]
 POSITIVE_REAL = [Interval(Real, 0, None, closed="neither")]
+#: scikit-learn's ``n_jobs``: ``None`` (one worker), a positive count, or ``-k`` (all cores
+#: but ``k - 1``); ``0`` is refused
+N_JOBS = [None, Interval(Integral, 1, None, closed="left"),
+          Interval(Integral, None, -1, closed="right")]
 NEIGHBOUR = [StrOptions({"replace-one", "add/remove", "add/remove-one"}), "neighbour"]
 
 
@@ -318,11 +322,12 @@ class _Neighbours(_Constraint):
         from .guarantee import Neighbour
         if isinstance(value, Neighbour):
             return True
+        # the old spellings reach here only through a deprecation path that warned
         return isinstance(value, str) and value.strip().lower() in (
-            "replace-one", "add/remove", "add/remove-one")
+            "replace_one", "add_remove", "replace-one", "add/remove", "add/remove-one")
 
     def __str__(self):
-        return "a str among {'replace-one', 'add/remove'} or a mipdp.Neighbour"
+        return "a str among {'replace_one', 'add_remove'} or a mipdp.Neighbour"
 
 
 _STRINGS["neighbour"] = _Neighbours

@@ -16,13 +16,14 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from typing import Any
 
 __all__ = ["ENV_MARKER", "mark", "unmark", "disown", "foreign_accountant_process"]
 
 #: environment variable naming the process whose default accountant was active when this
 #: process (or an ancestor) was started; inherited by spawn, fork, forkserver and loky
 ENV_MARKER = "MIPDP_ACCOUNTANT_PROCESS"
-_marker = {"owned": False, "env_before": None}
+_marker: dict[str, Any] = {"owned": False, "env_before": None}
 
 
 def _marker_dir() -> str:

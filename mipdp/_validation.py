@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from typing import cast
 
 import numpy as np
 
 from sklearn.exceptions import DataConversionWarning
 
+from ._warnings import find_stack_level
 from .exceptions import ClippingWarning, PrivacyLeakWarning
 from .statistics import STATISTICS_MAX_P
 
-__all__ = ["check_X_y", "check_sparsity", "check_epsilon", "check_positive",
+__all__ = ["check_X_y", "min_samples", "MIN_SAMPLES_REPLACE_ONE", "MIN_SAMPLES_ADD_REMOVE", "check_sparsity", "check_epsilon", "check_positive",
            "check_bounds", "clip_data", "clip_design", "clipping_diagnostic", "check_random_state",
            "check_labels_pm1",
            "data_derived_bounds", "bounds_not_private_reason"]
@@ -91,6 +93,53 @@ def _all_finite(X) -> bool:
         return all(np.isfinite(B.sum()) or bool(np.all(np.isfinite(B))) for B in blocks)
 
 
+#: The fewest rows an entry point accepts under replace-one neighbours, where ``n`` is public
+#: (both data sets of a pair have the same ``n``, so refusing ``n = 1`` depends on no row).
+MIN_SAMPLES_REPLACE_ONE = 2
+#: The fewest rows an entry point accepts under add/remove neighbours, where ``n`` is not
+#: public: every mechanism's law is defined for every ``n >= 1`` and no check compares
+#: ``n`` with anything else (docs/privacy.md, "The number of rows").
+MIN_SAMPLES_ADD_REMOVE = 1
+
+
+def min_samples(add_remove: bool) -> int:
+    """The fewest rows accepted: :data:`MIN_SAMPLES_ADD_REMOVE` (1) under add/remove,
+    :data:`MIN_SAMPLES_REPLACE_ONE` (2) under replace-one."""
+    return MIN_SAMPLES_ADD_REMOVE if add_remove else MIN_SAMPLES_REPLACE_ONE
+
+
+def _nonfinite_columns(X) -> np.ndarray:
+    """Indices of the columns of ``X`` holding a NaN or an inf (a second pass, on failure)."""
+    from .data import CHUNK_BYTES, is_dask, is_sparse
+    if is_sparse(X):
+        bad = ~np.isfinite(X.data)
+        if X.format == "csr":
+            cols = X.indices[bad]
+        else:
+            cols = np.repeat(np.arange(X.shape[1]), np.diff(X.indptr))[bad]
+        return np.unique(cols)
+    if is_dask(X):
+        import dask.array as da
+        return np.flatnonzero(np.asarray((~da.isfinite(X)).any(axis=0).compute()))
+    n, p = X.shape
+    hit = np.zeros(p, dtype=bool)
+    step = max(1, CHUNK_BYTES // (max(X.itemsize, 1) * max(p, 1)))
+    for lo in range(0, n, step):
+        hit |= ~np.isfinite(X[lo:lo + step]).all(axis=0)
+    return np.flatnonzero(hit)
+
+
+def _nonfinite_message(X, names) -> str:
+    """``X: ... NaN or infinite values in column(s) ...`` naming the columns (at most 5)."""
+    cols = _nonfinite_columns(X)
+    shown = [f"{int(j)} ({names[j]!r})" if names is not None else str(int(j))
+             for j in cols[:5]]
+    more = f" and {cols.size - 5} more" if cols.size > 5 else ""
+    where = f" in column(s) {', '.join(shown)}{more}" if cols.size else ""
+    return (f"X: contains NaN or infinite values{where}; impute or drop them first (the "
+            "release needs every value finite)")
+
+
 def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Validate and copy ``X`` (n, p) and ``y`` (n,) as float64 arrays.
 
@@ -110,7 +159,9 @@ def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.nda
     ValueError
         Wrong dimensions, mismatched lengths, too few rows, NaN or inf.
     """
+    from ._feature_names import feature_names_of
     from .data import is_dask
+    names = feature_names_of(X)         # public metadata: to name a column in an error
     X = _as_lazy_matrix(X, "X") if lazy else _as_float_matrix(X, "X")
     # a dask y next to a dask X stays lazy (tall data: computing y alone would be a pass)
     lazy_y = lazy and is_dask(X) and is_dask(y)
@@ -121,14 +172,16 @@ def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.nda
         # scikit-learn's column_or_1d rule: a column vector is raveled, with a warning
         warnings.warn("y: a column vector (shape (n, 1)) was passed where a 1-D array was "
                       "expected; it was raveled to shape (n,). Pass y.ravel() to silence "
-                      "this warning.", DataConversionWarning, stacklevel=3)
+                      "this warning.", DataConversionWarning,
+                      stacklevel=find_stack_level())
         y = y.ravel()
     if y.ndim != 1:
         raise ValueError(f"y: expected a 1-D array of shape (n_samples,), got shape {y.shape}")
     if X.shape[0] != y.shape[0]:
         raise ValueError(f"X and y: X has {X.shape[0]} rows but y has {y.shape[0]} entries")
     if X.shape[0] < min_samples:
-        raise ValueError(f"X: need at least {min_samples} samples, got {X.shape[0]}")
+        raise ValueError(f"X: need at least {min_samples} sample{'s' if min_samples != 1 else ''}"
+                         f", got {X.shape[0]}")
     if X.shape[1] < 1:
         raise ValueError("X: need at least one feature")
     if is_dask(X):
@@ -136,7 +189,7 @@ def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.nda
         # would generate or read it once more (docs/algorithms.md, "Dask")
         X = finite_guard(X, "X")
     elif not _all_finite(X):
-        raise ValueError("X: contains NaN or infinite values")
+        raise ValueError(_nonfinite_message(X, names))
     if lazy_y:
         y = finite_guard(y, "y")
     elif not np.all(np.isfinite(y)):
@@ -250,7 +303,7 @@ def check_bounds(bounds, X: np.ndarray, y: np.ndarray | None, *, need_y: bool = 
         b_x = check_positive(b_x, f"{name}[0] (bound on |x_ij|)")
     if need_y:
         if b_y is None:
-            b_y = float(np.max(np.abs(y))) or 1.0
+            b_y = float(np.max(np.abs(cast(np.ndarray, y)))) or 1.0  # need_y: y is given
             derived.append(f"bound_y = max|y| = {b_y:.6g}")
         else:
             b_y = check_positive(b_y, f"{name}[1] (bound on |y_i|)")
@@ -261,7 +314,8 @@ def check_bounds(bounds, X: np.ndarray, y: np.ndarray | None, *, need_y: bool = 
             f"{name}: no clipping bounds given, so they were read off the data ("
             + ", ".join(derived) + "). Bounds taken from the data are not private and the "
             "released output is not differentially private with respect to them; pass "
-            f"{name}=(bound_x, bound_y) from domain knowledge.", PrivacyLeakWarning, stacklevel=3)
+            f"{name}=(bound_x, bound_y) from domain knowledge.", PrivacyLeakWarning,
+            stacklevel=find_stack_level())
     return b_x, b_y
 
 
@@ -278,7 +332,7 @@ CLIPPING_WARN_FRACTION = 0.5
 
 
 def clipping_diagnostic(X, y: np.ndarray | None, b_x: float, b_y: float | None,
-                        *, caller: str = "private_bss", stacklevel: int = 3) -> dict:
+                        *, caller: str = "private_bss") -> dict:
     """How much of ``X`` and ``y`` the bounds clip, with a warning when it is most of it.
 
     Returns ``{"X": fraction of the entries of X with |x_ij| > b_x, "X_max_column": the
@@ -310,9 +364,11 @@ def clipping_diagnostic(X, y: np.ndarray | None, b_x: float, b_y: float | None,
               "X_columns_mostly_clipped": int(np.count_nonzero(per_col > CLIPPING_WARN_FRACTION)),
               "y": frac_y}
     parts = []
+    mapped = getattr(X, "_map", None) is not None      # private ranges: the map clips
+    to_x = "by the private ranges" if mapped else f"to |x| <= b_x = {b_x:g}"
     if report["X_columns_mostly_clipped"]:
         parts.append(f"{report['X_columns_mostly_clipped']} of {per_col.size} column(s) of X "
-                     f"have more than half their entries clipped to |x| <= b_x = {b_x:g} "
+                     f"have more than half their entries clipped {to_x} "
                      f"({report['X']:.0%} of all entries of X)")
     if frac_y is not None and frac_y > CLIPPING_WARN_FRACTION:
         parts.append(f"{frac_y:.0%} of y is clipped to |y| <= b_y = {b_y:g}")
@@ -322,7 +378,7 @@ def clipping_diagnostic(X, y: np.ndarray | None, b_x: float, b_y: float | None,
             "far below the data's scale discard its signal (e.g. a y clipped everywhere is "
             "ignored). Scale the data with public constants or pass bounds that fit its "
             "range. This warning and result.info['clipped_fraction_not_private'] depend on "
-            "the data and are not private.", ClippingWarning, stacklevel=stacklevel)
+            "the data and are not private.", ClippingWarning, stacklevel=find_stack_level())
     return report
 
 
@@ -348,7 +404,7 @@ def clip_design(X, y: np.ndarray | None, b_x: float, b_y: float | None, *,
         from .statistics import clipped_statistics
         return clipped_statistics(X, y, b_x, b_y), None
     if y is not None and is_dask(y):
-        y = np.asarray(y.compute(), dtype=np.float64)   # length n: the products need it
+        y = np.asarray(y, dtype=np.float64)   # computed (length n: the products need it)
     yc = None if y is None else (y.copy() if b_y is None else np.clip(y, -b_y, b_y))
     # Xcᵀyc comes out of the design's first pass over X (every loss asks for it)
     options.setdefault("vectors", () if yc is None else (yc,))
@@ -361,12 +417,13 @@ def check_labels_pm1(y: np.ndarray, name: str = "y") -> np.ndarray:
 
     A label vector with one class only is a valid dataset (a neighbour of a two-class one
     with a label flipped), so it must run wherever its neighbours run: only values other
-    than ±1 are rejected, never the counts.
+    than ±1 are rejected, never the counts.  The message says what is expected and never
+    echoes the values found (an exception's text must not carry the data).
     """
-    vals = np.unique(y)
-    if not np.all(np.isin(vals, (-1.0, 1.0))):
-        raise ValueError(f"{name}: labels must be -1 or +1 for the hinge loss, got values "
-                         f"{vals[:5].tolist()}{'...' if vals.size > 5 else ''}")
+    if not np.all((y == 1.0) | (y == -1.0)):
+        raise ValueError(f"{name}: labels must be exactly -1 or +1 for the hinge loss, and "
+                         "some are not; map the two classes to -1 and +1 first (e.g. "
+                         "y = np.where(y == positive_class, 1.0, -1.0))")
     return y
 
 
@@ -388,7 +445,7 @@ def check_random_state(random_state) -> np.random.Generator:
             raise TypeError("random_state: expected None, an int or a numpy Generator, got bool")
         if isinstance(random_state, numbers.Integral) and random_state < 0:
             raise ValueError(f"random_state: must be non-negative, got {random_state}")
-        return np.random.default_rng(random_state)
+        return np.random.default_rng(cast("int | np.random.SeedSequence | None", random_state))
     if isinstance(random_state, np.random.Generator):
         return random_state
     raise TypeError("random_state: expected None, an int, a SeedSequence, a "

@@ -67,7 +67,7 @@ import sys
 import threading
 import uuid
 import weakref
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ._process_marker import ENV_MARKER, foreign_accountant_process
 from ._process_marker import disown as _disown_marker
@@ -75,6 +75,9 @@ from ._process_marker import mark as _marker_on
 from ._process_marker import unmark as _marker_off
 from .exceptions import AccountantNotVisibleError, BudgetError
 from .guarantee import Guarantee, Neighbour, compose
+
+if TYPE_CHECKING:
+    from .ledger import MemoryStore, SQLiteStore
 
 __all__ = ["BudgetAccountant", "Reservation", "account", "check_release", "record_release",
            "NOT_RECORDED", "accountant_active_in_process", "foreign_accountant_process",
@@ -235,10 +238,11 @@ class BudgetAccountant:
         Total ``ε`` the releases may spend together.
     delta : float, default 0.0
         Total ``δ`` (0: only pure-DP releases fit, unless ``delta_slack`` buys some).
-    neighbour : {"replace-one", "add/remove"} or Neighbour, optional
+    neighbours : {"replace_one", "add_remove"} or Neighbour, optional
         Neighbour notion of the budget.  Default: that of the first release.  Releases
         under another notion are refused (guarantees under different notions do not
-        compose).
+        compose).  The old ``neighbour="replace-one" | "add/remove"`` still works, with a
+        :class:`FutureWarning`.
     delta_slack : float, optional
         If given, the total is the smaller of basic composition and the advanced
         composition theorem with this ``δ'`` (added to the spent ``δ``); see
@@ -274,19 +278,31 @@ class BudgetAccountant:
     :attr:`path` (the ledger file, ``None`` in memory) are read-only properties.
     """
 
-    def __init__(self, epsilon: float = math.inf, delta: float = 0.0, *, neighbour=None,
+    def __init__(self, epsilon: float = math.inf, delta: float = 0.0, *, neighbours=None,
                  delta_slack: float | None = None, allow_conditional: bool = False,
-                 spent=None, path=None, timeout: float = 10.0, durable: bool = True) -> None:
+                 spent=None, path=None, timeout: float = 10.0, durable: bool = True,
+                 **deprecated) -> None:
+        from ._neighbours import canonical_neighbours, resolve_renamed
+        if deprecated:
+            if set(deprecated) != {"neighbour"}:
+                raise TypeError("BudgetAccountant: unexpected keyword argument(s) "
+                                f"{sorted(set(deprecated) - {'neighbour'})}")
+            if neighbours is not None:
+                deprecated["neighbours"] = neighbours
+            resolve_renamed(deprecated, "BudgetAccountant")
+            neighbours = deprecated["neighbours"]
+        if neighbours is not None:
+            neighbours = canonical_neighbours(neighbours, "BudgetAccountant")
         from ._param_validation import (EPSILON_OR_INF, Interval, InvalidParameterError,
                                         validate_parameter_constraints)
         from numbers import Real
         validate_parameter_constraints(
             {"epsilon": EPSILON_OR_INF, "delta": [Interval(Real, 0, 1, closed="left")],
-             "neighbour": [None, "neighbour"], "delta_slack": [None, Interval(Real, 0, 1,
+             "neighbours": [None, "neighbour"], "delta_slack": [None, Interval(Real, 0, 1,
                                                                               closed="neither")],
              "allow_conditional": ["boolean"], "path": [None, str, os.PathLike],
              "timeout": [Interval(Real, 0, None, closed="left")], "durable": ["boolean"]},
-            {"epsilon": epsilon, "delta": delta, "neighbour": neighbour,
+            {"epsilon": epsilon, "delta": delta, "neighbours": neighbours,
              "delta_slack": delta_slack, "allow_conditional": allow_conditional,
              "path": path, "timeout": timeout, "durable": durable},
             "BudgetAccountant")
@@ -297,13 +313,13 @@ class BudgetAccountant:
                 "ledger.spend(g) for g in spent.")
         self.epsilon = float(epsilon)
         self.delta = float(delta)
-        self.neighbour = None if neighbour is None else Neighbour.parse(neighbour)
+        self.neighbours = neighbours
         self.delta_slack = None if delta_slack is None else float(delta_slack)
         self.allow_conditional = bool(allow_conditional)
         self._init_runtime()
         if path is None:
             from .ledger import MemoryStore
-            self._store = MemoryStore()
+            self._store: MemoryStore | SQLiteStore = MemoryStore()
         else:
             from .ledger import SQLiteStore
             self._store = SQLiteStore(path, self._config(), timeout, durable)
@@ -332,7 +348,7 @@ class BudgetAccountant:
         from .ledger import SQLiteStore
         config = SQLiteStore(path, None, timeout).config
         return cls(float(config["epsilon"]), float(config["delta"]),
-                   neighbour=config["neighbour"] or None,
+                   neighbours=Neighbour(config["neighbour"]) if config["neighbour"] else None,
                    delta_slack=float(config["delta_slack"]) if config["delta_slack"] else None,
                    allow_conditional=config["allow_conditional"] == "True", path=path,
                    timeout=timeout, durable=durable)
@@ -361,6 +377,13 @@ class BudgetAccountant:
         with self._lock:
             return self._store.history()
 
+    @property
+    def neighbour(self) -> Neighbour | None:
+        """The :class:`~mipdp.guarantee.Neighbour` of ``neighbours`` (``None`` if unset)."""
+        if self.neighbours is None:
+            return None
+        return Neighbour.ADD_REMOVE if self.neighbours == "add_remove" else Neighbour.REPLACE_ONE
+
     # -- records -----------------------------------------------------------------------
     def _as_guarantee(self, epsilon, delta) -> Guarantee:
         if isinstance(epsilon, Guarantee):
@@ -387,7 +410,9 @@ class BudgetAccountant:
         if not spent:
             return Guarantee.pure(0.0, self.neighbour or Neighbour.REPLACE_ONE,
                                   "nothing spent yet (0 releases)")
-        return self._composed(spent)
+        total = self._composed(spent)
+        assert total is not None  # records are not empty
+        return total
 
     def __len__(self) -> int:
         return len(self.spent)
@@ -432,6 +457,7 @@ class BudgetAccountant:
             return 0.0, 0.0
         if self.delta_slack is not None or len(records) == 1:
             total = self._composed(records)
+            assert total is not None  # records are not empty
             return total.epsilon_or_nominal, _delta_of(total)
         eps = math.fsum(r.epsilon_or_nominal for r in records)
         delta = math.fsum(r.delta if r.nominal_delta is None else r.nominal_delta
@@ -448,9 +474,9 @@ class BudgetAccountant:
             raise BudgetError(f"accountant: this release is stated under {g.neighbour.value} "
                               f"neighbours but the budget is under {nb.value} neighbours; "
                               "guarantees under different notions do not compose. Pass "
-                              f"neighbour='{nb.value}' to the call (neighbours="
+                              "neighbours="
                               f"'{'add_remove' if nb is Neighbour.ADD_REMOVE else 'replace_one'}'"
-                              " for private_bss and private_coefficients).")
+                              " to the call.")
         if g.status == "not private" and self.finite:
             raise BudgetError(f"accountant: this release is not private "
                               f"({g.not_private_reason}); it cannot be counted against a "
@@ -499,7 +525,9 @@ class BudgetAccountant:
         with self._transaction(write=False) as store:
             spent, reserved = store.spent(), list(store.reserved().values())
         self._admit(g, spent, reserved)
-        return self._composed(spent + reserved + [g])
+        total = self._composed(spent + reserved + [g])
+        assert total is not None  # records are not empty
+        return total
 
     def spend(self, epsilon, delta: float = 0.0, *, method: str = "spend") -> None:
         """Check and record a release, atomically (a spend never exceeds the budget).
@@ -580,6 +608,7 @@ class BudgetAccountant:
         for _ in range(100):
             mid = 0.5 * (lo + hi)
             probe = self._composed(records + [Guarantee.pure(mid, nb, "probe")] * k)
+            assert probe is not None  # k >= 1 records
             if probe.epsilon <= self.epsilon:
                 lo = mid
             else:
@@ -716,7 +745,7 @@ def record_release(handle, result):
 
 
 def account(accountant: BudgetAccountant | None, planned: Guarantee,
-            release: Callable[[], object]):
+            release: Callable[[], Any]):
     """Check ``planned`` with the accountant (before the data is read), run ``release``, and
     record the result's actual guarantee.
 

@@ -28,7 +28,7 @@ import itertools
 import logging
 import math
 import warnings
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, cast
 
 import numpy as np
 from scipy.stats import beta as beta_dist
@@ -37,6 +37,7 @@ from .brute_force import all_supports, least_squares_value
 from .comparators.dp_sis import sis_scores
 from .comparators.kendall import dp_kendall_distribution
 from .exceptions import ConditionalPrivacyWarning
+from .guarantee import Neighbour
 from .mechanisms.topk import (canonical_lipschitz_topk_distribution,
                               gumbel_peeling_topk_distribution)
 
@@ -56,10 +57,16 @@ logger = logging.getLogger(__name__)
 COLUMNS = ("mechanism", "neighbour", "kind", "backend", "instances", "pairs", "worst_log_ratio",
            "claimed_eps", "claimed_delta", "measured_delta", "within_claim")
 
-#: ``enumeration_options`` of the two enumeration paths of ``private_bss``: the audit
+#: ``enumeration_options`` of the enumeration paths of ``private_bss``: the audit
 #: instances are small (``C(p, s)`` below the exhaustive threshold), so the MIP path must be
-#: forced, otherwise every row would audit the exhaustive enumeration only.
-PATHS = {"mip": {"exhaustive_max": 0, "explicit_max": 0}, "exhaustive": {}}
+#: forced, otherwise every row would audit the exhaustive enumeration only.  ``"regions"``
+#: also sets ``full_class_max = 0``: the envelope of the exponential mechanism and
+#: permute-and-flip then bounds every mistake class by certified MIP region bounds (on
+#: ``"mip"`` a least-squares class this small is evaluated in full), the path a large ``p``
+#: takes.
+PATHS = {"mip": {"exhaustive_max": 0, "explicit_max": 0},
+         "regions": {"exhaustive_max": 0, "explicit_max": 0, "full_class_max": 0},
+         "exhaustive": {}}
 
 #: Slack for floating-point rounding in the exact comparisons (log-probabilities are
 #: computed to ~1e-12 relative; the solvers' tolerances enter as ≈1e-6·ε at most).
@@ -163,6 +170,7 @@ def replace_one_neighbours(X: np.ndarray, y: np.ndarray, rng: np.random.Generato
             score = fn(np.clip(Xn, -B, B), np.clip(yn, -B, B))
             if best is None or score > best[0]:
                 best = (score, Xn, yn)
+        assert best is not None  # n_flip_candidates >= 1
         yield label, best[1], best[2]
 
 
@@ -230,7 +238,8 @@ def _bss_log_probs(X, y, s, eps, *, method="top_r", R=None, path="mip", backend=
     """Exact log-law of one ``private_bss`` call over all supports; records the path used.
 
     ``path="mip"`` forces outer approximation on ``backend`` (``exhaustive_max = 0``,
-    ``explicit_max = 0``);
+    ``explicit_max = 0``); ``path="regions"`` also ``full_class_max = 0`` (certified
+    region bounds for every class of the envelope);
     ``path="exhaustive"`` lets the enumerator evaluate every support in closed form.
     The backend the call really used (``result.stats["backend"]``) is added to ``used``.
     """
@@ -286,6 +295,7 @@ def _audit_bss_exact(name: str, method: str, Rs, eps: float, s: int, p: int, n: 
             base[R], res = _bss_log_probs(X, y, s, eps, method=method,
                                           R=N if R == "all" else R, path=path,
                                           backend=backend, used=used, **kw)
+        assert res is not None  # Rs is not empty
         if neighbours == "replace_one":
             adversary = _em_worst(X, y, s, eps, res.sensitivity)
             pairs = replace_one_neighbours(X, y, rng, n_random, n_corner,
@@ -307,7 +317,8 @@ def _audit_bss_exact(name: str, method: str, Rs, eps: float, s: int, p: int, n: 
 
 
 def audit_top_r(eps: float = 1.0, s: int = 2, p: int = 6, n: int = 40,
-                Rs: Iterable[int | None] = (None, 1, 4, "all"), seeds: Iterable[int] = (0, 1),
+                Rs: Iterable[int | str | None] = (None, 1, 4, "all"),
+                seeds: Iterable[int] = (0, 1),
                 kinds: Iterable[str] = ("random", "ties", "near_tie"),
                 n_random: int = 3, n_corner: int = 4, path: str = "mip",
                 backend: str = "highs", neighbours: str = "replace_one") -> list[dict]:
@@ -498,7 +509,8 @@ def audit_topk(eps_values: Iterable[float] = (0.5, 1.0, 4.0), d: int = 6, k: int
     vecs = [v * sensitivity for v in _score_vectors(d, rng)]
     shifts = np.array(list(itertools.product((-1.0, 0.0, 1.0), repeat=d))) * sensitivity
     rows = []
-    mechs = [("canonical Lipschitz top-k (gamma=%g)" % g,
+    mechs: list[tuple[str, Callable[..., np.ndarray]]] = [
+             ("canonical Lipschitz top-k (gamma=%g)" % g,
               lambda f, e, g=g: canonical_lipschitz_topk_distribution(f, k, e, sensitivity, gamma=g)[1])
              for g in (0.0, 0.5, 1.0)]
     mechs.append(("Gumbel peeling top-k",
@@ -633,10 +645,11 @@ def audit_dp_kendall(eps: float = 1.0, p: int = 5, k: int = 2, n: int = 20,
             else:
                 X, y = _instance(kind, seed, n, p)
             inst += 1
-            base = dp_kendall_distribution(X, y, k, eps, neighbour=neighbour)[1]
+            base = dp_kendall_distribution(X, y, k, eps, neighbours=Neighbour.parse(neighbour))[1]
             rng = np.random.default_rng(5000 + seed)
             for _, Xn, yn in _kendall_neighbours(X, y, rng, neighbour):
-                lp = dp_kendall_distribution(Xn, yn, k, eps, neighbour=neighbour)[1]
+                lp = dp_kendall_distribution(Xn, yn, k, eps,
+                                             neighbours=Neighbour.parse(neighbour))[1]
                 worst = max(worst, max_abs_log_ratio(base, lp))
                 pairs += 1
         rows.append(_row("DPKendall", neighbour, "exact", inst, pairs, worst, eps))
@@ -719,10 +732,10 @@ def op_k1_worst(radius: float, total_ridge: float, noise_scale: float,
                 Xn, yn = X.copy(), y.copy()
                 Xn[-1, 0], yn[-1] = xr, yr
                 laws.append(op_k1_log_law(Xn, yn, total_ridge, noise_scale, radius, betas))
-            laws = np.array(laws)
-            for i in range(len(laws)):
-                worst = max(worst, float(np.max(np.abs(laws[i] - laws))))
-            n_pairs += len(laws) * (len(laws) - 1) // 2
+            law_arr = np.array(laws)
+            for i in range(len(law_arr)):
+                worst = max(worst, float(np.max(np.abs(law_arr[i] - law_arr))))
+            n_pairs += len(law_arr) * (len(law_arr) - 1) // 2
         elif neighbours == "add_remove":
             for Xb, yb in ((X, y), (X[:-1], y[:-1])):
                 base = op_k1_log_law(Xb, yb, total_ridge, noise_scale, radius, betas)
@@ -884,7 +897,8 @@ def run_audit(quick: bool = False, as_frame: bool = False, backend: str = "highs
                              else ("random", "ties", "near_tie"),
                              n_random=1 if quick else 3, n_corner=1 if quick else 3,
                              path="mip", backend=backend, neighbours="add_remove",
-                             **({"Rs": (None, 1, "all")} if method_audit is audit_top_r else {}))
+                             **cast("dict[str, Any]", {"Rs": (None, 1, "all")}
+                                    if method_audit is audit_top_r else {}))
     rows += audit_mistakes(seeds=(0,) if quick else (0, 1, 2), n_random=1 if quick else 3,
                            n_corner=2 if quick else 4, path="mip", backend=backend)
     rows += audit_mistakes(seeds=(0,) if quick else (0, 1, 2), n_random=1 if quick else 3,

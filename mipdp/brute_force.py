@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import Any
 
 import numpy as np
 from scipy.optimize import brentq
@@ -118,8 +119,12 @@ def huber_value(X: np.ndarray, y: np.ndarray, S, ridge: float, radius: float,
 
     n = X.shape[0]
     XS = X[:, list(S)]
-    beta, _ = _cvxpy_ball(lambda b: cp.sum(cp.huber(y - XS @ b, huber_delta)) / (2 * n)
-                          + ridge / (2 * n) * cp.sum_squares(b), XS.shape[1], radius)
+    def objective(b: Any) -> Any:
+        # cvxpy's stubs type huber's threshold M as int; a float is a valid threshold
+        h = cp.huber(y - XS @ b, huber_delta)  # type: ignore[arg-type]
+        return cp.sum(h) / (2 * n) + ridge / (2 * n) * cp.sum_squares(b)
+
+    beta, _ = _cvxpy_ball(objective, XS.shape[1], radius)
     g = -XS.T @ np.clip(y - XS @ beta, -huber_delta, huber_delta) / n + ridge / n * beta
     val = float(huber_loss(y - XS @ beta, huber_delta).mean() + ridge / (2 * n) * (beta @ beta))
     fw = float(g @ beta + radius * np.linalg.norm(g))

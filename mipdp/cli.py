@@ -89,7 +89,8 @@ what the lines mean:
   P(one draw = truth): the mechanism's exact probability of releasing the truth on this
     data (or certified lower and upper bounds on it).  It is computed from the data, so
     it is not private: a diagnostic for this demo, never something to publish.
-  time: seconds per phase of the search that certifies the mechanism's scores:
+  time: seconds per phase of the search that certifies the mechanism's scores (not
+    private: the work each phase does depends on the data):
     exhaustive: every support evaluated directly (small problems);
     warm_start / warm_cuts: a first good support and the first linear bounds (cuts);
     optimum: the best support; class_k: the supports that differ from the best one in
@@ -148,7 +149,7 @@ def _demo(args: argparse.Namespace) -> int:
                  if args.draws > 1 else ""))
         print(f"  P(one draw = truth): {p_truth}  (not private: computed from the data)")
         print(f"  guarantee: {res.guarantee}")
-        print(f"  time: {phases}")
+        print(f"  time (not private): {phases}")
         stats = res.stats
         best = ("optimum" if stats.get("optimum_certified") in (None, True)
                 else "best support found (not certified optimal)")
@@ -160,7 +161,8 @@ def _demo(args: argparse.Namespace) -> int:
     if overall is not None:
         overall.close()
     if len(rows) > 1:
-        print("\nprobability that one draw releases the true support:")
+        print("\nprobability that one draw releases the true support (not private), wall "
+              "time (not private):")
         for method, p_truth, t in rows:
             print(f"  {method:12s} {p_truth:40s} {t:6.2f} s")
     if clipped is not None:
@@ -213,11 +215,68 @@ def load_design(path: str):
                              f"scipy.sparse.save_npz ({exc}); save a dense array with np.save "
                              "(.npy) instead") from None
     else:
-        raise ValueError(f"X: expected a .npy file (dense, opened as a memmap) or a .npz "
-                         f"file (scipy.sparse.save_npz), got {path!r}")
+        raise ValueError(f"X: expected a .npy file (dense, opened as a memmap), a .npz "
+                         f"file (scipy.sparse.save_npz) or a .csv/.parquet table, got {path!r}")
     if X.ndim != 2:
         raise ValueError(f"X: expected a 2-D array in {path}, got shape {X.shape}")
     return X
+
+
+#: extensions read as a table with a header (:func:`load_table`)
+TABLE_EXTENSIONS = (".csv", ".parquet", ".pq")
+
+
+def is_table(path: str) -> bool:
+    """Whether ``path`` names a CSV or Parquet table (by its extension)."""
+    import os
+    return os.path.splitext(str(path))[1].lower() in TABLE_EXTENSIONS
+
+
+def load_table(path: str, target: str | None = None, *, split: bool = True):
+    """``(X, y)`` from a CSV file with a header or a Parquet file (pandas).
+
+    ``target`` names the target column; by default it is the last column.  ``X`` is the
+    DataFrame of the other columns (their names come back as ``result.feature_names``),
+    ``y`` a Series.  With ``split=False`` every column is a feature and ``y`` is ``None``
+    (the targets come from another file).  Column names are the file's schema (public);
+    the values are never shown in a message.
+
+    Raises
+    ------
+    ValueError
+        An unknown target column, a table with fewer than two columns, or a feature
+        column that is not numeric (named: convert or drop it first).
+    """
+    import os
+    import pandas as pd
+    ext = os.path.splitext(str(path))[1].lower()
+    if ext == ".csv":
+        df = pd.read_csv(path)
+    elif ext in (".parquet", ".pq"):
+        df = pd.read_parquet(path)
+    else:
+        raise ValueError(f"X: expected a .csv or .parquet table, got {path!r}")
+    df.columns = [str(c) for c in df.columns]
+    y = None
+    if split:
+        if df.shape[1] < 2:
+            raise ValueError(f"X: {path} needs at least two columns (features and the target)")
+        if target is None:
+            target = df.columns[-1]
+        elif target not in df.columns:
+            raise ValueError(f"--target: no column {target!r} in {path}; its columns are "
+                             f"{list(df.columns)}")
+        y = df[target]
+        df = df.drop(columns=[target])
+    elif target is not None:
+        raise ValueError("--target: pass either --target (the target is a column of X) or a "
+                         "y file, not both")
+    bad = [c for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])
+           or pd.api.types.is_bool_dtype(df[c])]
+    if bad:
+        raise ValueError(f"X: column(s) {bad} of {path} are not numeric; encode them with "
+                         "public constants or drop them first")
+    return df, y
 
 
 def load_targets(path: str) -> np.ndarray:
@@ -248,17 +307,29 @@ def _select(args: argparse.Namespace) -> int:
             except ValueError:
                 raise ValueError(f"--prescreen: expected NAME K FRACTION, e.g. kendall 200 "
                                  f"0.3, got {' '.join(args.prescreen)}") from None
-        X = load_design(args.X)
-        y = load_targets(args.y)
-        kind = ("sparse " + X.format.upper() if hasattr(X, "format")
-                else f"memmap {X.dtype}")
-        print(f"X: {args.X} ({kind}, {X.shape[0]} x {X.shape[1]}, not densified); "
-              f"y: {args.y}")
+        if is_table(args.X):
+            X, y = load_table(args.X, args.target, split=args.y is None)
+            if args.y is not None:
+                y = load_targets(args.y)
+            print(f"X: {args.X} (table, {X.shape[0]} x {X.shape[1]}); y: "
+                  f"{args.y if args.y is not None else f'column {y.name!r}'}")
+        else:
+            if args.target is not None:
+                raise ValueError("--target: names a column of a .csv or .parquet X; with a "
+                                 ".npy or .npz X pass the targets as a file")
+            if args.y is None:
+                raise ValueError("y: a .npy or .npz X needs the targets as a second file")
+            X = load_design(args.X)
+            y = load_targets(args.y)
+            kind = ("sparse " + X.format.upper() if hasattr(X, "format")
+                    else f"memmap {X.dtype}")
+            print(f"X: {args.X} ({kind}, {X.shape[0]} x {X.shape[1]}, not densified); "
+                  f"y: {args.y}")
         res = selection.private_bss(
             X, y, args.s, args.eps, bounds=bounds, loss=args.loss, ridge=args.ridge,
             radius=args.radius, method=args.method, backend=args.backend,
             n_draws=args.draws, prescreen=prescreen, time_limit=args.time_limit,
-            random_state=args.seed)
+            random_state=args.seed, neighbours=args.neighbours)
     except (ValueError, TypeError, OSError, CertificationError, SolverError) as exc:
         print(f"mipdp select: {exc}", file=sys.stderr)
         return 2
@@ -292,8 +363,10 @@ def _json_number(x):
 def _report_selection(args, res, bounds, prescreen) -> int:
     import json
     for i, S in enumerate(res.supports):
+        names = ("" if res.feature_names_in is None
+                 else f" ({', '.join(map(str, res.feature_names_in[S]))})")
         print(f"released support{'' if res.supports.shape[0] == 1 else f' {i + 1}'}: "
-              f"{S.tolist()}")
+              f"{S.tolist()}{names}")
     print(f"guarantee: {res.guarantee}")
     clipped = res.info.get("clipped_fraction_not_private")
     if clipped is not None and not isinstance(bounds, str):
@@ -301,6 +374,8 @@ def _report_selection(args, res, bounds, prescreen) -> int:
               f"{bounds[0]:g}")
     if args.out:
         record = {"supports": res.supports.tolist(), "method": args.method,
+                  "feature_names": None if res.feature_names_in is None
+                  else [res.feature_names_in[S].tolist() for S in res.supports],
                   "epsilon": _json_number(res.epsilon), "delta": _json_number(res.delta),
                   "is_private": res.is_private, "guarantee": str(res.guarantee),
                   "bounds": bounds if isinstance(bounds, str) else list(bounds), "s": args.s, "eps_per_draw": args.eps,
@@ -317,12 +392,19 @@ def _add_select_parser(sub) -> None:
     sel = sub.add_parser(
         "select", help="release a support privately from X and y stored in files",
         description="Run private_bss on your data: X from a .npy file (opened as a "
-                    "read-only memmap, never loaded whole) or a .npz file written by "
-                    "scipy.sparse.save_npz (kept sparse); y from a .npy, .csv or .txt "
-                    "file. Prints the released support(s) and the guarantee.")
-    sel.add_argument("X", help="design matrix: X.npy (dense, memory-mapped) or X.npz "
-                               "(scipy sparse)")
-    sel.add_argument("y", help="targets: y.npy, y.csv or y.txt (±1 labels for --loss hinge)")
+                    "read-only memmap, never loaded whole), a .npz file written by "
+                    "scipy.sparse.save_npz (kept sparse), or a CSV (with a header) or "
+                    "Parquet table whose target column is chosen by --target (default: "
+                    "the last column); y from a .npy, .csv or .txt file when X is an "
+                    "array. Prints the released support(s) and the guarantee.")
+    sel.add_argument("X", help="design matrix: X.npy (dense, memory-mapped), X.npz "
+                               "(scipy sparse), or a table with a header, data.csv or "
+                               "data.parquet (the target is one of its columns: --target)")
+    sel.add_argument("y", nargs="?", default=None,
+                     help="targets: y.npy, y.csv or y.txt (any two-class labels for --loss "
+                          "hinge); omit it when X is a table holding the target column")
+    sel.add_argument("--target", default=None, metavar="COLUMN",
+                     help="target column of a .csv/.parquet X (default: its last column)")
     sel.add_argument("--s", type=int, required=True, help="support size")
     sel.add_argument("--eps", type=float, required=True, help="privacy budget of one draw")
     sel.add_argument("--bounds", nargs="+", default=None, metavar="B",
@@ -349,6 +431,8 @@ def _add_select_parser(sub) -> None:
                      help="MIP solver: highs (default), gurobi or pyomo")
     sel.add_argument("--time-limit", dest="time_limit", type=float, default=None,
                      help="seconds for the whole call; nothing is released on timeout")
+    sel.add_argument("--neighbours", default="replace_one", choices=["replace_one", "add_remove"],
+                     help="neighbour notion of the guarantee (default replace_one)")
     sel.add_argument("--seed", type=int, default=None,
                      help="seed of the sampler (default: fresh randomness)")
     sel.add_argument("--out", default=None,
@@ -454,7 +538,12 @@ def _plot(args: argparse.Namespace) -> int:
     if not find_studies(args.path):
         print(f"mipdp plot: no study (study.json) in {args.path} or below", file=sys.stderr)
         return 1
-    for path in plot_all(args.path, args.to):
+    written = plot_all(args.path, args.to)
+    if not written:
+        print(f"mipdp plot: nothing to plot in {args.path}: its studies have no finished "
+              "trial yet (run or resume them with mipdp experiment)", file=sys.stderr)
+        return 1
+    for path in written:
         print(path)
     return 0
 

@@ -107,9 +107,10 @@ differentiable (least squares); data clipped to bounds given by the caller (neve
 the data); ``r`` finite; ``λ_r``, ``r``, ``ε`` and ``Ŝ`` fixed independently of the data.
 The minimisation is exact (closed form up to the 1-D secular equation, solved to machine
 precision), so the released point is the argmin the proof is about.  Under add/remove the
-proof holds for every ``n ≥ 0``; the input check refuses fewer than 2 rows (before any
-noise is drawn, as :func:`~mipdp.private_bss` does), so the mechanism is defined on datasets
-of at least 2 rows, a public convention of the whole package.
+proof holds for every ``n ≥ 0`` and ``n`` is private: every ``n ≥ 1`` runs
+(``MIN_SAMPLES_ADD_REMOVE``), so no refusal depends on how many rows there are; under
+replace-one ``n`` is public and fewer than 2 rows are refused before any noise is drawn
+(docs/privacy.md, "The number of rows").
 
 What is returned: ``coef`` (private), the data-free calibration, the guarantee.  The noise
 ``b`` is **not** returned: together with the (public) ``coef`` it reveals ``G(β̂; D)``, a
@@ -126,6 +127,7 @@ import numpy as np
 
 from ._param_validation import (EPSILON, POSITIVE_REAL, Interval, InvalidParameterError,
                                 StrOptions, _Bounds, _Constraint, validate_params)
+from ._neighbours import neighbours_argument
 from .accounting import check_release, record_release
 from .guarantee import Guarantee, Neighbour
 from .result import PrivacyReport
@@ -176,6 +178,7 @@ class ObjectivePerturbationCalibration:
     sensitivity: float = math.nan
 
 
+@neighbours_argument
 def objective_perturbation_calibration(k: int, eps: float, *, bounds: tuple[float, float],
                                        ridge: float, radius: float,
                                        neighbours: str = "replace_one"
@@ -334,6 +337,7 @@ PRIVATE_COEFFICIENTS_CONSTRAINTS = {
 }
 
 
+@neighbours_argument
 @validate_params(PRIVATE_COEFFICIENTS_CONSTRAINTS)
 def private_coefficients(X, y, support, eps: float, *, bounds: tuple[float, float],
                          ridge: float = 120.0, radius: float = 1.1,
@@ -409,7 +413,7 @@ def private_coefficients(X, y, support, eps: float, *, bounds: tuple[float, floa
     >>> str(fit.neighbour)
     'add/remove-one'
     """
-    from ._validation import check_random_state, check_X_y, clip_data
+    from ._validation import check_random_state, check_X_y, clip_data, min_samples
     b_x, b_y = bounds
     k = _check_support(support, None).size   # its size only: the data is not read yet
     cal = objective_perturbation_calibration(k, eps, bounds=(b_x, b_y), ridge=ridge,
@@ -426,7 +430,7 @@ def private_coefficients(X, y, support, eps: float, *, bounds: tuple[float, floa
                f"ridge {cal.extra_ridge:.4g}; data clipped to b_x = {float(b_x):g}, "
                f"b_y = {float(b_y):g}; ||beta||_2 <= {float(radius):g}"))
     acc = check_release(accountant, guarantee)  # before the data is read
-    X, y = check_X_y(X, y)
+    X, y = check_X_y(X, y, min_samples=min_samples(add_remove))
     S = _check_support(support, X.shape[1])
     rng = check_random_state(random_state)
     Xs, yc = clip_data(X[:, S], y, float(b_x), float(b_y))

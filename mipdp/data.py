@@ -48,8 +48,11 @@ the rank-one term, so the mapped matrix is never dense.
 from __future__ import annotations
 
 import logging
+from typing import Any, Literal
 
 import numpy as np
+
+from ._parallel import blas_single, parallel_map
 
 logger = logging.getLogger(__name__)
 
@@ -78,12 +81,16 @@ TILE_COLS = 4096
 FUSED_BLOCK_BYTES = 8 * 2 ** 20
 
 
+#: fixed number of row-block groups of :meth:`ClippedDesign.gram_matvec` (pieces of the
+#: call's parallel work; independent of ``n_jobs`` so that the sums are too)
+_GRAM_GROUPS = 8
+
+
 def _one_blas_thread():
     """Limit BLAS to one thread for a loop over tiles: their products are small, and
     OpenBLAS's threads on small products cost more than they save (8 times slower on a
     pass of 2 MiB tiles at p = 10⁵ on a loaded 2-core machine)."""
-    from threadpoolctl import threadpool_limits
-    return threadpool_limits(limits=1, user_api="blas")
+    return blas_single()
 
 
 def is_sparse(X) -> bool:
@@ -152,20 +159,21 @@ class ClippedDesign:
             cache = int(dense_cache_bytes)
         chunk = CHUNK_BYTES if chunk_bytes is None else int(chunk_bytes)
         self.chunk_cols = max(1, chunk // (8 * max(self.n, 1)))
-        self._dense = None     # clipped float64 (n, p) array, when held
-        self._dense_T = None   # its transpose, C-contiguous (small problems, for rows_T)
+        self._dense: np.ndarray | None = None     # clipped float64 (n, p) array, when held
+        self._dense_T: np.ndarray | None = None   # its transpose, C-contiguous (for rows_T)
         self._cache_bytes = cache
-        self._sp = None        # clipped float64 CSC matrix, for sparse input
-        self._shift = None     # (p,): the design is _sp + 1 shiftᵀ (mapped sparse input)
-        self._col_sq = None
-        self._gram = None
-        self._clean = {}       # chunk key -> whether the raw float64 chunk needs no clipping
+        self._sp: Any = None   # clipped float64 CSC matrix, for sparse input
+        self._shift: np.ndarray | None = None  # (p,): the design is _sp + 1 shiftᵀ (mapped)
+        self._col_sq: np.ndarray | None = None
+        self._gram: np.ndarray | None = None
+        self._clean: dict = {}  # chunk key -> whether the raw float64 chunk needs no clipping
         self._row_major = False
         self.chunk_rows = 0
-        self._da = None        # clipped float64 dask array (lazy graph), for dask input
-        self._clipped_frac = None   # clipped_per_column(), once computed
-        self._memo = []        # [(v, Xcᵀv)]: the two most recent 1-D products (rmatvec)
-        self._known = []       # [(v, Xcᵀv)] of the constructor's vectors (kept)
+        self._da: Any = None   # clipped float64 dask array (lazy graph), for dask input
+        self._clipped_frac: np.ndarray | None = None   # clipped_per_column(), once computed
+        # [(v, Xcᵀv)]: the two most recent 1-D products (rmatvec)
+        self._memo: list[tuple[np.ndarray, np.ndarray]] = []
+        self._known: list[tuple[np.ndarray, np.ndarray]] = []  # of the constructor's vectors
         self._tile = (0, 0)    # tile shape (rows, columns) of the chunked path
         self._gram_cols = None  # ColumnGram (columns of XcᵀXc), created on first use
         if is_sparse(X):
@@ -197,8 +205,6 @@ class ClippedDesign:
             self._tile = self._tile_shape(c_order, min(chunk, TILE_BYTES))
             # a float64 X inside the bounds is used as it is (one read pass: max and min);
             # otherwise one pass makes the clipped copy and counts the clipped entries
-            if self._map is not None:
-                self._clipped_frac = np.zeros(self.p)   # mapped values lie within ±½
             if X.dtype == np.float64 and self._map is None and self._inside_bounds():
                 self._dense = X                          # used as it is: no copy
                 self._clipped_frac = np.zeros(self.p)
@@ -206,7 +212,8 @@ class ClippedDesign:
                 # one clipped copy in the input's own memory order: converting a C-ordered
                 # array to column-major cost 4 s more than the copy at n = 3000, p = 10^5
                 # (the products are BLAS calls either way; a support's columns are s gathers)
-                order = "F" if (not c_order and X.flags.f_contiguous) else "C"
+                order: Literal["C", "F"] = ("F" if (not c_order and X.flags.f_contiguous)
+                                            else "C")
                 self._dense = np.empty(self.shape, order=order)
             else:
                 self.kind = "chunked"
@@ -314,28 +321,41 @@ class ClippedDesign:
         V = [np.asarray(v, dtype=np.float64) for v in vectors if v is not None]
         V = [v for v in V if v.shape == (self.n,)]
         copy = self._dense is not None and self._dense is not self.raw
-        need_count = self._clipped_frac is None and self.bound is not None
+        # with a map (private ranges) the clipped entries are counted on the raw data by
+        # clipped_per_column (the mapped tile differs from the raw one everywhere)
+        need_count = self._clipped_frac is None and self.bound is not None and self._map is None
         if not (copy or need_count or V):
             return
         Vm = np.stack(V, axis=1) if V else None
         counts = np.zeros(self.p, dtype=np.intp) if need_count else None
         col_sq = np.zeros(self.p)
         prod = np.zeros((self.p, len(V))) if V else None
-        buf = None if copy else np.empty((min(self._tile[0], self.n), min(self._tile[1], self.p)))
-        with _one_blas_thread():
-            self._first_pass_tiles(copy, buf, counts, col_sq, Vm, prod)
+        # column blocks are independent (each column's figures come from its own tiles,
+        # in row order): one piece per block, run on the call's workers (mipdp._parallel)
+        blocks: dict[int, list] = {}
+        for r0, r1, c0, c1 in self._tile_ranges():
+            blocks.setdefault(c0, []).append((r0, r1, c0, c1))
+
+        def piece(ranges):
+            buf = None if copy else np.empty((min(self._tile[0], self.n),
+                                              min(self._tile[1], self.p)))
+            self._first_pass_tiles(copy, buf, counts, col_sq, Vm, prod, ranges)
+
+        parallel_map(piece, blocks.values())
         if counts is not None:
             self._clipped_frac = counts / max(self.n, 1)
-        elif self._clipped_frac is None:
+        elif self._clipped_frac is None and self._map is None:
             self._clipped_frac = np.zeros(self.p)
         self._col_sq = col_sq
-        self._known = [(v.copy(), prod[:, k].copy()) for k, v in enumerate(V)]
+        self._known = ([(v.copy(), prod[:, k].copy()) for k, v in enumerate(V)]
+                       if prod is not None else [])
 
-    def _first_pass_tiles(self, copy, buf, counts, col_sq, Vm, prod) -> None:
+    def _first_pass_tiles(self, copy, buf, counts, col_sq, Vm, prod, ranges=None) -> None:
         b = self.bound
-        for r0, r1, c0, c1 in self._tile_ranges():
+        for r0, r1, c0, c1 in (self._tile_ranges() if ranges is None else ranges):
             src = self.raw[r0:r1, c0:c1]
             if copy:
+                assert self._dense is not None  # copy: the clipped copy is held
                 T = self._dense[r0:r1, c0:c1]
                 if b is not None and src.dtype == np.float64 and self._map is None:
                     np.clip(src, -b, b, out=T)
@@ -436,13 +456,24 @@ class ClippedDesign:
             w = self.rmatvec(self.matvec(v))
         else:
             D = self._dense
+            assert D is not None  # row_major_pass: an array is held
             # ~4 MB blocks (4 rows at p = 10⁵: 20 % faster than two BLAS passes at n = 6000)
             rows = max(1, min(self.n, FUSED_BLOCK_BYTES // (16 * max(self.p, 1))))
-            w = np.zeros(self.p)
-            with _one_blas_thread():
-                for r0 in range(0, self.n, rows):
+            starts = list(range(0, self.n, rows))
+            # _GRAM_GROUPS fixed groups of row blocks, summed in order: the same sums for
+            # every n_jobs (the groups run on the call's workers, mipdp._parallel)
+            k = max(1, -(-len(starts) // _GRAM_GROUPS))
+
+            def piece(group):
+                w_g = np.zeros(self.p)
+                for r0 in group:
                     B = D[r0:r0 + rows]
-                    w += B.T @ (B @ v)
+                    w_g += B.T @ (B @ v)
+                return w_g
+
+            w = np.zeros(self.p)
+            for w_g in parallel_map(piece, [starts[i:i + k] for i in range(0, len(starts), k)]):
+                w += w_g
         if shift is not None:
             w += shift
         return w
@@ -700,7 +731,10 @@ class ClippedDesign:
         return self._clipped_frac.copy()
 
     def _count_clipped(self) -> np.ndarray:
-        if self.bound is None or self._map is not None:   # mapped values lie within ±½
+        if self._map is not None:     # private ranges: the entries the map clips
+            from .mapped import clipped_fraction_per_column
+            return clipped_fraction_per_column(self.raw, self._map)
+        if self.bound is None:
             return np.zeros(self.p)
         b, n = self.bound, max(self.n, 1)
         raw = self.raw

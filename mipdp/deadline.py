@@ -11,6 +11,7 @@ level only.
 from __future__ import annotations
 
 import logging
+import math
 import time
 
 from .exceptions import TimeLimitError
@@ -30,6 +31,13 @@ def advice(phase: str) -> str:
     return _SAMPLING_ADVICE if phase.startswith("sampling") else _ENUMERATION_ADVICE
 
 
+def no_limit_as_none(time_limit: float | None) -> float | None:
+    """``time_limit`` as a float, ``None`` for no limit (``None`` or ``float("inf")``)."""
+    if time_limit is None or math.isinf(float(time_limit)):
+        return None
+    return float(time_limit)
+
+
 class Deadline:
     """A ``time_limit`` in seconds from ``start`` (``time.perf_counter()`` clock).
 
@@ -42,7 +50,7 @@ class Deadline:
     """
 
     def __init__(self, time_limit: float | None, *, start: float | None = None) -> None:
-        self.time_limit = None if time_limit is None else float(time_limit)
+        self.time_limit = no_limit_as_none(time_limit)
         self.start = time.perf_counter() if start is None else float(start)
         self.end = None if self.time_limit is None else self.start + self.time_limit
 
@@ -52,6 +60,7 @@ class Deadline:
         one that ends then (with no user limit to name); ``None`` and a Deadline pass."""
         if deadline is None or isinstance(deadline, cls):
             return deadline
+        assert not isinstance(deadline, Deadline)  # a perf_counter() value
         clock = cls(None)
         clock.end = float(deadline)
         clock.time_limit = max(0.0, float(deadline) - clock.start)

@@ -90,6 +90,11 @@ class TimeLimitError(CertificationError):
     class when the time limit, not a failed certificate, is the reason.
     """
 
+    # set by :meth:`mipdp.deadline.Deadline.error` (annotations only)
+    phase: str
+    time_limit: float | None
+    elapsed: float
+
 
 class BudgetError(ValueError):
     """The requested privacy budgets add up to more than the total the user allowed.

@@ -66,8 +66,11 @@ class Neighbour(str, enum.Enum):
     def parse(cls, value) -> "Neighbour":
         """A :class:`Neighbour` from itself or one of its documented spellings.
 
-        Accepted: ``Neighbour.REPLACE_ONE``, ``"replace-one"``; ``Neighbour.ADD_REMOVE``,
-        ``"add/remove-one"``, ``"add/remove"`` (case and surrounding spaces ignored).
+        Accepted: ``Neighbour.REPLACE_ONE``, ``"replace_one"``, ``"replace-one"``;
+        ``Neighbour.ADD_REMOVE``, ``"add_remove"``, ``"add/remove-one"``, ``"add/remove"``
+        (case and surrounding spaces ignored).  This parses a record's field; the
+        ``neighbours=`` arguments of the public functions warn on the old spellings
+        (:mod:`mipdp._neighbours`).
         """
         from ._param_validation import InvalidParameterError
         if isinstance(value, cls):
@@ -77,11 +80,12 @@ class Neighbour(str, enum.Enum):
             if key in _SPELLINGS:
                 return _SPELLINGS[key]
         raise InvalidParameterError(
-            "The 'neighbour' parameter must be a str among {'replace-one', 'add/remove'} or a "
-            f"mipdp.Neighbour. Got {value!r} instead.")
+            "The 'neighbours' parameter must be a str among {'replace_one', 'add_remove'} or "
+            f"a mipdp.Neighbour. Got {value!r} instead.")
 
 
-_SPELLINGS = {"replace-one": Neighbour.REPLACE_ONE, "add/remove-one": Neighbour.ADD_REMOVE,
+_SPELLINGS = {"replace_one": Neighbour.REPLACE_ONE, "add_remove": Neighbour.ADD_REMOVE,
+              "replace-one": Neighbour.REPLACE_ONE, "add/remove-one": Neighbour.ADD_REMOVE,
               "add/remove": Neighbour.ADD_REMOVE}
 
 

@@ -365,6 +365,7 @@ class SQLiteStore:
             conn = self._connection()
             with self._guard("reading the ledger"):
                 return self._read_reserved_readonly(conn)
+        assert self._reserved is not None  # inside transaction()
         return dict(self._reserved)
 
     def _read_reserved_readonly(self, conn) -> dict[str, Guarantee]:
@@ -374,6 +375,7 @@ class SQLiteStore:
     def append(self, g: Guarantee, method: str) -> None:
         delta = g.delta if g.nominal_delta is None else g.nominal_delta
         eps = g.epsilon_or_nominal
+        assert self._conn is not None  # inside transaction()
         self._conn.execute(
             "INSERT INTO releases (time, method, epsilon, delta, neighbour, status, guarantee,"
             " record, pid, host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -382,12 +384,14 @@ class SQLiteStore:
              guarantee_to_json(g), os.getpid(), _HOST))
 
     def reserve(self, token: str, g: Guarantee, method: str) -> None:
+        assert self._conn is not None and self._reserved is not None  # inside transaction()
         self._conn.execute("INSERT INTO reservations VALUES (?, ?, ?, ?, ?, ?)",
                            (token, time.time(), os.getpid(), _HOST, method,
                             guarantee_to_json(g)))
         self._reserved[token] = g
 
     def unreserve(self, token: str) -> None:
+        assert self._conn is not None and self._reserved is not None  # inside transaction()
         self._conn.execute("DELETE FROM reservations WHERE token = ?", (token,))
         self._reserved.pop(token, None)
 

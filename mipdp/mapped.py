@@ -23,7 +23,7 @@ import numpy as np
 
 from .data import is_sparse
 
-__all__ = ["ColumnMap", "MappedMatrix", "MAPPED_HALF_WIDTH"]
+__all__ = ["ColumnMap", "MappedMatrix", "MAPPED_HALF_WIDTH", "clipped_fraction_per_column"]
 
 #: the mapped values lie in ``[−MAPPED_HALF_WIDTH, MAPPED_HALF_WIDTH]``
 MAPPED_HALF_WIDTH = 0.5
@@ -45,6 +45,11 @@ class ColumnMap:
             raise ValueError("ColumnMap: lo and hi must have the same length")
         self.centre = 0.5 * (self.lo + self.hi)
         self.width = self.hi - self.lo
+        # public numbers (released ranges, at least MIN_RANGE_WIDTH wide): a collapsed or
+        # non-finite range would make the map divide by zero
+        if not (np.all(np.isfinite(self.centre)) and np.all(np.isfinite(self.width))
+                and np.all(self.width > 0)):
+            raise ValueError("ColumnMap: every range must be finite with hi > lo")
 
     @property
     def p(self) -> int:
@@ -72,6 +77,39 @@ class ColumnMap:
         return ColumnMap(self.lo[cols], self.hi[cols])
 
 
+def clipped_fraction_per_column(raw, column_map: ColumnMap) -> np.ndarray:
+    """Fraction of each column's entries the map clips (``x_ij`` outside ``[lo_j, hi_j]``).
+
+    ``raw`` is the unmapped data (an array, memmap, scipy sparse matrix or dask array),
+    read in column blocks (a sparse matrix: its stored values, the implicit zeros counted
+    per column).  For diagnostics only (**not private**: it depends on the data without
+    noise): what ``result.info["clipped_fraction_not_private"]`` reports with private
+    ranges.
+    """
+    from .data import CHUNK_BYTES, canonical_sparse, is_dask
+    n, p = raw.shape
+    lo, hi = column_map.lo, column_map.hi
+    if n == 0:
+        return np.zeros(p)
+    if is_sparse(raw):
+        csc = canonical_sparse(raw.tocsc())
+        nnz = np.diff(csc.indptr)
+        cols = np.repeat(np.arange(p), nnz)
+        out = np.bincount(cols, weights=(csc.data < lo[cols]) | (csc.data > hi[cols]),
+                          minlength=p)
+        zero_out = (0.0 < lo) | (0.0 > hi)
+        return (out + np.where(zero_out, n - nnz, 0)) / n
+    if is_dask(raw):
+        return np.asarray(((raw < lo) | (raw > hi)).sum(axis=0).compute()) / n
+    step = max(1, CHUNK_BYTES // (8 * n))
+    counts = np.zeros(p, dtype=np.intp)
+    for c0 in range(0, p, step):
+        B = np.asarray(raw[:, c0:c0 + step], dtype=np.float64)
+        counts[c0:c0 + step] = (np.count_nonzero(B < lo[c0:c0 + step], axis=0)
+                                + np.count_nonzero(B > hi[c0:c0 + step], axis=0))
+    return counts / n
+
+
 class MappedMatrix:
     """``X`` mapped column by column by a :class:`ColumnMap`, never formed whole.
 
@@ -93,7 +131,7 @@ class MappedMatrix:
             raise ValueError(f"MappedMatrix: {column_map.p} ranges for {raw.shape[1]} columns")
         self.raw = raw
         self.column_map = column_map
-        self._formats = {}     # a sparse raw in CSC (columns) or CSR (rows), converted once
+        self._formats: dict = {}     # a sparse raw in CSC (columns) or CSR (rows), converted once
         self.shape = tuple(int(d) for d in raw.shape)
         self.ndim = 2
         self.dtype = np.dtype(np.float64)

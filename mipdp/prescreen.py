@@ -40,7 +40,7 @@ def parse_prescreen(prescreen, p: int, s: int) -> tuple[str, int, float]:
     fraction = prescreen_fraction(prescreen)
     if name not in PRESCREENERS:
         raise ValueError(f"prescreen: unknown pre-screener {name!r}; choose one of {list(PRESCREENERS)}")
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not s < k < p:
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not s < int(k) < p:
         raise ValueError(f"prescreen: the number of candidates k must be an integer with "
                          f"s = {s} < k < p = {p}, got {k!r}")
     return name, int(k), fraction
@@ -70,7 +70,8 @@ def run_prescreen(prescreen, X: np.ndarray, y: np.ndarray, s: int, eps: float, b
     already validated by the loss): the pre-screeners that clip ``y`` (DP-SIS) then use
     ``label_bound`` (default 1), a bound known without looking at the data, and no
     :class:`~mipdp.exceptions.PrivacyLeakWarning` is raised.  ``info["guarantee"]`` is the pre-screen's
-    :class:`~mipdp.guarantee.Guarantee`.
+    :class:`~mipdp.guarantee.Guarantee`; ``info["time_not_private"]`` its wall time (not
+    private: it depends on the data through the work done).
 
     DP-SIS screens with the canonical Lipschitz top-k at ``gamma =``
     :data:`DP_SIS_SCREEN_GAMMA` (0): the same ε-DP guarantee as the default ``gamma``,
@@ -88,5 +89,6 @@ def run_prescreen(prescreen, X: np.ndarray, y: np.ndarray, s: int, eps: float, b
     res = _prescreen(name, X, y, k, eps_screen, bounds=bounds, random_state=rng,
                      accountant=NOT_RECORDED, **extra)
     info = {"method": name, "k": k, "guarantee": res.guarantee, **extra,
-            "columns": np.asarray(res.support), "time": time.perf_counter() - t0}
+            "columns": np.asarray(res.support),
+            "time_not_private": time.perf_counter() - t0}   # wall time: depends on the data
     return np.sort(np.asarray(res.support, dtype=np.intp)), info

@@ -16,8 +16,18 @@ replace-one and add/remove-one neighbours) give grid points ``a`` (level ``q``) 
 (level ``1 − q``).  Post-processing only (no further access to the data):
 
     lo, hi = min(a, b), max(a, b)    (widened to the neighbouring grid points if equal)
-    centre c = (lo + hi)/2,  half-width w = widen · (hi − lo)/2,  range [c − w, c + w]
-    x ↦ clip((x − c) / (2w), −½, ½)
+    centre c = (lo + hi)/2,  half-width w = widen · (hi − lo)/2,
+    w ← max(w, MIN_RANGE_WIDTH · max(1, |c|) / 2)           (the width floor)
+    range [c − w, c + w],  x ↦ clip((x − c) / (2w), −½, ½)
+
+No released range can collapse: its width is at least ``MIN_RANGE_WIDTH · max(1, |c|)``
+(``1e−9``, relative beyond ``|c| = 1``, far above float64's resolution, so ``c ± w`` are
+distinct numbers and ``1/(2w)`` is finite), and the grid's points are bounded by
+``MAX_GRID_ABS`` (``1e100``), so ``c`` and ``w`` are finite.  Both are checks of public
+numbers: the floor is applied to every released range whatever the data, and ``widen``,
+``quantile`` and ``grid`` are validated when :class:`PrivateBounds` is built, before any
+data is read.  (Without the floor, ``widen=1e−20`` collapsed the range, and whether the map
+then divided ``0/0`` depended on whether one row sat exactly at ``c``.)
 
 With ``K`` quantile releases in all (``K = 2 × (number of ranged variables)``) each gets
 ``ε_r / K``, ``ε_r = fraction · eps``; by basic composition the ranges are ``ε_r``-DP, and
@@ -59,9 +69,13 @@ import logging
 import math
 import numbers
 import time
+import warnings
+from typing import cast
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from ._warnings import find_stack_level
 
 from ._param_validation import InvalidParameterError
 from .guarantee import Guarantee, Neighbour
@@ -73,7 +87,8 @@ from .range_counts import lazy_column_grid_counts, lazy_pooled_grid_counts
 logger = logging.getLogger(__name__)
 
 __all__ = ["PrivateBounds", "PrivateRanges", "as_private_bounds", "default_grid",
-           "estimate_ranges", "ranges_log_probabilities", "ranges_guarantee", "MAPPED_BOUNDS", "AUTO_PER_COLUMN"]
+           "estimate_ranges", "ranges_log_probabilities", "ranges_guarantee", "MAPPED_BOUNDS",
+           "AUTO_PER_COLUMN", "MIN_RANGE_WIDTH", "MAX_GRID_ABS", "MIN_WIDEN"]
 
 #: the public bounds of the mapped data
 MAPPED_BOUNDS = (0.5, 0.5)
@@ -81,6 +96,15 @@ MAPPED_BOUNDS = (0.5, 0.5)
 AUTO_PER_COLUMN = 40.0
 #: largest grid accepted
 MAX_GRID = 10 ** 6
+#: The floor on a released range's width, relative beyond ``|centre| = 1``: every range
+#: ``[lo, hi]`` has ``hi − lo >= MIN_RANGE_WIDTH · max(1, |(lo + hi)/2|)``, whatever the
+#: data (a data-free post-processing of the released grid points), so the map
+#: ``(x − c)/(hi − lo)`` never divides by zero or by a denormal width.
+MIN_RANGE_WIDTH = 1e-9
+#: largest ``|g|`` of a grid point (keeps the centre and the widened width finite)
+MAX_GRID_ABS = 1e100
+#: smallest ``widen`` accepted (``(0.01, 100]``; a narrower range would clip everything)
+MIN_WIDEN = 0.01
 
 
 def default_grid() -> np.ndarray:
@@ -108,6 +132,9 @@ def _check_grid(grid) -> tuple | None:
                                     f"got shape {g.shape}")
     if not np.all(np.isfinite(g)):
         raise InvalidParameterError("grid: contains NaN or infinite values")
+    if np.max(np.abs(g)) > MAX_GRID_ABS:
+        raise InvalidParameterError(f"grid: every point must satisfy |g| <= {MAX_GRID_ABS:g} "
+                                    "(MAX_GRID_ABS); rescale the data in public units")
     if not np.all(np.diff(g) > 0):
         raise InvalidParameterError("grid: must be strictly increasing (sorted, no repeats); "
                                     "it must also be chosen without looking at the data")
@@ -141,17 +168,21 @@ class PrivateBounds:
     quantile : float in (0, 0.5), default 0.25
         Level ``q``: each range is built from the private ``q``- and ``(1 − q)``-quantiles.
         Levels near the middle are estimated far more accurately at small ``ε`` (a
-        quantile near 0 or 1 is confused with the grid points beyond the data).
-    widen : float in (0, 100], default 1.0
+        quantile near 0 or 1 is confused with the grid points beyond the data).  Whatever
+        ``q``, two equal released points are widened to their grid neighbours and the
+        width floor :data:`MIN_RANGE_WIDTH` holds, so no range collapses.
+    widen : float in [0.01, 100], default 1.0
         The range is the quantile interval scaled about its centre by ``widen``.  The
         default maps the interquartile range onto ``[−½, ½]`` (about ``±0.67σ`` for a
         Gaussian column) and clips the rest: heavy clipping costs the selection little
         and a narrow range keeps the signal large against the bound (seed 002's ``b =
         0.5`` does the same to standard Gaussian columns).  ``widen = 3`` (about ``±2σ``)
         dropped P(truth) from 0.97 to 0.18 at n = 2000 (``experiments/bench_private_bounds.py``).
+        Below :data:`MIN_WIDEN` (0.01) it is refused; every range is also at least
+        :data:`MIN_RANGE_WIDTH` ``· max(1, |centre|)`` wide.
     grid : array-like, optional
-        Public, strictly increasing candidate values (3 to 10⁶ points), chosen without
-        the data.  Default :func:`default_grid` (``0``, ``±10^{k/16}`` from ``10⁻³`` to
+        Public, strictly increasing candidate values (3 to 10⁶ points, ``|g| <=``
+        :data:`MAX_GRID_ABS`), chosen without the data.  Default :func:`default_grid` (``0``, ``±10^{k/16}`` from ``10⁻³`` to
         ``10⁶``).
     shared : bool or None, default None
         ``True``: one range for all columns of ``X`` (pooled quantiles; accuracy
@@ -174,8 +205,12 @@ class PrivateBounds:
     def __post_init__(self) -> None:
         object.__setattr__(self, "fraction", _check_real(self.fraction, "fraction", 0.0, 1.0))
         object.__setattr__(self, "quantile", _check_real(self.quantile, "quantile", 0.0, 0.5))
-        object.__setattr__(self, "widen", _check_real(self.widen, "widen", 0.0, 100.0,
-                                                      closed_hi=True))
+        widen = _check_real(self.widen, "widen", 0.0, 100.0, closed_hi=True)
+        if widen < MIN_WIDEN:
+            raise InvalidParameterError(
+                f"widen: must lie in [{MIN_WIDEN:g}, 100] (MIN_WIDEN), got {self.widen!r}; a "
+                "narrower range would clip almost every value to the range's ends")
+        object.__setattr__(self, "widen", widen)
         object.__setattr__(self, "grid", _check_grid(self.grid))
         if self.shared is not None and not isinstance(self.shared, (bool, np.bool_)):
             raise InvalidParameterError(f"shared: expected True, False or None, got "
@@ -222,7 +257,7 @@ def ranges_guarantee(spec: PrivateBounds, eps_ranges: float, neighbours: str, ne
         k_txt = ""
     else:
         how = "each column" if per_column else "all columns pooled"
-        K = 2 * ((p if per_column else 1) + int(need_y))
+        K = 2 * ((cast(int, p) if per_column else 1) + int(need_y))  # p given with per_column
         k_txt = f", {K} releases of eps_r/{K} each"
     ytxt = " and of y" if need_y else ""
     return Guarantee.pure(
@@ -303,6 +338,8 @@ def _ranges_from_indices(grid: np.ndarray, a, b, widen: float) -> np.ndarray:
     hi = np.where(eq, np.minimum(hi + 1, grid.size - 1), hi)
     glo, ghi = grid[lo], grid[hi]
     c, w = 0.5 * (glo + ghi), 0.5 * widen * (ghi - glo)
+    # the width floor (data-free): c ± w are distinct and 1/(2w) finite (MIN_RANGE_WIDTH)
+    w = np.maximum(w, 0.5 * MIN_RANGE_WIDTH * np.maximum(1.0, np.abs(c)))
     return np.column_stack([c - w, c + w])
 
 
@@ -333,13 +370,14 @@ def estimate_ranges(X: np.ndarray, y: np.ndarray | None, spec: PrivateBounds,
         b = private_quantile_index(counts, n, 1.0 - q, eps_q, rng)
         x_range = np.repeat(_ranges_from_indices(grid, a, b, spec.widen), p, axis=0)
     y_range = None
-    if need_y:
+    if y is not None:  # need_y
         cy = grid_counts(y, grid)
         a = private_quantile_index(cy, n, q, eps_q, rng)
         b = private_quantile_index(cy, n, 1.0 - q, eps_q, rng)
         y_range = tuple(float(v) for v in _ranges_from_indices(grid, a, b, spec.widen)[0])
     g = ranges_guarantee(spec, eps_ranges, neighbours, need_y, per_column=per_col, p=p)
-    logger.info("private ranges: %s, %d quantile releases of eps %.3g each, %.3f s",
+    logger.info("private ranges: %s, %d quantile releases of eps %.3g each, %.3f s (the "
+                "time is not private)",
                 "per column" if per_col else "shared", K, eps_q, time.perf_counter() - t0)
     return PrivateRanges(x_range, y_range, not per_col, float(eps_ranges), g)
 
@@ -363,7 +401,7 @@ def ranges_log_probabilities(X: np.ndarray, y: np.ndarray | None, spec: PrivateB
               else lazy_pooled_grid_counts(X, grid)[None, :])
     out = [quantile_log_probabilities(c, n, q, eps_q) for c in counts]
     out += [quantile_log_probabilities(c, n, 1.0 - q, eps_q) for c in counts]
-    if need_y:
+    if y is not None:  # need_y
         cy = grid_counts(y, grid)
         out += [quantile_log_probabilities(cy, n, q, eps_q),
                 quantile_log_probabilities(cy, n, 1.0 - q, eps_q)]
@@ -383,7 +421,8 @@ def run_with_private_ranges(func, args: dict):
     from mipdp.solvers import check_backend
 
     from ._param_validation import check_less_than
-    from ._validation import check_random_state, check_X_y
+    from ._validation import CLIPPING_WARN_FRACTION, check_random_state, check_X_y, min_samples
+    from .exceptions import ClippingWarning
     from .accounting import NOT_RECORDED, check_release, record_release
     from .exceptions import BudgetError
     from .losses import get_loss
@@ -393,6 +432,7 @@ def run_with_private_ranges(func, args: dict):
     t0 = time.perf_counter()
     a = dict(args)
     spec = as_private_bounds(a["bounds"])
+    assert spec is not None  # called for bounds="private" or PrivateBounds only
     eps = float(a["eps"])
     eps_r = spec.fraction * eps
     neighbours = a["neighbours"]
@@ -419,7 +459,8 @@ def run_with_private_ranges(func, args: dict):
     acc = check_release(a["accountant"], planned_guarantee(
         eps, **plan, bounds=spec, loss=loss_obj, R=a["R"], neighbours=neighbours))
     # -- the data --------------------------------------------------------------------------
-    X, y = check_X_y(a["X"], a["y"], lazy=True)   # arrays, memmaps, sparse: not copied
+    X, y = check_X_y(a["X"], a["y"], lazy=True,   # arrays, memmaps, sparse: not copied
+                     min_samples=min_samples(neighbours == "add_remove"))
     check_less_than(a["s"], X.shape[1], "s", "p", "private_bss")
     y = loss_obj.check_targets(y)
     rng = check_random_state(a["random_state"])
@@ -428,10 +469,28 @@ def run_with_private_ranges(func, args: dict):
                              neighbours=neighbours)
     Xm = ranges.mapped(X)                  # lazy: the mapped X is never formed whole
     ym = ranges.transform_y(y if need_y else None)
+    # not private (a diagnostic): the fraction of y the map clips (the selection sees the
+    # mapped y, already within ±½; the fraction of X is counted on X by the design)
+    y_clipped: float | None = None
+    if need_y:
+        assert ranges.y_range is not None      # estimated whenever y needs a range
+        y_clipped = (float(np.count_nonzero((y < ranges.y_range[0]) | (y > ranges.y_range[1])))
+                     / max(y.shape[0], 1))
     t_ranges = time.perf_counter() - t0
     a.update(X=Xm, y=ym if need_y else y, eps=eps - eps_r, bounds=MAPPED_BOUNDS,
              accountant=NOT_RECORDED, max_epsilon=None, random_state=rng_select)
     res = func(**a)
+    clipped = res.info.get("clipped_fraction_not_private")
+    if isinstance(clipped, dict) and y_clipped is not None:
+        clipped["y"] = y_clipped
+        if y_clipped > CLIPPING_WARN_FRACTION:
+            warnings.warn(
+                f"private_bss: {y_clipped:.0%} of y is clipped by its private range. The "
+                "release is still private, but a y clipped almost everywhere is ignored; "
+                "widen the range (PrivateBounds(widen=...)) or give bounds from domain "
+                "knowledge. This warning and result.info['clipped_fraction_not_private'] "
+                "depend on the data and are not private.", ClippingWarning,
+                stacklevel=find_stack_level())
     res.guarantee = ranges.guarantee + res.guarantee
     res.info["private_ranges"] = ranges.as_info()
     res.timings["private_ranges"] = t_ranges

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import logging
 import math
+from typing import cast
 
 import numpy as np
 from scipy.stats import rankdata
@@ -104,6 +105,8 @@ def uniform_ranks(v: np.ndarray) -> np.ndarray:
 
 #: bytes of one block of columns ranked at once (float64)
 _BLOCK_BYTES = 8 * 2 ** 20
+#: columns of a ranked block copied into the C-ordered design at once
+_TRANSPOSE_ROWS = 64
 
 
 def _columns(X, lo: int, hi: int) -> np.ndarray:
@@ -118,8 +121,9 @@ def rank_design(X) -> np.ndarray:
 
     ``X``: a numpy array or memmap (any numeric dtype), a scipy sparse matrix (CSC is the
     fast format; a block of columns is densified at a time) or a dask array; about
-    ``_BLOCK_BYTES`` of it are read and ranked at once (``scipy.stats.rankdata`` along
-    the rows, average ranks).  The result equals :func:`uniform_ranks` of every column.
+    ``_BLOCK_BYTES`` of it are read and ranked at once (average ranks, as
+    ``scipy.stats.rankdata`` gives along the rows).  The result equals
+    :func:`uniform_ranks` of every column.
     """
     from .data import is_sparse
     if is_sparse(X):
@@ -131,19 +135,43 @@ def rank_design(X) -> np.ndarray:
     step = max(1, _BLOCK_BYTES // (8 * max(n, 1)))
     for lo in range(0, p, step):
         hi = min(p, lo + step)
-        out[:, lo:hi] = (_average_ranks(_columns(X, lo, hi)) - 0.5 * (n + 1)) / n
+        ranks = _average_ranks_rows(np.ascontiguousarray(_columns(X, lo, hi).T))
+        ranks -= 0.5 * (n + 1)
+        ranks /= n
+        for a in range(0, hi - lo, _TRANSPOSE_ROWS):   # transposed in cache-sized tiles
+            out[:, lo + a:lo + min(a + _TRANSPOSE_ROWS, hi - lo)] = ranks[a:a + _TRANSPOSE_ROWS].T
     return out
 
 
 def _average_ranks(B: np.ndarray) -> np.ndarray:
     """Average ranks (1-based) of every column of ``B`` (what ``scipy.stats.rankdata(B,
-    axis=0)`` gives), vectorised over the columns: one sort per column, ties found on
-    the sorted values; a tied block gets the mean ``(first + last)/2 + 1`` of its
-    positions."""
-    n = B.shape[0]
-    Bt = np.ascontiguousarray(B.T)                      # (b, n): each row a column of B
+    axis=0)`` gives)."""
+    return _average_ranks_rows(np.ascontiguousarray(np.asarray(B, dtype=np.float64).T)).T
+
+
+def _average_ranks_rows(Bt: np.ndarray) -> np.ndarray:
+    """Average ranks (1-based) along every row of the C-ordered ``Bt`` (shape ``(b, n)``).
+
+    One sort per row.  A row without ties gets the inverse of its sorting permutation
+    (positions ``1..n`` scattered back); only the rows with a tie (found on the sorted
+    values) get the tied blocks' mean position ``(first + last)/2 + 1``.
+    """
+    b, n = Bt.shape
     order = np.argsort(Bt, axis=1)          # tied values share a rank: any order will do
     srt = np.take_along_axis(Bt, order, axis=1)
+    tied_rows = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1))
+    values = np.broadcast_to(np.arange(1.0, n + 1.0), (b, n))
+    if tied_rows.size:
+        values = np.array(values)
+        values[tied_rows] = _tied_positions(srt[tied_rows])
+    ranks = np.empty((b, n))
+    np.put_along_axis(ranks, order, values, axis=1)
+    return ranks
+
+
+def _tied_positions(srt: np.ndarray) -> np.ndarray:
+    """For each row of sorted values, the mean 1-based position of each value's tied block."""
+    n = srt.shape[1]
     idx = np.arange(n)
     new = np.ones(srt.shape, dtype=bool)                # a tied block starts here
     new[:, 1:] = srt[:, 1:] != srt[:, :-1]
@@ -151,9 +179,7 @@ def _average_ranks(B: np.ndarray) -> np.ndarray:
     last_mark = np.ones(srt.shape, dtype=bool)          # a tied block ends here
     last_mark[:, :-1] = new[:, 1:]
     last = np.minimum.accumulate(np.where(last_mark, idx, n)[:, ::-1], axis=1)[:, ::-1]
-    ranks = np.empty(srt.shape)
-    np.put_along_axis(ranks, order, 0.5 * (first + last) + 1.0, axis=1)
-    return ranks.T
+    return 0.5 * (first + last) + 1.0
 
 
 def _rho(s: int, radius: float) -> float:
@@ -190,6 +216,6 @@ def rank_sensitivity(loss_name: str, n: int | None, s: int, radius: float,
         t1 = (1 + rho) ** 2 / 6.0 + (1 + rho) / (4 * _SQRT3)
         t2 = 5.0 / 32.0 + 1.5 ** 1.5 * (1 + rho) / (4 * _SQRT3) + (1 + rho) ** 2 / 16.0
         return max(t1, t2)
-    n = int(n)
+    n = int(cast(int, n))  # given under replace-one
     return ((1 + rho) ** 2 * (n - 1) * (n + 3) / (8.0 * n * n)
             + (1 + rho) * math.sqrt(n * n - 1.0) / (4 * _SQRT3 * n))

@@ -103,10 +103,18 @@ class SelectionResult(PrivacyReport):
         ``epsilon``, ``delta``, ``neighbour``, ``sensitivity`` and ``is_private`` are read
         off it (see :class:`PrivacyReport`).
     timings : dict
-        Seconds per phase.
+        Wall-clock seconds per phase.  **Not private**: they depend on the data through the
+        work each phase did (solves, evaluations, proposals), so they are a diagnostic for
+        the analyst and must not be published with the release.
     info : dict
         Method-specific details (never anything that leaks beyond the guarantee
         unless the key says so).
+    feature_names_in : ndarray of str or None
+        The column names of ``X`` when it was a DataFrame with string column names
+        (public metadata, not data), else ``None``.
+    feature_names : ndarray of str or None
+        The names of the released ``support`` (``feature_names_in[support]``), or
+        ``None``.
     """
 
     support: np.ndarray
@@ -115,6 +123,14 @@ class SelectionResult(PrivacyReport):
     guarantee: Guarantee
     timings: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
+    feature_names_in: np.ndarray | None = None
+
+    @property
+    def feature_names(self) -> np.ndarray | None:
+        """The column names of the released support (``None`` without names)."""
+        if self.feature_names_in is None:
+            return None
+        return np.asarray(self.feature_names_in)[self.support]
 
     @property
     def n_draws(self) -> int:

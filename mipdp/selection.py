@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+from typing import Any
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -14,12 +15,16 @@ from mipdp.solvers import check_backend
 
 from numbers import Integral, Real
 
-from ._param_validation import (EPSILON, POSITIVE_INT, POSITIVE_REAL, PROBABILITY_OPEN,
-                                 Interval, StrOptions, check_less_than, validate_params)
+from ._param_validation import (EPSILON, N_JOBS, POSITIVE_INT, POSITIVE_REAL,
+                                 PROBABILITY_OPEN, Interval, StrOptions, check_less_than,
+                                 validate_params)
+from ._parallel import with_n_jobs
 from ._validation import (bounds_not_private_reason, check_bounds, check_epsilon,
-                          check_positive, check_random_state, check_X_y, clip_design,
+                          check_positive, check_random_state, check_X_y, clip_design, min_samples,
                           clipping_diagnostic, data_derived_bounds)
+from ._feature_names import keeps_feature_names
 from ._logging import with_verbose
+from ._neighbours import neighbours_argument
 from .accounting import check_release, record_release
 from .enumeration import SupportEnumerator, default_R
 from .enumeration.options import check_enumeration_options
@@ -134,7 +139,7 @@ class PrivateBSSResult(SelectionResult):
         figure depends on the data (the counts tell neighbours apart).
     """
 
-    mechanism: object = None
+    mechanism: Any = None   # a sampler (sample, log_probability, log_probability_bounds)
     R: int | None = None
     candidates: np.ndarray | None = None
     candidate_values: np.ndarray | None = None
@@ -328,16 +333,21 @@ PRIVATE_BSS_CONSTRAINTS = {
     "loss": [str, Loss], "method": [_registry.MethodOptions()],
     "R": [None] + POSITIVE_INT, "delta": [None] + PROBABILITY_OPEN, "eps_test": [None] + EPSILON,
     "backend": "no_validation", "backend_options": [None, dict], "n_draws": POSITIVE_INT,
-    "prescreen": [None, tuple, list], "time_limit": [None] + POSITIVE_REAL,
+    "prescreen": [None, tuple, list],
+    "time_limit": [None, Interval(Real, 0, None, closed="neither", allow_inf=True)],
     "random_state": ["random_state"], "report_gap": ["boolean"],
     "max_epsilon": [None] + EPSILON, "enumeration_options": [None, dict],
     "accountant": ["accountant"], "neighbours": [StrOptions(set(NEIGHBOURS))],
     "verbose": ["boolean", Interval(Integral, 0, None, closed="left")],
+    "n_jobs": N_JOBS,
 }
 
 
 @with_verbose
+@keeps_feature_names
+@neighbours_argument
 @validate_params(PRIVATE_BSS_CONSTRAINTS)
+@with_n_jobs
 def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = None,
                 radius: float | None = None, loss: str | Loss = "least_squares",
                 method: str = "exponential",
@@ -346,7 +356,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
                 prescreen=None, time_limit: float | None = None, random_state=None,
                 report_gap: bool = False, max_epsilon: float | None = None,
                 enumeration_options: dict | None = None, accountant=None,
-                neighbours: str = "replace_one", verbose: int = 0) -> PrivateBSSResult:
+                neighbours: str = "replace_one", verbose: int = 0,
+                n_jobs: int | None = None) -> PrivateBSSResult:
     """Release a size-``s`` support of a sparse linear model with differential privacy.
 
     By default the release is a draw of the exponential mechanism over all ``C(p, s)``
@@ -362,7 +373,9 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         copied whole (beyond ``mipdp.data.DENSE_CACHE_BYTES``) or modified
         (docs/design.md, "Memory").
     y : array-like, shape (n,)
-        Targets (``±1`` labels for ``loss="hinge"``).
+        Targets.  For ``loss="hinge"`` any two-class labels (``±1``, ``0/1``, bools,
+        strings): sorted class order, the first class ``-1`` and the second ``+1``
+        (:func:`mipdp.losses.hinge.encode_labels`, as the selector).
     s : int
         Support size, ``1 <= s < p``.
     eps : float
@@ -438,7 +451,8 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         ``"two_stage"``) chooses ``k`` columns with ``fraction * eps``; the MIP runs on
         them with the rest.  The guarantee is composed accordingly.
     time_limit : float, optional
-        Seconds for the whole call, counted from its start (enumeration and sampling); on
+        Seconds for the whole call (``None`` or ``float("inf")``: no limit), counted from
+        its start (enumeration and sampling); on
         timeout a :class:`~mipdp.exceptions.TimeLimitError` (a
         :class:`~mipdp.exceptions.CertificationError`) is raised: nothing is released.
         Every phase checks it (solver calls, evaluations, every chunk of the sampler's
@@ -452,7 +466,10 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     enumeration_options : dict, optional
         Advanced settings of :class:`~mipdp.enumeration.SupportEnumerator`:
         ``{"exhaustive_max": 0, "explicit_max": 0}`` always uses the MIP backend (no
-        exhaustive evaluation of small problems, no explicit search of small regions);
+        exhaustive evaluation of small problems, no explicit search of small regions); with
+        ``"full_class_max": 0`` as well, the envelope of the exponential mechanism and
+        permute-and-flip bounds every mistake class by certified MIP region bounds (by
+        default a least-squares class of at most 100 000 supports is evaluated in full);
         ``{"progress": callback}`` receives progress events of the enumeration (a dict per
         step: phase, solves, evaluations, best value, bound; not private), as the command
         line's progress bar does.  Keys and values are checked before the data is read
@@ -481,11 +498,21 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         :class:`~mipdp.exceptions.InvalidParameterError` before the data is read.  The
         guarantee's ``sensitivity`` is then ``B`` (data-free); an add/remove guarantee
         converts to replace-one with ``guarantee.as_replace_one()`` (twice the ε).
+        Rows: ``n >= 2`` under replace-one (``n`` public), every ``n >= 1`` under
+        add/remove (``n`` private, so no check depends on it; docs/privacy.md, "The number
+        of rows").
     verbose : int or bool, default 0
         ``1``: log the call's phases on stderr (start, a line every few seconds while a
         phase runs long, the end), ``2``: every step; ``0``: only what the ``logging``
         configuration shows.  :func:`mipdp.set_verbosity` does the same for every call.
         The lines' figures (timings, counts, objective values) are **not private**.
+    n_jobs : int, optional
+        Threads for the call's independent work (scikit-learn's semantics: ``None`` means
+        1, ``-1`` all cores): the clipping pass over ``X`` and the column products by
+        column blocks, the warm start's Gram products and one-swap values by blocks, and
+        the mistake classes evaluated in full by chunks (docs/algorithms.md, "Parallel
+        work").  The release does not depend on it: the same ``random_state`` gives the
+        same support for every ``n_jobs``.
 
     Returns
     -------
@@ -534,7 +561,9 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     plan = dict(n_draws=n_draws, prescreen=prescreen, method=method, delta=delta,
                 eps_test=eps_test, bounds=bounds, loss=loss_obj, neighbours=neighbours)
     acc = check_release(accountant, planned_guarantee(eps, **plan, R=R))
-    X, y = check_X_y(X, y, lazy=True)   # arrays, memmaps, sparse: not copied (mipdp.data)
+    y = loss_obj.encode_targets(y)      # hinge: any two-class labels as ±1
+    # arrays, memmaps, sparse: not copied (mipdp.data); n >= 1 under add/remove (n private)
+    X, y = check_X_y(X, y, lazy=True, min_samples=min_samples(neighbours == "add_remove"))
     n, p = X.shape
     s = check_less_than(s, p, "s", "p", "private_bss")
     y = loss_obj.check_targets(y)
@@ -561,7 +590,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         columns, screen_info = run_prescreen(prescreen, X, y, s, eps, screen_bounds, rng_screen)
         X = _take_columns(X, columns)
         p = X.shape[1]
-        timings["prescreen"] = screen_info["time"]
+        timings["prescreen"] = screen_info["time_not_private"]
         if ranks:
             t_ranks = time.perf_counter()
             X = rank_design(X)
@@ -569,14 +598,15 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
 
     Xc, yc = clip_design(X, y, b_x, b_y if loss_obj.needs_y_bound else None,
                          statistics=loss_obj.sufficient_statistics)   # tall dask data
-    clipped = clipping_diagnostic(Xc, y, b_x, b_y if loss_obj.needs_y_bound else None,
-                                  stacklevel=5)   # not private (a diagnostic, see info)
+    clipped = clipping_diagnostic(Xc, y, b_x, b_y if loss_obj.needs_y_bound else None)
+    # not private (a diagnostic, see info)
     # the samplers' scale: B/n (replace-one) or B/(2n) (add/remove, monotone score).  Under
     # add/remove n enters only here, through F = n·L: every quantity below that carries the
     # scale (levels, PTR threshold, exponents) is a data-free multiple of it, so the release
     # depends on the data only through F/B (docs/privacy.md, "MIP methods under add/remove
     # neighbours").
     if ranks:   # Δ of F = n·L on ranks (uniform in n under add/remove): docs/privacy.md
+        assert loss_obj.radius is not None  # resolved above
         rank_delta = rank_sensitivity(loss_obj.name, n, s, loss_obj.radius, neighbours)
         delta_L = rank_delta / n
         record_sens = rank_delta if neighbours == "add_remove" else delta_L

@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import os
 from numbers import Integral
+from typing import cast
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -17,7 +18,9 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._param_validation import InvalidParameterError, check_less_than
+from ._validation import min_samples
 from .accounting import BudgetAccountant, accountant_active_in_process
+from .losses.hinge import encode_labels
 from .exceptions import AccountantNotVisibleError
 from .selection import PRIVATE_BSS_CONSTRAINTS, private_bss
 
@@ -74,25 +77,15 @@ def _is_hinge(loss) -> bool:
     return str(name).lower() in ("hinge", "svm")
 
 
-def _hinge_labels(y) -> tuple[np.ndarray, np.ndarray]:
-    """``(classes, y_pm1)``: any two-class labels mapped to ``-1`` (``classes[0]``) / ``+1``.
-
-    One class only is a valid dataset (a neighbour of a two-class one), so it runs: its
-    labels become ``+1``.  The hinge objective is invariant under flipping every label
-    (``β → -β`` on the symmetric ball), so which class is ``+1`` does not change the
-    release's law.
-    """
+def _hinge_labels(y) -> tuple[np.ndarray | None, np.ndarray]:
+    """``(classes, y_pm1)``: :func:`mipdp.losses.hinge.encode_labels` on a 1-D ``y``."""
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
-    classes = np.unique(y)
-    if classes.size > 2:
-        raise ValueError(f"fit(X, y): loss='hinge' needs two classes; y has {classes.size} "
-                         f"({classes[:5].tolist()}{'...' if classes.size > 5 else ''}). "
-                         "Binarize y first (e.g. one class against the rest).")
-    if classes.size == 2:
-        return classes, np.where(y == classes[1], 1.0, -1.0)
-    return classes, np.ones(y.shape[0])
+    try:
+        return encode_labels(y)
+    except ValueError as exc:
+        raise ValueError(f"fit(X, y): {exc}") from None
 
 
 def _parameters_doc() -> str:
@@ -177,15 +170,18 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
         self._check_accountant_visible()
         hinge = _is_hinge(self.loss)
         try:    # scikit-learn's checks and messages; sets n_features_in_, feature_names_in_
-            Xa, ya = validate_data(self, X, y, accept_sparse=True, ensure_min_samples=2,
+            # n >= 1 under add/remove (n private), >= 2 under replace-one (n public)
+            Xa, ya = validate_data(self, X, y, accept_sparse=True,
+                                   ensure_min_samples=min_samples(self.neighbours == "add_remove"),
                                    y_numeric=not hinge)
         except (ValueError, TypeError) as exc:
             raise type(exc)(f"fit(X, y): {exc}") from exc
-        if isinstance(self.s, Integral) and not isinstance(self.s, bool) and self.s >= 1:
-            check_less_than(self.s, Xa.shape[1], "s", "p", type(self).__name__)
+        if isinstance(self.s, Integral) and not isinstance(self.s, bool) and int(self.s) >= 1:
+            check_less_than(cast(int, self.s), Xa.shape[1], "s", "p", type(self).__name__)
         if hinge:
             self.classes_, ya = _hinge_labels(ya)
         res = private_bss(Xa, ya, **{name: getattr(self, name) for name in SELECTOR_PARAMS})
+        res.feature_names_in = getattr(self, "feature_names_in_", None)
         self.result_not_private_ = res
         self.guarantee_ = res.guarantee
         self.support_ = res.support
@@ -240,7 +236,8 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
         return tags
 
 
-PrivateBestSubsetSelector.__init__.__signature__ = _SIGNATURE
+PrivateBestSubsetSelector.__init__.__signature__ = _SIGNATURE  # type: ignore[attr-defined]
+assert PrivateBestSubsetSelector.__doc__ is not None
 PrivateBestSubsetSelector.__doc__ = (
     PrivateBestSubsetSelector.__doc__.replace(
         "    Attributes\n", "    Parameters\n    ----------\n"

@@ -12,10 +12,11 @@ found in one phase of the enumeration stay in the model for every later phase.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Callable, ClassVar, Sequence
+from typing import Callable, ClassVar, Sequence, cast
 
 import numpy as np
 
@@ -99,15 +100,17 @@ class MIPBackend(ABC):
 
     name: ClassVar[str] = "abstract"
     #: Largest number of columns (or rows) the installed licence allows, if limited.
-    size_limit: ClassVar[int | None] = None
+    size_limit: int | None = None
     #: Whether :meth:`solve` handles ``lazy=`` with a native solver callback.
-    native_lazy: ClassVar[bool] = False
+    native_lazy: bool = False
 
     def __init__(self, *, time_limit: float | None = None, threads: int | None = None,
                  verbose: bool = False) -> None:
         check_common_args(type(self).__name__, time_limit=time_limit, threads=threads,
                           verbose=verbose)
-        self.time_limit = None if time_limit is None else float(time_limit)
+        # float("inf") means no limit, as None
+        self.time_limit = (None if time_limit is None or math.isinf(time_limit)
+                           else float(time_limit))
         self.threads = None if threads is None else int(threads)
         self.verbose = bool(verbose)
         self.n_cols = 0
@@ -217,6 +220,8 @@ class MIPBackend(ABC):
         check_common_args(f"{type(self).__name__}.solve", time_limit=time_limit,
                           mip_rel_gap=mip_rel_gap)
         limit = self.time_limit if time_limit is None else float(time_limit)
+        if limit is not None and math.isinf(limit):      # inf: no limit
+            limit = None
         start = time.perf_counter()
         if lazy is None or self.native_lazy:
             res = self._solve_once(limit, mip_rel_gap, lazy)
@@ -232,7 +237,7 @@ class MIPBackend(ABC):
             n_solves += 1
             if res.status == "infeasible":
                 break
-            new_rows = list(lazy(res.x))
+            new_rows = list(lazy(cast(np.ndarray, res.x)))  # feasible: a solution
             if not new_rows:
                 break
             self.add_rows(new_rows)
@@ -257,7 +262,7 @@ def check_common_args(caller: str, **params) -> None:
     from numbers import Integral, Real
 
     from mipdp._param_validation import Interval, validate_parameter_constraints  # bottom layer
-    table = {"time_limit": [None, Interval(Real, 0, None, closed="left")],
+    table = {"time_limit": [None, Interval(Real, 0, None, closed="left", allow_inf=True)],
              "threads": [None, Interval(Integral, 1, None, closed="left")],
              "verbose": ["boolean"],
              "mip_rel_gap": [Interval(Real, 0, 1, closed="both")]}
@@ -371,7 +376,8 @@ def rows_to_csr(rows: Sequence[Row], n_cols: int) -> tuple[np.ndarray, np.ndarra
             raise ValueError(f"row {r}: invalid bounds lb={lb!r}, ub={ub!r}")
         if idx.size > 1 and not np.all(idx[1:] > idx[:-1]) and np.unique(idx).size != idx.size:
             uniq, inv = np.unique(idx, return_inverse=True)
-            idx, val = uniq, np.bincount(inv, weights=val, minlength=uniq.size)
+            # (float64 with weights; numpy's stubs say intp)
+            idx, val = uniq, cast(np.ndarray, np.bincount(inv, weights=val, minlength=uniq.size))
         idx_parts.append(idx)
         val_parts.append(val)
         start[r + 1] = start[r] + idx.size

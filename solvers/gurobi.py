@@ -15,7 +15,12 @@ deletes constraints.
 
 Lazy rows
 ---------
-``solve(lazy=oracle)`` sets ``LazyConstraints=1`` and installs a ``MIPSOL``
+By default (``lazy="resolve"``) lazy rows are emulated as on HiGHS: the persistent model
+is re-solved after each batch of oracle rows (:meth:`MIPBackend.solve`), so the
+enumeration can tighten the model between solves (new cutoff, column fixing by the cut
+screening and by dominance), which a native callback cannot do.  On the enumeration's
+masters this is several times faster (docs/design.md, "Why the Gurobi backend re-solves").
+With ``lazy="native"``, ``solve(lazy=oracle)`` sets ``LazyConstraints=1`` and installs a ``MIPSOL``
 callback that passes each new incumbent candidate (all columns) to the oracle and
 ``cbLazy``-s every row it returns (two calls for a range).  After ``optimize`` the
 returned rows are also added to the model permanently (``cbLazy`` rows do not
@@ -86,6 +91,11 @@ class GurobiBackend(MIPBackend):
     env_params : dict, optional
         Extra parameters for the Gurobi environment (e.g. WLS licence keys).  ``MIPGap``
         and ``TimeLimit`` are refused (set per solve).
+    lazy : {"resolve", "native"}, default "resolve"
+        How lazy rows are added: ``"resolve"`` re-solves the persistent model after each
+        batch of rows (as the HiGHS backend; the enumeration tightens the model between
+        solves), ``"native"`` uses Gurobi's lazy-constraint callback in one
+        branch-and-bound tree.  Both give the same certified answers.
 
     Raises
     ------
@@ -94,14 +104,22 @@ class GurobiBackend(MIPBackend):
     """
 
     name = "gurobi"
-    size_limit = 2000
-    native_lazy = True
+    size_limit: int | None = 2000
+    #: per instance, from ``lazy=`` (the class default is the default ``"resolve"``)
+    native_lazy = False
 
     def __init__(self, *, time_limit: float | None = None, threads: int | None = None,
                  verbose: bool = False, size_limit: int | None = 2000,
-                 env_params: dict | None = None) -> None:
+                 env_params: dict | None = None, lazy: str = "resolve") -> None:
         super().__init__(time_limit=time_limit, threads=threads, verbose=verbose)
         env_params = check_options("GurobiBackend", "env_params", env_params)
+        if lazy not in ("resolve", "native"):
+            from mipdp._param_validation import InvalidParameterError   # bottom layer
+            raise InvalidParameterError(
+                "The 'lazy' parameter of GurobiBackend must be a str among {'resolve', "
+                f"'native'}}. Got {lazy!r} instead.")
+        self.lazy = lazy
+        self.native_lazy = lazy == "native"
         try:
             import gurobipy as gp
         except ImportError as exc:  # pragma: no cover - depends on the environment

@@ -235,7 +235,9 @@ class HighsBackend(MIPBackend):
         """Change the bounds of existing rows (``±inf`` for a free side)."""
         idx, lo, hi = self._row_bound_args(rows, lb, ub)
         if idx.size:
-            self._check(self._h.changeRowsBounds(idx.size, idx.astype(np.int32), lo, hi),
+            # changeRowsBounds exists at runtime but is missing from highspy's stubs
+            self._check(self._h.changeRowsBounds(  # type: ignore[attr-defined]
+                idx.size, idx.astype(np.int32), lo, hi),
                         "changeRowsBounds")
 
     def set_variable_bounds(self, cols: np.ndarray | Sequence[int], lb: np.ndarray | float,

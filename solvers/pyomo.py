@@ -86,7 +86,8 @@ class PyomoBackend(MIPBackend):
     threads : int, optional
         Solver threads, for solvers whose option name is known.
     verbose : bool, default False
-        Stream the solver log into this module's logger at INFO level.
+        Stream the solver log into this module's logger at INFO level.  Without it, what
+        the solver prints anyway (e.g. HiGHS warnings) goes to that logger at DEBUG.
     options : dict, optional
         Extra solver options passed on every solve (they override, for HiGHS-based
         solvers, the defaults of :data:`solvers.highs_options.HIGHS_MASTER_OPTIONS`).
@@ -291,12 +292,15 @@ class PyomoBackend(MIPBackend):
                 # Old-style persistent interfaces (gurobi_persistent, ...) do not track
                 # model changes: hand them the current model each time (a rebuild).
                 self._opt.set_instance(self._m)
-            if self.verbose:
-                from pyomo.common.log import LogStream
-                from pyomo.common.tee import capture_output
-                with capture_output(LogStream(logging.INFO, logger), capture_fd=True):
-                    return self._opt.solve(self._m, tee=True, **kwargs)
-            return self._opt.solve(self._m, **kwargs)
+            # Everything the solver writes (its log with verbose=True; otherwise what it
+            # prints anyway, e.g. HiGHS's "WARNING: HighsSparseMatrix ..." lines, written
+            # to the C-level stdout) goes to this module's logger: INFO when verbose,
+            # DEBUG otherwise; never to the terminal.
+            from pyomo.common.log import LogStream
+            from pyomo.common.tee import capture_output
+            level = logging.INFO if self.verbose else logging.DEBUG
+            with capture_output(LogStream(level, logger), capture_fd=True):
+                return self._opt.solve(self._m, tee=self.verbose, **kwargs)
         except (SolverError, KeyboardInterrupt):
             raise
         except Exception as exc:
@@ -326,7 +330,7 @@ class PyomoBackend(MIPBackend):
             raise self._time_limit_error(time_limit, time.perf_counter() - t0,
                                          during="while deciding infeasibility")
         if outcome != "error":
-            return outcome
+            return bool(outcome)  # True or False here
         raise SolverError(f"pyomo ({self.solver_name}): could not decide feasibility "
                           f"(termination condition {tc})")
 

@@ -9,8 +9,10 @@ from typing import Callable
 
 import numpy as np
 
-from .._param_validation import (EPSILON, NEIGHBOUR, POSITIVE_INT, Interval, StrOptions)
+from .._param_validation import (EPSILON, N_JOBS, NEIGHBOUR, POSITIVE_INT, Interval,
+                                 StrOptions)
 from .._validation import bounds_not_private_reason, data_derived_bounds
+from .._neighbours import as_neighbour
 from ..guarantee import Guarantee, Neighbour
 from ..mechanisms.topk import canonical_lipschitz_topk, gumbel_peeling_topk, laplace_topk
 from ..result import SelectionResult
@@ -38,17 +40,18 @@ COMMON_CONSTRAINTS = {
     "eps": EPSILON,
     "bounds": ["bounds"],
     "topk": [StrOptions(TOPK_NAMES)],
-    "neighbour": NEIGHBOUR,
+    "neighbours": NEIGHBOUR,
     "random_state": ["random_state"],
     "n_draws": POSITIVE_INT,
     "gamma": [Interval(Real, 0, 1, closed="both")],
     "accountant": ["accountant"],
+    "n_jobs": N_JOBS,
 }
 
 
-def check_neighbour(neighbour) -> Neighbour:
-    """The :class:`~mipdp.guarantee.Neighbour` of ``neighbour`` (enum or documented spelling)."""
-    return Neighbour.parse(neighbour)
+def check_neighbour(neighbours) -> Neighbour:
+    """The :class:`~mipdp.guarantee.Neighbour` of ``neighbours`` (enum or any spelling)."""
+    return as_neighbour(neighbours)
 
 
 def get_topk(name) -> Callable:
@@ -120,9 +123,9 @@ def support_size_alias(func: Callable) -> Callable:
                               annotation="int | None")
     var_kw = [p for p in params if p.kind is inspect.Parameter.VAR_KEYWORD]
     params = [p for p in params if p.kind is not inspect.Parameter.VAR_KEYWORD] + [extra] + var_kw
-    wrapper.__signature__ = sig.replace(parameters=params)
-    wrapper._parameter_constraints = {**getattr(func, "_parameter_constraints", {}),
-                                      "s": POSITIVE_INT}
+    wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+    wrapper._parameter_constraints = {  # type: ignore[attr-defined]
+        **getattr(func, "_parameter_constraints", {}), "s": POSITIVE_INT}
     if wrapper.__doc__:
         wrapper.__doc__ = wrapper.__doc__.replace(
             "\n    k : int\n", "\n    k : int\n        (Alias ``s=``, keyword only, the name "

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import Any
 
 import numpy as np
 
+from .._parallel import with_n_jobs
 from .._param_validation import check_less_than, validate_params
-from .._validation import check_bounds, check_random_state, check_X_y, clip_design
+from .._validation import (check_bounds, check_random_state, check_X_y, clip_design,
+                           min_samples)
 from ..accounting import check_release, record_release
 from ..guarantee import Guarantee
 from ..result import SelectionResult
+from .._feature_names import keeps_feature_names
+from .._neighbours import neighbours_argument
 from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, support_size_alias, check_neighbour, finalize_guarantee,
                       get_topk, make_result)
 
@@ -33,11 +38,15 @@ def _guarantee(eps, neighbour, k, topk, n_draws, bounds, sens=None, b_x=None, b_
     return finalize_guarantee(per_draw, n_draws, bounds, need_bounds=True)
 
 
+@keeps_feature_names
 @support_size_alias
+@neighbours_argument
 @validate_params(shared=COMMON_CONSTRAINTS)
+@with_n_jobs
 def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschitz",
-           neighbour: str = "replace-one", random_state=None, n_draws: int = 1,
-           gamma: float = 0.5, accountant=None) -> SelectionResult:
+           neighbours: str = "replace_one", random_state=None, n_draws: int = 1,
+           gamma: float = 0.5, accountant=None,
+           n_jobs: int | None = None) -> SelectionResult:
     """Select ``k`` features privately by their absolute correlation with ``y``.
 
     Parameters
@@ -54,7 +63,10 @@ def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschi
         with a :class:`~mipdp.exceptions.PrivacyLeakWarning` (not private).
     topk : {"canonical_lipschitz", "peeling", "laplace"}
         Private top-k mechanism (seed 000 uses the canonical Lipschitz mechanism).
-    neighbour : {"replace-one", "add/remove"}
+    neighbours : {"replace_one", "add_remove"}, default "replace_one"
+        Neighbour notion of the guarantee (a :class:`~mipdp.Neighbour` member is
+        accepted too).  The old ``neighbour="replace-one" | "add/remove"`` still works,
+        with a :class:`FutureWarning`.
         Neighbour notion of the guarantee.
     random_state : None, int, SeedSequence or Generator
     n_draws : int, default 1
@@ -69,6 +81,10 @@ def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschi
     accountant : BudgetAccountant, optional
         Checks the planned guarantee before the data is read and records the release
         (default: the accountant of an enclosing ``with`` block, if any).
+    n_jobs : int, optional
+        Threads for the independent work (scikit-learn's semantics: ``None`` means 1,
+        ``-1`` all cores); the release does not depend on it (docs/algorithms.md,
+        "Parallel work").
 
     Returns
     -------
@@ -91,14 +107,16 @@ def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschi
     """
     t0 = time.perf_counter()
     eps = float(eps)
-    neighbour = check_neighbour(neighbour)
+    neighbour = check_neighbour(neighbours)
     topk_fn = get_topk(topk)
     acc = check_release(accountant, _guarantee(eps, neighbour, k, topk, n_draws, bounds))
-    X, y = check_X_y(X, y, lazy=True)   # arrays, memmaps, sparse: not copied (mipdp.data)
+    # arrays, memmaps, sparse: not copied (mipdp.data); n >= 1 under add/remove (n private)
+    X, y = check_X_y(X, y, lazy=True, min_samples=min_samples(neighbour == ADD_REMOVE))
     p = X.shape[1]
     k = check_less_than(k, p, "k", "p", "dp_sis")
     rng = check_random_state(random_state)
     b_x, b_y = check_bounds(bounds, X, y)
+    assert b_y is not None  # need_y
     Xc, yc = clip_design(X, y, b_x, b_y)
     sens = b_x * b_y * (1.0 if neighbour == ADD_REMOVE else 2.0)
     scores = sis_scores(Xc, yc)
@@ -108,7 +126,7 @@ def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschi
     t2 = time.perf_counter()
     logger.debug("dp_sis: p=%d k=%d eps=%g sensitivity=%g topk=%s", p, k, eps, sens, topk)
     guarantee = _guarantee(eps, neighbour, k, topk, n_draws, bounds, sens, b_x, b_y)
-    info = {"topk": topk, "gamma": gamma if kwargs else None}
+    info: dict[str, Any] = {"topk": topk, "gamma": gamma if kwargs else None}
     info["bounds" if guarantee.is_private else "bounds_not_private"] = (b_x, b_y)
     return record_release(acc, make_result(
         supports, method="dp_sis", guarantee=guarantee, epsilon_per_draw=eps,

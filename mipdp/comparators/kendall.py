@@ -10,12 +10,16 @@ import time
 import numpy as np
 from scipy.special import logsumexp
 
+from .._parallel import with_n_jobs
 from .._param_validation import check_less_than, validate_params
-from .._validation import check_epsilon, check_random_state, check_sparsity, check_X_y
+from .._validation import (check_epsilon, check_random_state, check_sparsity, check_X_y,
+                           min_samples)
 from ..accounting import check_release, record_release
 from ..data import is_sparse
 from ..guarantee import Guarantee
 from ..result import SelectionResult
+from .._feature_names import keeps_feature_names
+from .._neighbours import neighbours_argument
 from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, support_size_alias, check_neighbour, finalize_guarantee,
                       make_result)
 
@@ -239,7 +243,8 @@ def scaled_kendall(x, y):
     return float(out[0]) if vector else out
 
 
-def kendall_sensitivities(neighbour: str = "replace-one") -> tuple[float, float]:
+@neighbours_argument
+def kendall_sensitivities(neighbours: str = "replace_one") -> tuple[float, float]:
     """Sensitivities of DPKendall's round-1 and later-round scores.
 
     ``T = (n/2) tau_a = P / (n - 1)`` with ``P = n_c - n_d``, ``|P| <= C(n, 2)``.
@@ -250,7 +255,7 @@ def kendall_sensitivities(neighbour: str = "replace-one") -> tuple[float, float]
     scores ``|T(x_j, y)| - mean_{j' chosen} |T(x_j, x_j')|`` move by at most twice
     that: ``(3/2, 3)`` under add/remove, ``(2, 4)`` under replace-one.
     """
-    return (1.5, 3.0) if check_neighbour(neighbour) == ADD_REMOVE else (2.0, 4.0)
+    return (1.5, 3.0) if check_neighbour(neighbours) == ADD_REMOVE else (2.0, 4.0)
 
 
 # --------------------------------------------------------------------- DPKendall
@@ -342,10 +347,13 @@ def _guarantee(eps: float, neighbour, k: int, n_draws: int) -> Guarantee:
     return finalize_guarantee(per_draw, n_draws)
 
 
+@keeps_feature_names
 @support_size_alias
+@neighbours_argument
 @validate_params(shared=COMMON_CONSTRAINTS)
-def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "replace-one",
-               n_draws: int = 1, accountant=None) -> SelectionResult:
+def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbours: str = "replace_one",
+               n_draws: int = 1, accountant=None, n_jobs: int | None = None
+               ) -> SelectionResult:
     """DPKendall (seed 001, Algorithm 1): k exponential-mechanism rounds on Kendall scores.
 
     Parameters
@@ -362,7 +370,10 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "re
     eps : float
         Privacy budget per draw (``eps / k`` per round).
     random_state : None, int, SeedSequence or Generator
-    neighbour : {"replace-one", "add/remove"}, default "replace-one"
+    neighbours : {"replace_one", "add_remove"}, default "replace_one"
+        Neighbour notion of the guarantee (a :class:`~mipdp.Neighbour` member is
+        accepted too).  The old ``neighbour="replace-one" | "add/remove"`` still works,
+        with a :class:`FutureWarning`.
         Neighbour notion; fixes the sensitivities, see :func:`kendall_sensitivities`.
         The paper's is add/remove; the default matches the MIP methods of this
         package (replace-one), which costs sensitivities 2 and 4 instead of 3/2 and 3.
@@ -371,6 +382,10 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "re
         draws). Reported ``epsilon = n_draws * eps``.
     accountant : BudgetAccountant, optional
         Checks the planned guarantee before the data is read and records the release.
+    n_jobs : int, optional
+        Threads for the independent work (scikit-learn's semantics: ``None`` means 1,
+        ``-1`` all cores); the release does not depend on it (docs/algorithms.md,
+        "Parallel work").
 
     Returns
     -------
@@ -401,19 +416,20 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "re
     """
     t0 = time.perf_counter()
     eps = float(eps)
-    neighbour = check_neighbour(neighbour)
+    neighbour = check_neighbour(neighbours)
     guarantee = _guarantee(eps, neighbour, k, n_draws)
     acc = check_release(accountant, guarantee)
     # arrays (any numeric dtype), memmaps, sparse: not copied; columns are read and
     # converted to float64 batch by batch (ranks only: the same output as on the float64 array)
-    X, y = check_X_y(X, y, lazy=True)
+    X, y = check_X_y(X, y, lazy=True, min_samples=min_samples(neighbour == ADD_REMOVE))
     if is_sparse(X):
         X = X.tocsc()      # column batches; an O(nnz) copy when X is CSR
     n, p = X.shape
     k = check_less_than(k, p, "k", "p", "dp_kendall")
     rng = check_random_state(random_state)
     s1, s2 = kendall_sensitivities(neighbour)
-    tau_y = np.abs(_kendall_counts_cols(X, y)[0] / (n - 1))
+    # n = 1 (add/remove only): no pair, P = 0, and T = 0 by convention
+    tau_y = np.abs(_kendall_counts_cols(X, y)[0] / max(n - 1, 1))
     t1 = time.perf_counter()
     pair_cache: dict[tuple[int, int], float] = {}
     n_pairs = 0
@@ -425,7 +441,7 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "re
         if todo:
             P = _kendall_counts_cols(X, _column(X, j), np.asarray(todo))[0]   # P is symmetric
             n_pairs += len(todo)
-            for c, v in zip(todo, np.abs(P / (n - 1))):
+            for c, v in zip(todo, np.abs(P / max(n - 1, 1))):
                 pair_cache[(j, c)] = float(v)
         return np.array([pair_cache[(j, c)] for c in chosen])
 
@@ -456,8 +472,9 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbour: str = "re
               "exact_scores_not_private": n_exact, "pair_correlations_not_private": n_pairs}))
 
 
+@neighbours_argument
 def dp_kendall_distribution(X, y, k: int, eps: float,
-                            neighbour: str = "replace-one") -> tuple[np.ndarray, np.ndarray]:
+                            neighbours: str = "replace_one") -> tuple[np.ndarray, np.ndarray]:
     """Exact output distribution of :func:`dp_kendall` for small ``p`` (testing aid).
 
     Sums, over all ordered selections ``(j_1, ..., j_k)``, the product of the k
@@ -472,7 +489,7 @@ def dp_kendall_distribution(X, y, k: int, eps: float,
     n, p = X.shape
     k = check_sparsity(k, p, "k")
     eps = check_epsilon(eps, "eps")
-    s1, s2 = kendall_sensitivities(neighbour)
+    s1, s2 = kendall_sensitivities(neighbours)
     if math.perm(p, k) > 50000:
         raise ValueError(f"dp_kendall_distribution: {math.perm(p, k)} ordered selections "
                          "is too many; use a smaller p")
@@ -480,7 +497,7 @@ def dp_kendall_distribution(X, y, k: int, eps: float,
     tau_xx = np.abs(np.column_stack([scaled_kendall(X, X[:, j]) for j in range(p)]))
     subsets = np.array(list(itertools.combinations(range(p), k)), dtype=np.intp)
     index = {tuple(s): r for r, s in enumerate(subsets)}
-    acc = [[] for _ in range(len(subsets))]
+    acc: list[list] = [[] for _ in range(len(subsets))]
     for order in itertools.permutations(range(p), k):
         available = np.ones(p, dtype=bool)
         lp = 0.0

@@ -10,11 +10,15 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import lars_path_gram
 
+from .._parallel import with_n_jobs
 from .._param_validation import POSITIVE_INT, POSITIVE_REAL, check_less_than, validate_params
-from .._validation import check_bounds, check_random_state, check_X_y, clip_data, data_derived_bounds
+from .._validation import (check_bounds, check_random_state, check_X_y, clip_data,
+                           data_derived_bounds, min_samples)
 from ..accounting import check_release, record_release
 from ..guarantee import Guarantee
 from ..result import SelectionResult
+from .._feature_names import keeps_feature_names
+from .._neighbours import neighbours_argument
 from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, check_neighbour, finalize_guarantee,
                       make_result)
 
@@ -32,9 +36,14 @@ def project_l1_ball(v: np.ndarray, radius: float) -> np.ndarray:
     u = np.sort(a)[::-1]
     css = np.cumsum(u)
     j = np.arange(1, u.size + 1)
-    rho = np.flatnonzero(u * j > css - radius)[-1]
-    theta = (css[rho] - radius) / (rho + 1.0)
-    return np.sign(v) * np.maximum(a - theta, 0.0)
+    keep = u * j > css - radius
+    # the largest entry always stays (u_1 > u_1 - radius), but in floating point
+    # css_1 - radius rounds to u_1 when radius is below u_1's last bit (|v| ~ 1e95, radius 1)
+    keep[0] = True
+    rho = np.flatnonzero(keep)[-1]
+    # a - theta as (a - mean of the kept entries) + radius / (rho + 1): exact when one entry
+    # is kept, where a - theta would cancel to 0
+    return np.sign(v) * np.maximum((a - css[rho] / (rho + 1.0)) + radius / (rho + 1.0), 0.0)
 
 
 def l1_ball_lstsq_pgd(XS: np.ndarray, y: np.ndarray, radius: float, n_iter: int = 20000,
@@ -114,9 +123,9 @@ def _kkt_ok(G: np.ndarray, c: np.ndarray, b: np.ndarray, radius: float, tol: flo
         return False
     lam = float(np.mean(np.abs(g[nz])))
     scale = tol * max(1.0, float(np.max(np.abs(c))), lam)
-    return (lam >= -scale and np.all(np.abs(g[nz] - lam * np.sign(b[nz])) <= scale)
-            and np.all(np.abs(g[~nz]) <= lam + scale)
-            and abs(np.abs(b).sum() - radius) <= 1e-9 * max(1.0, radius))
+    return bool(lam >= -scale and np.all(np.abs(g[nz] - lam * np.sign(b[nz])) <= scale)
+                and np.all(np.abs(g[~nz]) <= lam + scale)
+                and abs(np.abs(b).sum() - radius) <= 1e-9 * max(1.0, radius))
 
 
 # ------------------------------------------------------------------ sampler
@@ -131,10 +140,14 @@ def _guarantee(eps, neighbour, n_iter, n_draws, bounds, delta_u=None) -> Guarant
     return finalize_guarantee(per_draw, n_draws, bounds, need_bounds=True)
 
 
+@keeps_feature_names
+@neighbours_argument
 @validate_params({"l1_radius": POSITIVE_REAL, "n_iter": POSITIVE_INT}, shared=COMMON_CONSTRAINTS)
+@with_n_jobs
 def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: int = 1000,
-         neighbour: str = "replace-one", random_state=None, n_draws: int = 1,
-         accountant=None) -> SelectionResult:
+         neighbours: str = "replace_one", random_state=None, n_draws: int = 1,
+         accountant=None,
+           n_jobs: int | None = None) -> SelectionResult:
     """Metropolis-Hastings approximation of the exponential mechanism over supports.
 
     Parameters
@@ -152,7 +165,10 @@ def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: 
         ``B`` in ``||b||_1 <= B``; must be chosen without looking at the data.
     n_iter : int, default 1000
         Fixed number of Metropolis-Hastings steps per chain (``>= 1``).
-    neighbour : {"replace-one", "add/remove"}
+    neighbours : {"replace_one", "add_remove"}, default "replace_one"
+        Neighbour notion of the guarantee (a :class:`~mipdp.Neighbour` member is
+        accepted too).  The old ``neighbour="replace-one" | "add/remove"`` still works,
+        with a :class:`FutureWarning`.
     random_state : None, int, SeedSequence or Generator
     n_draws : int, default 1
         Independent chains (objective values are cached and shared).
@@ -161,6 +177,10 @@ def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: 
         Checks the planned guarantee before the data is read and records the release; the
         guarantee is conditional, so a finite-budget accountant refuses it unless created
         with ``allow_conditional=True``.
+    n_jobs : int, optional
+        Threads for the independent work (scikit-learn's semantics: ``None`` means 1,
+        ``-1`` all cores); the release does not depend on it (docs/algorithms.md,
+        "Parallel work").
 
     Returns
     -------
@@ -194,14 +214,15 @@ def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: 
     """
     t0 = time.perf_counter()
     eps = float(eps)
-    neighbour = check_neighbour(neighbour)
+    neighbour = check_neighbour(neighbours)
     acc = check_release(accountant, _guarantee(eps, neighbour, n_iter, n_draws, bounds))
-    X, y = check_X_y(X, y)
+    X, y = check_X_y(X, y, min_samples=min_samples(neighbour == ADD_REMOVE))
     n, p = X.shape
     s = check_less_than(s, p, "s", "p", "mcmc")
     radius = float(l1_radius)
     rng = check_random_state(random_state)
     b_x, b_y = check_bounds(bounds, X, y)
+    assert b_y is not None  # need_y
     Xc, yc = clip_data(X, y, b_x, b_y)
     delta_u = (radius * b_x + b_y) ** 2
     c = 1.0 if neighbour == ADD_REMOVE else 2.0

@@ -13,16 +13,20 @@ from __future__ import annotations
 import logging
 import math
 import time
+from typing import Any
 from numbers import Integral, Real
 
 import numpy as np
 
 from .._param_validation import (POSITIVE_REAL, Interval, InvalidParameterError,
                                  check_less_than, validate_params)
-from .._validation import check_bounds, check_random_state, check_X_y, clip_data
+from .._validation import (check_bounds, check_random_state, check_X_y, clip_data,
+                           min_samples)
 from ..accounting import check_release, record_release
 from ..guarantee import Guarantee, advanced_epsilon
 from ..result import SelectionResult
+from .._feature_names import keeps_feature_names
+from .._neighbours import neighbours_argument
 from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, check_neighbour, finalize_guarantee,
                       make_result, support_size_alias)
 
@@ -43,8 +47,8 @@ _CONSTRAINTS = {
     **COMMON_CONSTRAINTS,
     "delta": [Interval(Real, 0, 1, closed="left")],
     "n_iter": [Interval(Integral, 1, None, closed="left")],
-    "step": [None] + POSITIVE_REAL,
-    "residual_bound": [None] + POSITIVE_REAL,
+    "step": [None, *POSITIVE_REAL],
+    "residual_bound": [None, *POSITIVE_REAL],
     "n_public": [None, Interval(Integral, 1, None, closed="left")],
 }
 
@@ -166,11 +170,13 @@ def _guarantee(eps, delta, neighbour, k, n_iter, n_draws, bounds, sens=None, b_x
     return finalize_guarantee(per_draw, n_draws, bounds, need_bounds=True)
 
 
+@keeps_feature_names
 @support_size_alias
+@neighbours_argument
 @validate_params(shared=_CONSTRAINTS)
 def noisy_iht(X, y, k: int, eps: float, delta: float = 0.0, bounds=None,
               n_iter: int = DEFAULT_N_ITER, step: float | None = None,
-              residual_bound: float | None = None, neighbour: str = "replace-one",
+              residual_bound: float | None = None, neighbours: str = "replace_one",
               n_public: int | None = None, random_state=None, n_draws: int = 1,
               accountant=None) -> SelectionResult:
     """Select ``k`` features by noisy iterative hard thresholding with peeling.
@@ -206,7 +212,10 @@ def noisy_iht(X, y, k: int, eps: float, delta: float = 0.0, bounds=None,
     residual_bound : float, optional
         Residuals ``x_i^T beta - y_i`` are clipped to ``[-c, c]``; default ``c = b_y / 2``
         (chosen on seed 002's design, docs/comparators.md).
-    neighbour : {"replace-one", "add/remove"}
+    neighbours : {"replace_one", "add_remove"}, default "replace_one"
+        Neighbour notion of the guarantee (a :class:`~mipdp.Neighbour` member is
+        accepted too).  The old ``neighbour="replace-one" | "add/remove"`` still works,
+        with a :class:`FutureWarning`.
     n_public : int, optional
         Public normaliser of the gradient, ``v = beta - (eta / n_public) sum_i g_i``.
         Required under add/remove neighbours (``n`` is not public then; ``InvalidParameterError``
@@ -242,19 +251,21 @@ def noisy_iht(X, y, k: int, eps: float, delta: float = 0.0, bounds=None,
     """
     t0 = time.perf_counter()
     eps, delta = float(eps), float(delta)
-    neighbour = check_neighbour(neighbour)
+    neighbour = check_neighbour(neighbours)
     if neighbour == ADD_REMOVE and n_public is None:
         raise InvalidParameterError(
             "n_public: noisy_iht under add/remove neighbours needs a public normaliser of the "
             "gradient (the number of rows is not public then); pass n_public=<a public "
-            "estimate of n>, or use neighbour='replace-one'")
+            "estimate of n>, or use neighbours='replace_one'")
     acc = check_release(accountant, _guarantee(eps, delta, neighbour, k, n_iter, n_draws,
                                                bounds))
-    X, y = check_X_y(X, y)
+    # n >= 1 under add/remove (n private), n >= 2 under replace-one (n public)
+    X, y = check_X_y(X, y, min_samples=min_samples(neighbour == ADD_REMOVE))
     n, p = X.shape
     k = check_less_than(k, p, "k", "p", "noisy_iht")
     rng = check_random_state(random_state)
     b_x, b_y = check_bounds(bounds, X, y)
+    assert b_y is not None  # need_y
     Xc, yc = clip_data(X, y, b_x, b_y)
     eta = DEFAULT_STEP / b_x ** 2 if step is None else float(step)
     c = DEFAULT_RESIDUAL * b_y if residual_bound is None else float(residual_bound)
@@ -277,7 +288,7 @@ def noisy_iht(X, y, k: int, eps: float, delta: float = 0.0, bounds=None,
     logger.debug("noisy_iht: p=%d k=%d T=%d eps=%g delta=%g eps0=%g sensitivity=%g", p, k,
                  n_iter, eps, delta, eps0, sens)
     guarantee = _guarantee(eps, delta, neighbour, k, n_iter, n_draws, bounds, sens, b_x, b_y, c)
-    info = {"n_iter": n_iter, "step": eta, "residual_bound": c, "normaliser": norm,
+    info: dict[str, Any] = {"n_iter": n_iter, "step": eta, "residual_bound": c, "normaliser": norm,
             "eps0": eps0, "n_mechanisms": m, "sensitivity": sens, "delta": delta}
     info["bounds" if guarantee.is_private else "bounds_not_private"] = (b_x, b_y)
     return record_release(acc, make_result(

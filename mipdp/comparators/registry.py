@@ -6,6 +6,7 @@ import logging
 from typing import Callable
 
 from .._param_validation import StrOptions, validate_params
+from .._neighbours import resolve_renamed
 from ..result import SelectionResult
 from ._common import COMMON_CONSTRAINTS, REPLACE_ONE, check_neighbour
 from .dp_sis import dp_sis
@@ -72,8 +73,9 @@ def prescreen(name: str, X, y, k: int, eps: float, bounds=None, random_state=Non
     eps : float
         Pre-screening budget ``eps_1``.
     bounds : (b_x, b_y), optional
-        Clipping bounds; used by ``dp_sis`` and ``noisy_iht`` (Kendall and two-stage need
-        none).
+        Clipping bounds: ``dp_sis`` and ``noisy_iht`` use the clipped data, ``two_stage``
+        fits its blocks on clipped rows (its guarantee does not depend on them); Kendall,
+        rank-based, needs none.
     random_state : None, int, SeedSequence or Generator
     accountant : BudgetAccountant, optional
         Passed to the method (checked before the data is read, then recorded).
@@ -90,14 +92,15 @@ def prescreen(name: str, X, y, k: int, eps: float, bounds=None, random_state=Non
             raise ValueError(f"name: {name!r} cannot pre-screen (only approximately DP); "
                              f"use one of {list(PRESCREENERS)}")
         raise ValueError(f"name: unknown pre-screener {name!r}; use one of {list(PRESCREENERS)}")
-    if "neighbour" in kwargs and check_neighbour(kwargs["neighbour"]) != REPLACE_ONE:
-        raise ValueError("neighbour: pre-screening always uses 'replace-one' neighbours")
-    kwargs["neighbour"] = REPLACE_ONE
+    resolve_renamed(kwargs, "prescreen")     # the deprecated neighbour= (warns)
+    if "neighbours" in kwargs and check_neighbour(kwargs["neighbours"]) != REPLACE_ONE:
+        raise ValueError("neighbours: pre-screening always uses 'replace_one' neighbours")
+    kwargs["neighbours"] = "replace_one"
     fn = _METHODS[name]
     if kwargs.get("delta", 0.0) != 0.0:
         raise ValueError("delta: pre-screening is pure eps-DP (the pipeline composes pure "
                          "guarantees); drop delta=")
-    if name in ("dp_sis", "noisy_iht"):
+    if name in ("dp_sis", "noisy_iht", "two_stage"):   # two-stage: blocks on clipped rows
         result = fn(X, y, k, eps, bounds=bounds, random_state=random_state,
                     accountant=accountant, **kwargs)
     else:

@@ -35,6 +35,7 @@ import logging
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import numpy as np
 
@@ -198,6 +199,14 @@ class SupportEnumerator:
         member, exact values only where the cuts cannot decide) instead of by master
         solves; when every mistake class around the warm start is that small, so is the
         optimum.  ``0`` always uses the MIP backend.  Memory: about 24 bytes per member.
+    full_class_max : int, default 100 000
+        The envelope of the exponential mechanism and permute-and-flip
+        (:func:`mipdp.enumeration.envelope.build_envelope`) evaluates a mistake class of at
+        most this many supports in full when the objective evaluates supports cheaply in
+        batches (least squares): its members become exact singletons.  ``0`` bounds every
+        class by the certified MIP region bounds, at any ``p`` (with ``exhaustive_max=0``
+        and ``explicit_max=0`` it forces the certified region bounds, as the exactness
+        tests do).
     progress : callable or Progress, optional
         Receives progress events (:mod:`mipdp.enumeration.progress`); long phases are
         also logged at INFO every few seconds.
@@ -214,7 +223,7 @@ class SupportEnumerator:
                  envelope_split: bool = True, shifted_cuts: bool = True,
                  linear_envelopes: bool = True,
                  exhaustive_max: int = 200_000, explicit_max: int = 6_000_000,
-                 progress=None, started: float | None = None) -> None:
+                 full_class_max: int = 100_000, progress=None, started: float | None = None) -> None:
         self.objective = objective
         objective.shifted_cuts = bool(shifted_cuts)
         self.p, self.s = objective.p, s
@@ -228,9 +237,10 @@ class SupportEnumerator:
         self.linear_envelopes = bool(linear_envelopes)
         self._solving = False
         self._dominance = DominanceCache()
-        self._screen_prev = None  # (pattern, cutoff, mask) of the last screening
+        self._screen_prev: tuple | None = None  # (pattern, cutoff, mask) of the last screening
         self.exhaustive_max = int(exhaustive_max)
         self.explicit_max = int(explicit_max)
+        self.full_class_max = int(full_class_max)
         self.progress = progress if isinstance(progress, Progress) else Progress(progress)
         self.cuts = CutStore(self.p, s)
         #: extra cuts of the objective at a support, until their master rows are made
@@ -238,8 +248,8 @@ class SupportEnumerator:
         self._table: tuple[np.ndarray, np.ndarray] | None = None
         self.tol = tol
         self.n_warm_cuts = 0 if n_warm_cuts is None else n_warm_cuts
-        self._time_limit = time_limit
         self._clock = Deadline(time_limit, start=started)
+        self._time_limit = self._clock.time_limit      # inf: no limit, as None
         self.search_gap_exact = 1e-9
         self.bound_margin = 1e-4
         self.exhaustive_class_max = 300_000
@@ -268,7 +278,7 @@ class SupportEnumerator:
     @property
     def center_swaps(self) -> np.ndarray:
         """One-swap objectives of the centre, shape ``(s, p)`` (``inf`` where ``j ∈ S*``)."""
-        return self._center_swaps
+        return cast(np.ndarray, self._center_swaps)
 
     # -- helpers ----------------------------------------------------------------------
     def _remaining(self, name: str = "enumeration") -> float | None:
@@ -311,6 +321,7 @@ class SupportEnumerator:
     def _master_rows(self, S: np.ndarray, lower: float, g: np.ndarray) -> list:
         """The master rows of the cut at ``S`` and of the extra cuts the objective gave
         there (:meth:`~mipdp.losses.base.SupportObjective.extra_cuts`)."""
+        assert self.master is not None
         rows = [self.master.cut_row(S, lower, g)]
         for lo_k, g_k in self._extra_cuts.pop(tuple(int(i) for i in S), ()):
             rows.append(self.master.cut_row(S, lo_k, g_k))
@@ -320,6 +331,7 @@ class SupportEnumerator:
         """``(key, value, rows)`` of a point the master offered: evaluated and cut (one row)
         if the master has no cut at it yet, else its recorded value and no row."""
         key = tuple(S.tolist())
+        assert self.master is not None
         if self.master.has_cut(S):
             return key, self.found[key], []
         v, lower, g = self._evaluate_cut(S)
@@ -342,19 +354,21 @@ class SupportEnumerator:
 
     def _solve(self, phase: _Phase, oracle, gap: float, *, name: str = "search", fields=None):
         calls = [0]
+        master = self.master
+        assert master is not None
 
         def reported(x):
             rows = oracle(x)
             calls[0] += 1
             self.progress.update(name, solves=phase.solves + calls[0],
-                                 evaluations=phase.evaluations, rows=self.master.backend.n_rows,
+                                 evaluations=phase.evaluations, rows=master.backend.n_rows,
                                  **(fields() if fields is not None else {}))
             return rows
 
         self._solving = True
         try:
-            res, S = self.master.solve(mip_rel_gap=gap, time_limit=self._remaining(name),
-                                       lazy=reported)
+            res, S = master.solve(mip_rel_gap=gap, time_limit=self._remaining(name),
+                                  lazy=reported)
         except SolverTimeLimitError as exc:
             if self._time_limit is not None:   # the user's limit: one message, solver at DEBUG
                 raise self._clock.error(name, detail=str(exc)) from None
@@ -393,10 +407,12 @@ class SupportEnumerator:
         passes its value (:meth:`certify_center`).
         """
         if self._optimum_certified or self.master is not None:
+            assert self.center is not None
             return self.center, self.found[tuple(self.center.tolist())]
         if self.objective.cheap_values and self.n_supports <= self.exhaustive_max:
             return self._exhaustive()
         self._warm_start()
+        assert self.center is not None
         return self.center, self.found[tuple(self.center.tolist())]
 
     def certify_center(self, class_lower: list[float]) -> bool:
@@ -416,6 +432,7 @@ class SupportEnumerator:
         if len(class_lower) != max(0, K - 1):
             return False
         tol = max(self.tol * abs(L0), 1e-12 * self.scale)
+        assert self._center_swaps is not None
         one_swaps = float(np.min(self._center_swaps)) if self._center_swaps.size else np.inf
         lows = [one_swaps] + [float(v) for v in class_lower]
         if min(lows) < L0 - tol:
@@ -429,12 +446,14 @@ class SupportEnumerator:
     def optimum(self) -> tuple[np.ndarray, float]:
         """The best support and its value, certified by outer approximation."""
         if self._optimum_certified:
+            assert self.center is not None
             return self.center, self.found[tuple(self.center.tolist())]
         if self.objective.cheap_values and self.n_supports <= self.exhaustive_max:
             return self._exhaustive()
         if self.master is None:
             self._warm_start()
         center = self.center
+        assert center is not None
         value = self.found[tuple(center.tolist())]
         K = min(self.s, self.p - self.s)
         if K < 2 or max(Region(center, k, self.p).size for k in range(2, K + 1)) <= self.explicit_max:
@@ -448,7 +467,8 @@ class SupportEnumerator:
         ph = self._phase("warm_start")
         self.progress.start("warm_start", p=self.p, s=self.s, supports=self.n_supports)
         obj = self.objective
-        kw = {} if self._clock.end is None else {"check": lambda: self._remaining("warm start")}
+        kw: dict[str, Any] = ({} if self._clock.end is None
+                              else {"check": lambda: self._remaining("warm start")})
         S0 = iht_support(obj.X, obj.y, self.s, getattr(obj.loss, "ridge", 1.0), **kw)
         center, value, swaps = local_search(obj, S0, **kw)
         self.center, self._center_swaps = center, swaps
@@ -475,9 +495,10 @@ class SupportEnumerator:
     def _oa_optimum(self, value: float) -> tuple[np.ndarray, float]:
         """The optimum by outer approximation from the warm start (value ``value``)."""
         center = self.center
+        assert self.center is not None and self.master is not None
         t0 = time.perf_counter()
         ph = self._phase("optimum")
-        best = [value, center]
+        best: list[Any] = [value, center]
         key, v = self._best_found()  # supports already evaluated (some under no-goods)
         if v < value:
             best = [v, np.array(key, dtype=np.intp)]
@@ -525,10 +546,12 @@ class SupportEnumerator:
         ``k >= 2`` is searched below ``best - tol`` (``best`` the best value so far), so
         every support not evaluated has ``L > best_final - tol``.
         """
+        assert self.center is not None and self._center_swaps is not None
         center = self.center
         value = self.found[tuple(center.tolist())]
         tol = max(self.tol * abs(value), 1e-12 * self.scale)
-        best = [float(np.min(self._center_swaps)) if self._center_swaps.size else np.inf, None]
+        best: list[Any] = [float(np.min(self._center_swaps)) if self._center_swaps.size else np.inf,
+                           None]
         if best[0] < value:  # pragma: no cover - the warm start is a one-swap local optimum
             a, j = np.unravel_index(np.argmin(self._center_swaps), self._center_swaps.shape)
             best[1] = np.sort(np.r_[np.delete(center, a), j])
@@ -602,6 +625,7 @@ class SupportEnumerator:
         optimum value is unchanged.
         """
         master = self.master
+        assert master is not None
         if master.backend.native_lazy and self._solving:
             # inside a native lazy callback: bounds cannot change (and no-goods added
             # inside the solve would make the dominance count stale)
@@ -662,6 +686,7 @@ class SupportEnumerator:
         ph = self._phase(phase_name)
         t0 = time.perf_counter()
         master = self.master
+        assert master is not None and self.center is not None
         master.set_region(self.center, lo, hi)
         master.set_cutoff(threshold(), self.cutoff_margin)
         self._fix_dominated(ph)
@@ -701,6 +726,7 @@ class SupportEnumerator:
         if R < 1:
             raise ValueError(f"R: must be >= 1, got {R}")
         self.optimum()
+        assert self.center is not None
         if self._table is not None:
             sup, vals = self._table
             order = np.lexsort((np.arange(vals.size), vals))[:R]
@@ -791,9 +817,10 @@ class SupportEnumerator:
                                best=res.best,
                                best_support=res.best_support, solves=0, proven=True)
         master = self.master
+        assert master is not None
         ph = self._phase(f"class_{region.k}")
         t0 = time.perf_counter()
-        best = [np.inf, None]
+        best: list[Any] = [np.inf, None]
         if self.found and region.size:
             keys = list(self.found)
             inside = region.contains(np.array(keys, dtype=np.intp).reshape(-1, self.s))
@@ -902,8 +929,10 @@ class SupportEnumerator:
         center = self.center
         K = min(self.s, self.p - self.s)
         swaps = self._center_swaps
+        assert center is not None and swaps is not None
         G0 = self.master.cut_gradients()[0] if self.master.n_cuts else None
-        rows, todo = [], []
+        rows: list = []
+        todo: list[np.ndarray] = []
         for k in range(2, K + 1):
             drops = list(itertools.combinations(range(self.s), k))
             if len(drops) > max_per_class and G0 is not None:
@@ -952,6 +981,7 @@ class SupportEnumerator:
             For ``k = 2 .. min(s, p - s)``; ``lower <= min`` over the class, certified.
         """
         self.optimum()
+        assert self.center is not None
         K = min(self.s, self.p - self.s)
         L0 = self.found[tuple(self.center.tolist())]
         out = []
@@ -993,7 +1023,7 @@ class SupportEnumerator:
         if leaf_max is None:
             leaf_max = 0
         tol = self.exact_abs_tol()
-        best = [np.inf, None]
+        best: list[Any] = [np.inf, None]
         lower_all = np.inf
         stack = [region]
         n_regions = 0
@@ -1028,6 +1058,7 @@ class SupportEnumerator:
     def split_feature(self, region: Region, best_support) -> int:
         """A free feature to split ``region`` on: centre features first (the drop set), the
         one whose loss the cuts bound highest; then the best member's added features."""
+        assert self.master is not None
         G = self.master.cut_gradients()
         score = -G.min(axis=0)  # largest possible drop in L bounded by some cut
         if region.free_center.size and region.n_keep < region.free_center.size:
@@ -1054,13 +1085,14 @@ class SupportEnumerator:
         th = np.full(K + 1, np.inf) if theta is None else np.asarray(theta, dtype=float)
         for _ in range(self.n_supports):  # re-centres at most this often (in practice never)
             center = self.center
-            L0 = self.found[tuple(center.tolist())]
             swaps = self._center_swaps
+            assert center is not None and swaps is not None
+            L0 = self.found[tuple(center.tolist())]
             scores = np.full(K + 1, np.inf)
             scores[0] = L0
             if K >= 1:  # class 1 (the one-swaps) is evaluated exactly: no cap needed
                 scores[1] = float(np.min(swaps))
-            cands = [(float(np.min(swaps)), None)]
+            cands: list[tuple[float, Any]] = [(float(np.min(swaps)), None)]
             if self._table is None:
                 self.warm_class_cuts()
             for k in range(2, K + 1):
@@ -1086,6 +1118,7 @@ class SupportEnumerator:
 
     def exact_abs_tol(self) -> float:
         """Accuracy at which a class minimum counts as exact (the optimum phase's tolerance)."""
+        assert self.center is not None
         L0 = self.found[tuple(self.center.tolist())]
         return max(self.tol * abs(L0), 1e-6 * self.scale)
 

@@ -32,6 +32,7 @@ import time
 import numpy as np
 from scipy.special import logsumexp
 
+from .._parallel import parallel_map
 from ..mechanisms.regions import Region, region_members
 from .enumerator import SupportEnumerator
 
@@ -56,7 +57,7 @@ class Envelope:
 def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, *,
                    c: float = 5.0, tol: float = 0.5, max_solves: int | None = 3,
                    refine_solves: int | None = 3, gap: float = 1e-2,
-                   full_class_max: int = 100_000, split: bool | None = None,
+                   full_class_max: int | None = None, split: bool | None = None,
                    split_slack: float = 2.0, split_max_leaves: int = 24,
                    split_max_evaluations: int = 150_000) -> Envelope:
     """The natural envelope around the optimum (see the module notes).
@@ -75,9 +76,11 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
         Master solves per class, and per child region when refining.
     gap : float
         Relative MIP gap of those solves (their dual bound is valid whatever the gap).
-    full_class_max : int
+    full_class_max : int, optional
         A class of at most this many supports, for an objective with cheap batched values,
-        is evaluated in full: its members become singletons (exact values).
+        is evaluated in full: its members become singletons (exact values).  Default: the
+        enumerator's ``full_class_max`` (100 000; ``enumeration_options={"full_class_max":
+        0}`` bounds every class by the certified MIP region bounds).
     split : bool, optional
         Default: the enumerator's ``envelope_split`` (True).  A class whose MIP bound is
         more than ``split_slack`` (units of ``2Δ/ε``; 2: a class within ``e^2`` of its
@@ -112,6 +115,8 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
     enum.progress.start("envelope", classes=max(0, K - 1))
     if K >= 2:
         enum.warm_class_cuts()
+    if full_class_max is None:
+        full_class_max = getattr(enum, "full_class_max", 100_000)
     full_max = full_class_max if enum.objective.cheap_values else 0
     if split is None:
         split = getattr(enum, "envelope_split", True)
@@ -122,12 +127,18 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
         if R.size <= full_max:
             t0 = time.perf_counter()
             low = np.inf
-            for rows in region_members(R):
+            chunks = list(region_members(R))
+
+            def chunk_values(rows, k=k):
                 enum.remaining_time(f"class_{k}")   # time_limit holds between chunks
+                return np.asarray(enum.objective.values(rows), dtype=float)
+
+            # the chunks run on the call's workers (mipdp._parallel), kept in their order
+            for rows, vals in zip(chunks, parallel_map(chunk_values, chunks)):
                 extra_sup.append(rows)
-                extra_val.append(np.asarray(enum.objective.values(rows), dtype=float))
-                if extra_val[-1].size:
-                    low = min(low, float(np.min(extra_val[-1])))
+                extra_val.append(vals)
+                if vals.size:
+                    low = min(low, float(np.min(vals)))
             class_lower.append(low)
             enum.record_phase(f"class_{k}", time.perf_counter() - t0, evaluations=R.size)
             logger.info("envelope: class %d (%d supports) evaluated in full (not private)", k,

@@ -30,6 +30,7 @@ import logging
 import math
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -262,12 +263,12 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
     if table.size == 0:
         return ExplicitResult(best=math.inf, best_support=None, threshold=float(level),
                               n_members=0, n_evaluated=0, n_cuts=0, n_excluded_by_cuts=0)
-    best = [math.inf, None]
+    best: list[Any] = [math.inf, None]
     cheap = bool(getattr(obj, "cheap_values", False))
     if found and table.size:  # members evaluated before (other phases, other searches)
         keys = list(found)
         inside = region.contains(np.array(keys, dtype=np.intp).reshape(-1, region.s))
-        for i in np.flatnonzero(inside):
+        for i in np.flatnonzero(inside).tolist():
             if found[keys[i]] < best[0]:
                 best[0], best[1] = found[keys[i]], np.array(keys[i], dtype=np.intp)
 
@@ -294,7 +295,10 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
                                   threshold=float(thr()), n_members=table.size, n_evaluated=0,
                                   n_cuts=0, n_excluded_by_cuts=table.size)
         order = np.argsort(rmin, kind="stable")   # applied from the end: largest first
-    iK = iA = lb = None  # members still alive and their bounds (None: all, not computed)
+    # members still alive and their bounds (None: all, not computed)
+    iK: np.ndarray | None = None
+    iA: np.ndarray | None = None
+    lb: np.ndarray | None = None
     added = None  # the alive members' added features, once they are few (member_bound)
     few = max(1, table.nA // (4 * max(1, region.n_add)))
 
@@ -312,6 +316,7 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
                 iK, iA = (x.astype(np.int32) for x in np.nonzero(keep))
                 lb = lb[keep]
         else:
+            assert iA is not None and lb is not None  # set with iK
             np.maximum(lb, b, out=lb)
             keep = lb <= thr() + margin()
             iK, iA, lb = iK[keep], iA[keep], lb[keep]
@@ -320,10 +325,12 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
         if iK is not None and iK.size == 0:
             break
         if added is None and iK is not None and iK.size <= few:
+            assert iA is not None  # set with iK
             added = table.added(iA)
     if iK is None:
         iK, iA = (x.astype(np.int32).ravel() for x in np.indices((table.nK, table.nA)))
         lb = np.full(table.size, -math.inf)
+    assert iA is not None and lb is not None  # set with iK
     excluded = table.size - iK.size
     n_eval = n_cuts = 0
     if max_evaluations is not None and iK.size > max_evaluations:

@@ -69,7 +69,7 @@ def pattern_bounds(a: np.ndarray, G: np.ndarray, forced: np.ndarray,
         return out
     forced = np.asarray(forced, dtype=np.intp)
     base = a + G[:, forced].sum(axis=1)
-    thetas = []
+    thetas: list[np.ndarray | None] = []
     for cols, m in groups:
         cols = np.asarray(cols, dtype=np.intp)
         if m <= 0:

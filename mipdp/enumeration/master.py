@@ -12,6 +12,7 @@ appended; a cut found in one phase serves every later phase.
 from __future__ import annotations
 
 import logging
+from typing import cast
 
 import numpy as np
 
@@ -189,7 +190,7 @@ class MasterProblem:
         """
         lb = self.to_eta(self.floor)
         ub = np.inf if value is None or not np.isfinite(value) else self.to_eta(value) + margin
-        self.cutoff_value = None if not np.isfinite(ub) else float(value)
+        self.cutoff_value = None if value is None or not np.isfinite(ub) else float(value)
         self.cutoff_margin = float(margin)
         self.backend.set_variable_bounds([self.eta], lb, max(ub, lb))
 
@@ -206,7 +207,7 @@ class MasterProblem:
                      self.backend.name, res.status, res.bound)
         if res.status == "infeasible":
             return res, None
-        return res, self.support_of(res.x)
+        return res, self.support_of(cast(np.ndarray, res.x))
 
     def support_of(self, x: np.ndarray) -> np.ndarray:
         """The support encoded by a solution vector (binaries rounded)."""

@@ -5,7 +5,7 @@ One parameter table (:data:`ENUMERATION_OPTIONS`) in the style of
 data is read*.  Only the options that keep every certificate of the enumeration are
 offered, and only in the range where they do:
 
-* ``exhaustive_max``, ``explicit_max`` (ints ``>= 0``), ``dominance``, ``screening``,
+* ``exhaustive_max``, ``explicit_max``, ``full_class_max`` (ints ``>= 0``), ``dominance``, ``screening``,
   ``envelope_split``, ``shifted_cuts``, ``linear_envelopes`` (bools), ``n_warm_cuts``
   (int ``>= 0``) choose *how* the exact answer or a certified bound is found, or how the
   exponential mechanism samples it; every choice is exact.
@@ -43,9 +43,10 @@ _NONNEG_INT = [Interval(Integral, 0, None, closed="left")]
 
 #: ``{option: [constraint, ...]}``: the options a user may set, in the range where every
 #: certificate holds.
-ENUMERATION_OPTIONS = {
+ENUMERATION_OPTIONS: dict[str, list] = {
     "exhaustive_max": _NONNEG_INT,
     "explicit_max": _NONNEG_INT,
+    "full_class_max": _NONNEG_INT,
     "n_warm_cuts": [None] + _NONNEG_INT,
     "dominance": ["boolean"],
     "screening": ["boolean"],

@@ -64,7 +64,7 @@ class Progress:
         self._last_info = time.perf_counter()
         self._last_cb = 0.0
 
-    def _emit(self, phase: str, event: str, fields: dict, force: bool = False) -> None:
+    def _emit(self, phase: str, event: str, fields: dict, force: bool = False) -> dict:
         now = time.perf_counter()
         t0 = self._t0.setdefault(phase, now)
         ev = {"phase": phase, "event": event, "elapsed": now - t0, **fields}
@@ -76,7 +76,7 @@ class Progress:
     def start(self, phase: str, **fields) -> None:
         """A phase begins (DEBUG; the callback always hears it)."""
         self._t0[phase] = time.perf_counter()
-        logger.debug("%s: started (%s)", phase, _fmt(fields))
+        logger.debug("%s: started (%s; not private)", phase, _fmt(fields))
         self._emit(phase, "start", fields, force=True)
 
     def update(self, phase: str, **fields) -> None:
@@ -85,13 +85,14 @@ class Progress:
         now = time.perf_counter()
         if now - self._last_info >= self.interval:
             self._last_info = now
-            logger.info("%s: %.1f s, %s", phase, ev["elapsed"], _fmt(fields))
+            logger.info("%s: %.1f s, %s (not private)", phase, ev["elapsed"], _fmt(fields))
         else:
-            logger.debug("%s: %s", phase, _fmt(fields))
+            logger.debug("%s: %s (not private)", phase, _fmt(fields))
 
     def done(self, phase: str, **fields) -> None:
         """A phase ended (INFO if it took at least ``interval`` seconds, else DEBUG)."""
         ev = self._emit(phase, "done", fields, force=True)
         level = logging.INFO if ev["elapsed"] >= self.interval else logging.DEBUG
-        logger.log(level, "%s: done in %.2f s (%s)", phase, ev["elapsed"], _fmt(fields))
+        logger.log(level, "%s: done in %.2f s (%s; not private)", phase, ev["elapsed"],
+                   _fmt(fields))
         self._t0.pop(phase, None)

@@ -13,7 +13,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..data import as_design
+from ..data import ClippedDesign, as_design
 from ..losses.base import SupportObjective
 
 __all__ = ["iht_support", "local_search"]
@@ -23,8 +23,9 @@ def _top_s(v: np.ndarray, s: int) -> np.ndarray:
     return np.sort(np.argpartition(-np.abs(v), s - 1)[:s])
 
 
-def iht_support(X: np.ndarray, y: np.ndarray, s: int, ridge: float, *, n_iter: int = 30,
-                power_iter: int = 10, check: Callable[[], object] | None = None) -> np.ndarray:
+def iht_support(X: np.ndarray | ClippedDesign, y: np.ndarray, s: int, ridge: float, *,
+                n_iter: int = 30, power_iter: int = 10,
+                check: Callable[[], object] | None = None) -> np.ndarray:
     """Support found by iterative hard thresholding on ridge least squares.
 
     Deterministic (power iteration starts from a data-free vector), so a warm start
@@ -59,7 +60,8 @@ def iht_support(X: np.ndarray, y: np.ndarray, s: int, ridge: float, *, n_iter: i
             u = z / lip
     lip = max(lip, 1e-12) / n
     # Xᵀy: kept by a design known through its statistics (mipdp.statistics.GramDesign)
-    Xty = X.xty if getattr(X, "xty", None) is not None else X.rmatvec(y)
+    xty = getattr(X, "xty", None)
+    Xty = xty if xty is not None else X.rmatvec(y)
     beta = np.zeros(p)
     support = _top_s(Xty, s)
     for it in range(n_iter):

@@ -28,6 +28,10 @@ import dataclasses
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .real_bench import RealConfig
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -140,7 +144,7 @@ class StudyConfig:
         return dataclasses.asdict(self)
 
 
-def load_config(path) -> tuple[StudyConfig, dict]:
+def load_config(path) -> tuple[StudyConfig | RealConfig, dict]:
     """``(StudyConfig, run_options)`` from a TOML file.
 
     A ``[study]`` with ``kind = "real"`` is the real-data benchmark: its grid is a

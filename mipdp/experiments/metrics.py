@@ -60,7 +60,7 @@ class SupportLoss:
         Xc, yc = clip_data(np.asarray(X, dtype=float), y, b_x,
                            b_y if self.loss.needs_y_bound else None)
         self.objective = self.loss.bind(Xc, yc)
-        self._best = None
+        self._best: tuple[np.ndarray, float] | None = None
 
     def values(self, supports) -> np.ndarray:
         """``L(S)`` for every row of ``supports``."""

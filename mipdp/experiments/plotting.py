@@ -73,7 +73,7 @@ def plot_study(root, out_dir=None, prefix: str = "") -> list[Path]:
     summary = summarize(load_table(root))
     out_dir = Path(out_dir) if out_dir is not None else root / "figures"
     out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
+    written: list[Path] = []
     if summary.empty:
         return written
     title = study_title(study, _trials(summary))

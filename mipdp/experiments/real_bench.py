@@ -209,7 +209,8 @@ def best_subset(X, y, s: int, task: str = "regression", class_target: str = "l2s
 
 
 # ------------------------------------------------------------------ laws
-def kendall_law(X, y, k: int, eps: float, neighbour: str = "replace-one"):
+def kendall_law(X, y, k: int, eps: float,
+                neighbour: str = "replace-one") -> tuple[np.ndarray, np.ndarray]:
     """Exact law of :func:`mipdp.comparators.dp_kendall`: ``(supports, probabilities)``.
 
     The same sequential softmax as
@@ -250,7 +251,7 @@ def _all_supports(p: int, s: int) -> np.ndarray:
     return np.array(list(itertools.combinations(range(p), s)), dtype=np.intp)
 
 
-def _em_law(res, p: int, s: int):
+def _em_law(res, p: int, s: int) -> tuple[np.ndarray, np.ndarray]:
     """The exponential mechanism's exact law from its result (``ValueError`` if unknown)."""
     from scipy.special import logsumexp
     sup = _all_supports(p, s)
@@ -576,8 +577,9 @@ def render_tables(cfg: RealConfig, root: Path, results: dict, wall: float) -> st
             for n in cfg.synth_ns:
                 cells = []
                 for m in cfg.synth_methods:
-                    v = [results.get(("synth", (dsn, n, t, m))) for t in range(cfg.synth_trials)]
-                    v = [r["p_truth"] for r in v if r and r.get("available")]
+                    got = [results.get(("synth", (dsn, n, t, m)))
+                           for t in range(cfg.synth_trials)]
+                    v = [r["p_truth"] for r in got if r and r.get("available")]
                     if len(v) < cfg.synth_trials:
                         cells.append("n/a")
                     else:

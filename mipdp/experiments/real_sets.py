@@ -175,6 +175,7 @@ def load_real_set(name: str) -> RealData:
         lo.append(float(r[0]))
         hi.append(float(r[1]))
         src.append(k)
+    y_range: tuple[float, ...]
     if spec.task == "classification":
         y_range, y_src = (-1.0, 1.0), "code"
     elif "y" in spec.domains:

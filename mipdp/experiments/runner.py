@@ -55,6 +55,7 @@ class LossUnavailable(RuntimeError):
 
 
 def study_dir(config: StudyConfig, out) -> Path:
+    assert config.name is not None  # set by StudyConfig.__post_init__
     return Path(out) / config.name
 
 
@@ -98,6 +99,7 @@ def _make_data(config: StudyConfig, n: int, data_seed):
     # (hinge) its classification design
     regression = get_loss(config.loss).needs_y_bound
     make = make_bss_regression if regression else make_bss_classification
+    assert config.rho is not None  # set by StudyConfig.__post_init__
     X, y, truth = make(n=n, p=config.p, s=config.s, rho=config.rho, snr=config.snr,
                        design=config.design, random_state=rng)
     if config.kind == "utility":

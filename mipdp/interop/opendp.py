@@ -38,6 +38,7 @@ import math
 
 import numpy as np
 
+from .._neighbours import neighbours_argument
 from .._param_validation import InvalidParameterError, validate_parameter_constraints
 
 __all__ = ["make_private_bss", "xy_domain"]
@@ -73,6 +74,7 @@ def xy_domain(p: int):
     return dp.user_domain(f"mipdp.XyDomain(p={int(p)})", _member(p))
 
 
+@neighbours_argument
 def make_private_bss(p: int, s: int, eps: float, *, neighbours: str = "replace_one",
                      input_metric: str | None = None, **kwargs):
     """An OpenDP ``Measurement`` releasing :func:`mipdp.private_bss` on ``(X, y)``.

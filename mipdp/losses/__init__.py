@@ -49,7 +49,7 @@ def get_loss(loss: str | Loss = "least_squares", *, ridge: float | None = None,
         for name, given, own in (("ridge", ridge, loss.ridge), ("radius", radius, loss.radius)):
             if given is not None and own is None:
                 fill[name] = given
-            elif given is not None and float(given) != float(own):
+            elif given is not None and own is not None and float(given) != float(own):
                 raise InvalidParameterError(
                     f"The {name!r} parameter of get_loss conflicts with the Loss instance: "
                     f"{loss!r} has {name}={own:g}, got {name}={given!r}. Set it on the "

@@ -7,7 +7,12 @@ their own ``_solve_chunk``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from ..data import ClippedDesign
 
 #: entries of the ``(m, s, n)`` block held at once
 CHUNK = 1_000_000
@@ -21,6 +26,15 @@ class BatchedCertifiedSolves:
     Needs ``X``, ``n``, ``p``, ``_gram`` (``None`` until first used), ``n_evaluations``,
     ``max_gap`` and ``_solve_chunk(supports, want_dual) -> (P, D, B, A)``.
     """
+
+    # provided by the objective (annotations only: no class attributes are created)
+    X: ClippedDesign
+    n: int
+    p: int
+    _gram: np.ndarray | None
+    n_evaluations: int
+    max_gap: float
+    _solve_chunk: Callable[[np.ndarray, bool], tuple]
 
     def _grams(self, supports: np.ndarray, Zt: np.ndarray) -> np.ndarray:
         """``X_SᵀX_S`` for each support (``Zt``: the support's rows, shape ``(m, s, n)``;

@@ -75,9 +75,11 @@ def gram_shift(gram: np.ndarray, n: int) -> np.ndarray | None:
     u = np.finfo(float).eps
     t = lam * (1.0 - 1e-6) - 8.0 * q * (n + q) * u
     if not t > _MIN_T:
-        logger.debug("gram shift: smallest correlation eigenvalue %.3g, no shift", lam)
+        logger.debug("gram shift: smallest correlation eigenvalue %.3g, no shift (not "
+                     "private)", lam)
         return None
     d = np.zeros(p)
     d[nz] = t * diag[nz]
-    logger.debug("gram shift: t = %.4g (smallest correlation eigenvalue %.4g)", t, lam)
+    logger.debug("gram shift: t = %.4g (smallest correlation eigenvalue %.4g; not private)",
+                 t, lam)
     return d

@@ -23,9 +23,13 @@ from __future__ import annotations
 import copy
 import math
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ..data import ClippedDesign
+
 
 __all__ = ["Loss", "SupportObjective"]
 
@@ -106,6 +110,10 @@ class Loss(ABC):
         self._check_resolved("the sensitivity")
         return self.sample_bound(s, b_x, b_y) / n
 
+    def encode_targets(self, y):
+        """``y`` as the loss reads it, before the data checks (regression: unchanged)."""
+        return y
+
     def check_targets(self, y: np.ndarray) -> np.ndarray:
         """Validate ``y`` for this loss (regression: anything finite)."""
         return y
@@ -137,7 +145,7 @@ class SupportObjective(ABC):
     #: ``enumeration_options["shifted_cuts"]``.  Every choice gives valid cuts.
     shifted_cuts: bool = True
 
-    def __init__(self, loss: Loss, X: np.ndarray, y: np.ndarray) -> None:
+    def __init__(self, loss: Loss, X: np.ndarray | ClippedDesign, y: np.ndarray) -> None:
         from ..data import as_design
         loss._check_resolved("binding to data")
         self.loss = loss

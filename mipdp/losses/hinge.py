@@ -68,6 +68,7 @@ the recorded objective.
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 
@@ -79,7 +80,57 @@ from ._batched import BatchedCertifiedSolves
 from ._tangents import ball_tangent_cuts
 from .base import Loss, SupportObjective
 
-__all__ = ["Hinge", "HingeObjective"]
+__all__ = ["Hinge", "HingeObjective", "encode_labels"]
+
+#: labels whose sign is fixed wherever they occur: a one-class y of these keeps its side
+_NEGATIVE_LABELS = (-1, 0)        # False == 0
+_POSITIVE_LABELS = (1,)           # True == 1
+
+
+def encode_labels(y) -> tuple[np.ndarray | None, np.ndarray]:
+    """``(classes, y_pm1)``: any two-class labels as ``-1`` / ``+1``, in sorted order.
+
+    ``classes = np.unique(y)`` (sorted, as scikit-learn's ``LabelEncoder``):
+    ``classes[0] → -1`` and ``classes[1] → +1``; so ``0/1`` and ``False/True`` become
+    ``-1/+1``, ``±1`` is unchanged, and for strings the later one in sorted order is
+    ``+1``.  One class only is a valid dataset (a neighbour of a two-class one), so it
+    runs: ``-1``, ``0`` and ``False`` stay on the ``-1`` side, ``1`` and ``True`` on the
+    ``+1`` side (as they would beside a second class), any other label becomes ``+1``.
+    Which class is ``+1`` cannot change the release's law: the hinge objective is
+    invariant under flipping every label (``β → -β`` maps the ball and the ridge onto
+    themselves).  The shape of ``y`` is kept (a column vector stays one).
+
+    A numeric ``y`` with NaN or inf is returned unchanged (``classes`` ``None``) for the
+    data checks to refuse with their own message.  The errors name no label value found
+    in the data.
+    """
+    y = np.asarray(y)
+    if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
+        return None, y
+    try:
+        classes = np.unique(y)
+    except TypeError:             # e.g. str and int mixed in an object array
+        raise ValueError("y: loss='hinge' expected labels of one type (all strings or all "
+                         "numbers) with exactly two classes.") from None
+    if classes.size > 2:
+        raise ValueError("y: loss='hinge' expected exactly two classes, found more. "
+                         "Binarize y first (e.g. one class against the rest).")
+    if classes.size == 2:
+        positive = classes[1]
+    elif classes.size == 1 and _is_label_in(classes[0], _NEGATIVE_LABELS):
+        return classes, -np.ones(y.shape)
+    else:
+        return classes, np.ones(y.shape)
+    return classes, np.where(y == positive, 1.0, -1.0)
+
+
+def _is_label_in(label, values) -> bool:
+    if isinstance(label, (str, bytes, np.str_, np.bytes_)):
+        return False
+    try:
+        return any(bool(label == v) for v in values)
+    except (TypeError, ValueError):
+        return False
 
 #: smoothing levels of the continuation and the Newton iterations allowed at each
 _LEVELS = ((1e-2, 100), (1e-3, 100), (1e-4, 100), (1e-5, 100), (1e-6, 100), (1e-8, 100),
@@ -123,7 +174,11 @@ class Hinge(Loss):
         return 1.0 / (float(b_x) * math.sqrt(s))
 
     def sample_bound(self, s: int, b_x: float, b_y: float | None = None) -> float:
-        return 1.0 + b_x * self.radius * np.sqrt(s)
+        return 1.0 + b_x * cast(float, self.radius) * np.sqrt(s)
+
+    def encode_targets(self, y):
+        """Any two-class labels as ``±1`` (:func:`encode_labels`), before the data checks."""
+        return encode_labels(y)[1]
 
     def check_targets(self, y: np.ndarray) -> np.ndarray:
         """Labels must be exactly ``-1`` / ``+1`` (any counts, one class included)."""
@@ -147,12 +202,13 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
 
     def __init__(self, loss: Hinge, X: np.ndarray, y: np.ndarray) -> None:
         super().__init__(loss, X, y)
+        assert loss.ridge is not None and loss.radius is not None  # checked by super()
         self.lam = loss.ridge
         self.radius = loss.radius
         self.max_gap = 0.0
         self.n_fallback = 0
         self._colsum = self.X.rmatvec(y)   # Σ_k z_k, z_k = y_k x_k
-        self._gram = None
+        self._gram: np.ndarray | None = None
 
     @property
     def _ZT(self) -> "_SignedRows":
@@ -261,7 +317,7 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
             todo, t, cand_t = refine(todo, polish_batch(Zt[todo], t, -1e-12, gamma * (1 + 1e-9),
                                                         lam, r), t)
         for j, k in enumerate(todo):  # exact fallback, one support at a time
-            best = None
+            best: tuple | None = None
             for tt, lo, hi in ((t[j], -1e-12, gamma * (1 + 1e-9)), (t[j], -gamma, 2.0 * gamma),
                                (cand_t[j], -1e-9, 1e-9), (cand_t[j], -1e-7, 1e-7)):
                 res = polish_exact(Zt[k], tt, lo, hi, lam, r)
@@ -269,6 +325,7 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
                     best = res
                 if best[1] - best[2] <= CERT_TOL * max(1.0, abs(best[1])):
                     break
+            assert best is not None  # the loop above runs at least once
             b, Pk, Dk, a, _ = best
             if not Pk - Dk <= CERT_TOL * max(1.0, abs(Pk)):
                 raise CertificationError(
@@ -277,6 +334,7 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
                     "was released. Please report this data set.")
             P[k], D[k], B[k] = Pk, Dk, b
             if want_dual:
+                assert A is not None
                 A[k] = a
             self.n_fallback += 1
         return P, D, B, A

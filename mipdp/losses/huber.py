@@ -48,6 +48,8 @@ the ball inactive it is the least-squares cut with ``ψ_δ(ρ)`` in place of ``�
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from .._validation import check_positive
@@ -102,7 +104,8 @@ class Huber(Loss):
     def sample_bound(self, s: int, b_x: float, b_y: float | None) -> float:
         if b_y is None:
             raise ValueError("bounds: the Huber loss needs a bound on |y|")
-        return float(_huber(np.asarray(b_y + b_x * self.radius * np.sqrt(s)), self.huber_delta))
+        return float(_huber(np.asarray(b_y + b_x * cast(float, self.radius) * np.sqrt(s)),
+                            self.huber_delta))
 
     def bind(self, X: np.ndarray, y: np.ndarray) -> "HuberObjective":
         return HuberObjective(self, X, y)
@@ -117,13 +120,14 @@ class HuberObjective(BatchedCertifiedSolves, SupportObjective):
 
     def __init__(self, loss: Huber, X: np.ndarray, y: np.ndarray) -> None:
         super().__init__(loss, X, y)
+        assert loss.ridge is not None and loss.radius is not None  # checked by super()
         self.lam = loss.ridge
         self.radius = loss.radius
         self.hd = loss.huber_delta
         self.max_gap = 0.0
         self.n_fallback = 0
         self._Xty = self.X.rmatvec(y)
-        self._gram = None
+        self._gram: np.ndarray | None = None
 
     def _bounds(self, Zt: np.ndarray, beta: np.ndarray):
         """Primal values, dual bounds and dual weights ``a = ψ_δ(ρ)`` at feasible ``β``."""

@@ -14,8 +14,13 @@ floating-point rounding: no iterative optimiser is involved.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Literal, cast
 
 import numpy as np
+
+from .._parallel import parallel_map
+if TYPE_CHECKING:
+    from ..data import ClippedDesign
 
 from ._gram_shift import SHIFT_MAX_P, gram_shift
 from ._tangents import ball_tangent_cuts
@@ -134,13 +139,15 @@ class LeastSquares(Loss):
         super().__init__(ridge, radius)
 
     def sample_bound(self, s: int, b_x: float, b_y: float | None) -> float:
-        return 0.5 * (b_y + b_x * self.radius * np.sqrt(s)) ** 2
+        return 0.5 * (b_y + b_x * cast(float, self.radius) * np.sqrt(s)) ** 2
 
     def bind(self, X: np.ndarray, y: np.ndarray | None) -> "LeastSquaresObjective":
         """The objective on ``(X, y)``; ``X`` a :class:`mipdp.statistics.GramDesign`
         (``y`` then unused: ``ycᵀyc`` and ``Xcᵀyc`` are the design's)."""
         if getattr(X, "kind", None) == "statistics":
             return GramLeastSquaresObjective(self, X)
+        if y is None:
+            raise ValueError("y: the targets are needed unless X is a GramDesign")
         return LeastSquaresObjective(self, X, y)
 
 
@@ -151,16 +158,17 @@ class LeastSquaresObjective(SupportObjective):
     #: entries of the ``(m, s, s)`` one-swap systems solved in one batch
     _SWAP_BATCH = 2 ** 21
 
-    def __init__(self, loss: LeastSquares, X: np.ndarray, y: np.ndarray) -> None:
+    def __init__(self, loss: LeastSquares, X: np.ndarray | ClippedDesign, y: np.ndarray) -> None:
         super().__init__(loss, X, y)
+        assert loss.ridge is not None and loss.radius is not None  # checked by super()
         self.lam = loss.ridge
         self.radius = loss.radius
         self.yty = float(y @ y)
         X = self.X
         self.Xty = X.rmatvec(y)
         self.col_sq = X.col_sq()
-        self._gram = None
-        self._shift = False   # not computed yet (cut_shift)
+        self._gram: np.ndarray | None = None
+        self._shift: np.ndarray | Literal[False] | None = False   # not computed yet (cut_shift)
 
     def _gram_blocks(self, supports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         m, s = supports.shape
@@ -298,21 +306,25 @@ class LeastSquaresObjective(SupportObjective):
         # ~100 MB (1.5 GB at p = 10⁶ in one batch); each neighbour's value is computed on
         # its own, so the batching changes nothing
         step = max(1, self._SWAP_BATCH // (s * s))
-        for a in range(s):
+
+        def piece(job):          # one batch; the batches run on the call's workers
+            a, lo = job
             rest = np.delete(np.arange(s), a)
-            for lo in range(0, outside_all.size, step):
-                outside = outside_all[lo:lo + step]
-                m = outside.size
-                A = np.empty((m, s, s))
-                A[:, :s - 1, :s - 1] = C[np.ix_(rest, S[rest])] + self.lam * np.eye(s - 1)
-                cross = C[rest][:, outside].T  # (m, s-1)
-                A[:, :s - 1, s - 1] = cross
-                A[:, s - 1, :s - 1] = cross
-                A[:, s - 1, s - 1] = self.col_sq[outside] + self.lam
-                b = np.empty((m, s))
-                b[:, :s - 1] = self.Xty[S[rest]]
-                b[:, s - 1] = self.Xty[outside]
-                out[a, outside] = ridge_ball_values(A, b, self.yty, self.n, self.radius)
+            outside = outside_all[lo:lo + step]
+            m = outside.size
+            A = np.empty((m, s, s))
+            A[:, :s - 1, :s - 1] = C[np.ix_(rest, S[rest])] + self.lam * np.eye(s - 1)
+            cross = C[rest][:, outside].T  # (m, s-1)
+            A[:, :s - 1, s - 1] = cross
+            A[:, s - 1, :s - 1] = cross
+            A[:, s - 1, s - 1] = self.col_sq[outside] + self.lam
+            b = np.empty((m, s))
+            b[:, :s - 1] = self.Xty[S[rest]]
+            b[:, s - 1] = self.Xty[outside]
+            out[a, outside] = ridge_ball_values(A, b, self.yty, self.n, self.radius)
+
+        parallel_map(piece, [(a, lo) for a in range(s)
+                             for lo in range(0, outside_all.size, step)])
         return out
 
 
@@ -332,9 +344,10 @@ class GramLeastSquaresObjective(LeastSquaresObjective):
 
     def __init__(self, loss: LeastSquares, X) -> None:
         loss._check_resolved("binding to data")
+        assert loss.ridge is not None and loss.radius is not None  # checked just above
         self.loss = loss
         self.X = X
-        self.y = None     # no rows on the client: ycᵀyc and Xcᵀyc come with X
+        self.y = None  # type: ignore[assignment]  # no rows here: ycᵀyc, Xcᵀyc come with X
         self.n, self.p = X.shape
         self.n_evaluations = 0
         self.lam = loss.ridge
@@ -342,11 +355,12 @@ class GramLeastSquaresObjective(LeastSquaresObjective):
         self.yty = X.yty
         self.Xty = X.xty
         self.col_sq = X.col_sq()
-        self._gram = X.gram()
+        self._G: np.ndarray = X.gram()
+        self._gram = self._G
         self._shift = False
 
     def _support_columns(self, S: np.ndarray) -> tuple[None, np.ndarray]:
-        return None, self._gram[np.ix_(S, S)]
+        return None, self._G[np.ix_(S, S)]
 
     def _residual_base(self, S, XS, G_SS, beta) -> float:
         return 0.5 * (self.yty - float(beta @ (G_SS @ beta)))

@@ -33,6 +33,9 @@ class EnvelopeSampler:
     singletons' index, the refinement callback and the call's :class:`Deadline`.
     """
 
+    #: the certified regions (set by each sampler)
+    regions: list[Region]
+
     def __init__(self, values: Callable[[np.ndarray], np.ndarray], singletons: np.ndarray,
                  singleton_values: np.ndarray, p: int, epsilon: float, sensitivity: float, *,
                  refine: Callable | None = None, deadline: float | None = None) -> None:

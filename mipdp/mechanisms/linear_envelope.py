@@ -261,7 +261,10 @@ def best_linear_envelope(region: Region, a: np.ndarray, G: np.ndarray, slack: fl
         env = LinearEnvelope(region, float(a[t]) - slack, G[t], coef, ref)
         if best is None or env.log_mass < best.log_mass:
             best, best_t = env, int(t)
-    if combination_slack is None or a.size < 2 or not np.isfinite(best.log_mass):
+    if combination_slack is None or a.size < 2:
+        return best
+    assert best is not None  # exact >= 1 envelopes were built
+    if not np.isfinite(best.log_mass):
         return best
     mu = _frank_wolfe(region, a, G, coef, ref, best_t, max_iter, tol)
     if np.count_nonzero(mu) < 2:

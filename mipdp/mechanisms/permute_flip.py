@@ -31,6 +31,15 @@ of the unrevealed noises given everything revealed exactly as i.i.d. Exp(1) cond
 on what was revealed, so the output is the arg-max of i.i.d. noisy scores: the law is
 permute-and-flip's **exactly**, whatever the envelope, its refinements and the batch
 sizes (which only change the running time).  No truncation, no cap on the search.
+
+Regions are independent, so a region may instead be searched on its own, against the
+running best, by *thinning*: with a linear envelope ``e^{q(T)} <= h(T)`` (a cut, product
+form), the members' noisy scores arrive (going down from ``+inf``) with hazards dominated
+by a Poisson process of rate ``κ Σ h`` in ``t = e^{-y}``, marks drawn ``∝ h``; each point
+kept with the ratio of hazards, the first kept point is the region's maximum, exactly
+(:meth:`PermuteAndFlipSampler._thin`; docs/algorithms.md, "Thinning over the linear
+envelopes").  Which method a region gets depends only on the running best, which is
+independent of that region's noises.
 """
 
 from __future__ import annotations
@@ -44,6 +53,7 @@ from typing import Callable
 import numpy as np
 
 from ._envelope_sampler import _MAX_SEEN, EnvelopeSampler
+from .linear_envelope import LinearEnvelope, best_linear_envelope
 from .regions import Region, region_members
 
 logger = logging.getLogger(__name__)
@@ -197,6 +207,15 @@ _MAX_QUEUE = 1024
 #: largest batch of order statistics drawn at one pop
 _MAX_BATCH = 65536
 
+#: thinning is used on a region only while its cap stays this far (log units) below the
+#: running best (near the cap the dominating rate grows without bound)
+_THIN_MARGIN = 1e-3
+#: largest batch of thinning proposals evaluated at once
+_THIN_BATCH = 4096
+#: most memory held by the linear envelopes' suffix polynomials (as the exponential
+#: mechanism's sampler)
+_LINEAR_MAX_BYTES = 256 * 2 ** 20
+
 
 def _batch_size(m: int, x: float, t: float) -> int:
     """How many of the next order statistics of ``m`` Exp(1) noises below ``x`` to draw at
@@ -281,6 +300,12 @@ class PermuteAndFlipSampler(EnvelopeSampler):
         Seconds a refinement is taken to cost in that comparison (default: the mean time
         of the refinements so far, 5 s before the first; ``0`` refines whenever the
         other condition holds).  Only the running time depends on it, never the law.
+    cuts : CutStore, optional
+        Cuts ``L(T) >= a_t + Σ_{i∈T} G[t, i]`` valid for every support (the enumeration's
+        cut store).  A region whose best cut's linear envelope makes it cheaper is
+        searched by thinning a Poisson process over that envelope (:meth:`_thin`) instead
+        of the best-first search; ``None``: best-first search only.  Only the running
+        time depends on it, never the law.
 
     Notes
     -----
@@ -299,9 +324,16 @@ class PermuteAndFlipSampler(EnvelopeSampler):
                  singleton_values: np.ndarray, regions: list[Region], p: int, epsilon: float,
                  sensitivity: float, *, refine: Callable | None = None,
                  deadline: float | None = None, refine_after: int = 64,
-                 split_cost: float | None = None) -> None:
+                 split_cost: float | None = None, cuts=None) -> None:
         super().__init__(values, singletons, singleton_values, p, epsilon, sensitivity,
                          refine=refine, deadline=deadline)
+        self._cuts = cuts
+        #: each region's linear envelope (``None``: none beats its constant bound), by id
+        self._linear: dict[int, tuple[Region, LinearEnvelope | None, float]] = {}
+        self._linear_bytes = 0
+        #: draws' regions searched by thinning, and the proposals it made (not private)
+        self.n_thinned = 0
+        self.n_proposals = 0
         self.refine_after = int(refine_after)
         self.split_cost = None if split_cost is None else float(split_cost)
         #: per revealed member: the search's own time, and the evaluation time of batches
@@ -337,11 +369,158 @@ class PermuteAndFlipSampler(EnvelopeSampler):
         """Upper bound on the score of every member of ``R``."""
         return -self.coef * (R.bound - self.ref)
 
+    # -- thinning over a linear envelope ---------------------------------------------------
+    def _linear_of(self, R: Region) -> tuple[LinearEnvelope | None, float]:
+        """``R``'s best linear envelope and ``log H``, ``H`` a cap on ``e^q`` over ``R``
+        (the least of the constant cap and the envelope's largest weight); cached."""
+        got = self._linear.get(id(R))
+        if got is not None and got[0] is R:
+            return got[1], got[2]
+        lin, log_h = None, self._u(R)
+        if (self._cuts is not None and len(self._cuts) > 0
+                and self._linear_bytes + LinearEnvelope.tables_nbytes(R) <= _LINEAR_MAX_BYTES):
+            a, G = self._cuts.arrays
+            lin = best_linear_envelope(R, a, G, self._cuts.slack(), self.coef, self.ref,
+                                       combination_slack=self._cuts.combination_slack())
+            if lin is None or not math.isfinite(lin.log_mass):
+                lin = None
+            else:
+                self._linear_bytes += lin.nbytes()
+                g = -self.coef * lin.g
+                top = -self.coef * (lin.a - self.ref) + float(g[R.fixed_in].sum())
+                for pool, q in ((R.free_center, R.n_keep), (R.free_outside, R.n_add)):
+                    if q > 0:
+                        top += float(np.sort(g[pool])[::-1][:q].sum())
+                log_h = min(log_h, top)
+        self._linear[id(R)] = (R, lin, log_h)
+        return lin, log_h
+
+    @staticmethod
+    def _intervals(s_end: float) -> list[tuple[float, float]]:
+        """Pieces ``[s_k, s_{k+1}]`` of ``[0, s_end]`` (``s_end < 1``), each halving the
+        distance to 1 at most: the dominating rate's factor ``1/(1 - s_{k+1})`` stays
+        within twice the true hazard's on each."""
+        if not s_end < 1.0:
+            raise ValueError("s_end: thinning needs the running best above the cap")
+        out, lo = [], 0.0
+        while lo < s_end:
+            hi = min(s_end, 0.5 * (1.0 + lo))
+            out.append((lo, hi))
+            lo = hi
+        return out
+
+    def _thin_cost(self, R: Region, lin: LinearEnvelope, log_h: float, thr: float) -> float:
+        """Expected proposals of :meth:`_thin` on ``R`` above ``thr`` (inf: not applicable)."""
+        if not log_h - thr < -_THIN_MARGIN or lin.log_mass - log_h > 600.0:
+            return math.inf
+        s_end = math.exp(log_h - thr)
+        rate = math.exp(lin.log_mass - log_h)
+        return sum(rate * (b - a) / (1.0 - b) for a, b in self._intervals(s_end))
+
+    def _search_cost(self, R: Region, thr: float) -> float:
+        """Expected members the best-first search reveals in ``R`` above ``thr``."""
+        d = self._u(R) - thr
+        return float(R.size) * (1.0 if d >= 0 else math.exp(d))
+
+    def _thin(self, R: Region, lin: LinearEnvelope, log_h: float, thr: float,
+              rng: np.random.Generator) -> tuple[float, np.ndarray] | None:
+        """``(max, argmax)`` of the noisy scores of ``R``'s members if the max beats
+        ``thr``, else ``None``, by thinning a Poisson process (docs/algorithms.md,
+        "Permute-and-flip by thinning").
+
+        Downward from ``+inf``, member ``T``'s noisy score ``Y_T = q_T + E_T`` arrives at
+        level ``y > q_T`` with hazard ``λ_T(y) = e^{q_T - y} / (1 - e^{q_T - y})``; the
+        first arrival over the region is its maximum.  With ``t = e^{-y}`` and
+        ``e^{q_T} <= h_T`` (the cut's weight) and ``e^{q_T} <= H``, on ``t <= t_1 < 1/H``
+        the hazard is at most ``κ h_T`` per unit of ``t``, ``κ = 1/(1 - H t_1)``: a
+        homogeneous Poisson process of rate ``κ Z`` in ``t``, marks drawn ``∝ h_T`` (the
+        linear envelope's sampler), each kept with probability ``λ_T / (κ h_T e^{-y})``,
+        gives exactly the superposition of the members' hazards; its first kept point is
+        the region's maximum.  A proposal in a hole (not a member) is never kept.
+        """
+        s_end = math.exp(log_h - thr)
+        log_zh = lin.log_mass - log_h         # rate per unit of s = H t, before κ
+        for lo, hi in self._intervals(s_end):
+            kappa = 1.0 / (1.0 - hi)
+            rate = kappa * math.exp(log_zh)
+            s_now = lo
+            while True:
+                self._check_deadline()
+                k = int(min(_THIN_BATCH, max(4, math.ceil(1.25 * rate * (hi - s_now)) + 4)))
+                gaps = rng.exponential(size=k) / rate
+                s_pts = s_now + np.cumsum(gaps)
+                inside = int(np.searchsorted(s_pts, hi, side="right"))
+                members = lin.sample(rng, k)
+                log_u = np.log(rng.random(k))
+                if inside:
+                    got = self._thin_batch(R, lin, log_h, members[:inside], s_pts[:inside],
+                                           log_u[:inside], hi)
+                    if got is not None:
+                        return got
+                if inside < k:
+                    break          # the process passed hi: next interval
+                s_now = float(s_pts[-1])
+        return None
+
+    def _thin_batch(self, R: Region, lin: LinearEnvelope, log_h: float, members: np.ndarray,
+                    s_pts: np.ndarray, log_u: np.ndarray, hi: float):
+        """Evaluate proposals in arrival order and return the first kept, if any."""
+        self.n_proposals += members.shape[0]
+        hole = R._in_holes(members) if R.holes else np.zeros(members.shape[0], dtype=bool)
+        L = np.full(members.shape[0], np.inf)
+        ok = np.flatnonzero(~hole)
+        if ok.size:
+            L[ok] = np.asarray(self._values(members[ok]), dtype=float)
+            cut = lin.bounds(members[ok])
+            self._check_envelope(members[ok], L[ok], np.maximum(cut, R.bound))
+            self.n_evaluations += ok.size
+            if len(self._seen) < _MAX_SEEN:
+                for key, v in zip(map(tuple, members[ok].tolist()), L[ok]):
+                    self._seen.setdefault(key, float(v))
+        q = -self.coef * (L - self.ref)
+        log_hT = np.full(members.shape[0], np.inf)
+        if ok.size:
+            log_hT[ok] = -self.coef * (cut - self.ref)
+        y = log_h - np.log(s_pts)
+        with np.errstate(invalid="ignore", over="ignore"):
+            # log of λ_T / (κ h_T e^{-y}) = q - log h_T + log(1 - hi) - log(1 - e^{q - y})
+            log_acc = q - log_hT + math.log1p(-hi) - np.log1p(-np.exp(q - y))
+        log_acc[hole] = -np.inf
+        kept = np.flatnonzero(log_u < log_acc)
+        if kept.size == 0:
+            return None
+        i = int(kept[0])
+        self.n_thinned += 1
+        return float(y[i]), members[i].copy()
+
     def _draw(self, rng: np.random.Generator) -> np.ndarray:
         self._check_deadline()
         noisy = self._single_q + rng.exponential(size=self._single_q.size)
         i = int(np.argmax(noisy))
         best, best_S = float(noisy[i]), self.singletons[i].copy()
+        # Regions are independent: each one's maximum is needed only where it beats the
+        # running best, and any exact method may find it (the choice below depends only on
+        # the noises of the singletons and of the regions already searched, which are
+        # independent of this region's).  Regions with a linear envelope that makes
+        # thinning cheaper than the best-first search are searched by thinning, highest
+        # cap first; the others together by the best-first search.
+        deferred = []
+        for R in sorted(self.regions, key=lambda Q: Q.bound):
+            lin, log_h = self._linear_of(R)
+            cost = math.inf if lin is None else self._thin_cost(R, lin, log_h, best)
+            if lin is None or not math.isfinite(cost) or cost > self._search_cost(R, best):
+                deferred.append(R)
+                continue
+            self._check_deadline()
+            hit = self._thin(R, lin, log_h, best, rng)
+            if hit is not None:
+                best, best_S = hit
+        return self._best_first(deferred, best, best_S, rng)
+
+    def _best_first(self, regions: list[Region], best: float, best_S: np.ndarray,
+                    rng: np.random.Generator) -> np.ndarray:
+        """The arg-max of ``best`` and the noisy scores of ``regions``' members, by the
+        best-first search of the module notes (ends the draw)."""
         states: list[_State] = []
         heap: list[tuple[float, int]] = []
 
@@ -349,7 +528,7 @@ class PermuteAndFlipSampler(EnvelopeSampler):
             states.append(st)
             heapq.heappush(heap, (-(self._u(st.region) + st.x), len(states) - 1))
 
-        for R in self.regions:
+        for R in regions:
             push(_State(R, set(), R.size, truncated_exp_max(rng, R.size)))
         last = time.perf_counter()
         while heap and -heap[0][0] > best:
@@ -398,6 +577,7 @@ class PermuteAndFlipSampler(EnvelopeSampler):
             dt = (time.perf_counter() - t_pop - t_values) / len(xs)
             self._t_over = dt if self._t_over == 0.0 else 0.9 * self._t_over + 0.1 * dt
             if st.m > 0:
+                assert nxt is not None  # set above whenever members remain
                 st.x = nxt
                 states[sid] = st
                 heapq.heappush(heap, (-(u + st.x), sid))
@@ -438,6 +618,7 @@ class PermuteAndFlipSampler(EnvelopeSampler):
     def _split(self, st: _State, rng: np.random.Generator) -> list[_State]:
         """Refine ``st.region`` and give the children their exact conditional noise laws."""
         R = st.region
+        assert self._refine is not None  # _want_split is False without it
         t0 = time.perf_counter()
         children = [c for c in self._refine(R, None if st.best is None else st.best[1])
                     if c.size > 0]
@@ -629,7 +810,8 @@ class PermuteAndFlipSampler(EnvelopeSampler):
     def stats(self) -> dict:
         """Sampling statistics.  **Not private**: they depend on the data."""
         return {"n_draws": self.n_draws, "n_evaluations": self.n_evaluations,
-                "n_pops": self.n_pops, "n_refinements": self.n_refinements,
+                "n_pops": self.n_pops, "n_thinned": self.n_thinned,
+                "n_proposals": self.n_proposals, "n_refinements": self.n_refinements,
                 "time_refining": self.time_refining, "draw_times": list(self.draw_times),
                 "singletons": int(self.singletons.shape[0]),
                 "regions": [dict(R.describe(), bound=R.bound) for R in self.regions]}

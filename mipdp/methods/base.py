@@ -12,11 +12,12 @@ the command line, the experiments and the selector all read that list.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ..enumeration.envelope import build_envelope
+from .._neighbours import neighbours_argument
 from ..guarantee import Guarantee, Neighbour
 
 __all__ = ["SelectionMethod", "EnvelopeMethod", "Release", "as_neighbour"]
@@ -46,7 +47,7 @@ class Release:
         Size of the top-R set when the mechanism is a top-R sampler.
     """
 
-    mechanism: object
+    mechanism: Any   # a sampler (sample, log_probability, log_probability_bounds)
     candidates: np.ndarray
     candidate_values: np.ndarray
     method_run: str
@@ -107,8 +108,9 @@ class SelectionMethod:
         """ε the method spends once per call besides its draws (a guard's test); 0 here."""
         return 0.0
 
+    @neighbours_argument
     def guarantee(self, eps_select: float, n_draws: int = 1,
-                  neighbour: str | Neighbour = "replace_one", *,
+                  neighbours: str | Neighbour = "replace_one", *,
                   sensitivity: float | None = None, R: int | None = None,
                   delta: float | None = None, eps_test: float | None = None,
                   ptr_passed: bool | None = None) -> Guarantee:
@@ -120,7 +122,8 @@ class SelectionMethod:
             ε of one draw (after any pre-screen's share).
         n_draws : int
             Independent draws (basic composition).
-        neighbour : {"replace_one", "add_remove"} or Neighbour
+        neighbours : {"replace_one", "add_remove"} or Neighbour
+            (The old name ``neighbour=`` still works, with a :class:`FutureWarning`.)
         sensitivity : float, optional
             ``Δ = B/n`` (replace-one) or ``B`` (add/remove), when known.
         R, delta, eps_test, ptr_passed
@@ -131,7 +134,7 @@ class SelectionMethod:
         Guarantee
             Under add/remove it notes the monotone sum-form score it relies on.
         """
-        nb = as_neighbour(neighbour)
+        nb = as_neighbour(neighbours)
         stage = self._stage_guarantee(float(eps_select), int(n_draws), nb,
                                       sensitivity=sensitivity, R=R, delta=delta,
                                       eps_test=eps_test, ptr_passed=ptr_passed)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._warnings import find_stack_level
 from ..exceptions import ConditionalPrivacyWarning
 from ..guarantee import Guarantee, Neighbour
 from ..mechanisms import MistakesMechanism, ptr_test
@@ -112,12 +113,12 @@ class MistakesMethod(SelectionMethod):
             info["gap_is_lower_bound_not_private"] = bool(np.any(ms.scores[2:] >= ms.levels[2:]))
             info["stability_condition_held_not_private"] = bool(gap > 2 * scale)
         if delta is None:
-            warnings.warn(   # stacklevel: private_bss's caller, as when this code was inline
+            warnings.warn(
                 "method='mistakes' is eps-DP only when the best support is stable "
                 "(L(S_(2)) - L(S_(1)) > 2Δ), a data-dependent condition that was not checked "
                 "privately. Pass delta= (and eps_test=) for an unconditional (eps + eps_test, "
                 "delta)-DP release through propose-test-release.",
-                ConditionalPrivacyWarning, stacklevel=3)
+                ConditionalPrivacyWarning, stacklevel=find_stack_level())
             mech = MistakesMechanism(ms.center, ms.scores, p, eps_select, scale)
             return Release(mech, candidates, cand_values, self.name, info=info)
         passed = ptr_test(gap, scale, eps_test, delta, rng_test)

@@ -2,8 +2,8 @@
 
 The release is ``argmax_S -ε L(S) / (2Δ) + E_S`` with ``E_S`` i.i.d. Exp(1)
 (report-noisy-max with exponential noise, McKenna & Sheldon 2020), sampled exactly by
-best-first search over the certified envelope
-(:class:`~mipdp.mechanisms.PermuteAndFlipSampler`).  Neighbours: replace-one
+best-first search over the certified envelope, or region by region by thinning over the
+cuts' linear envelopes (:class:`~mipdp.mechanisms.PermuteAndFlipSampler`).  Neighbours: replace-one
 (``Δ = B/n``) or add/remove (monotone sum-form score, scale ``B/(2n)``; docs/privacy.md).
 Pure ε-DP per draw for every dataset.
 """
@@ -24,6 +24,10 @@ class PermuteAndFlipMethod(EnvelopeMethod):
     """Permute-and-flip over all supports, sampled exactly."""
 
     sampler = PermuteAndFlipSampler
+
+    def _sampler_options(self, env) -> dict:
+        # regions with a linear envelope may be searched by thinning (only the time changes)
+        return {"cuts": env.cuts}
 
     def _stage_guarantee(self, eps_select: float, n_draws: int, nb: Neighbour, *,
                          sensitivity, R, delta, eps_test, ptr_passed) -> Guarantee:

@@ -40,13 +40,14 @@ import numbers
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Callable, Literal
+from typing import Callable, Literal, cast
 
 import numpy as np
 from scipy.optimize import brentq
 
 from .._param_validation import (EPSILON_OR_INF, POSITIVE_INT, POSITIVE_REAL, PROBABILITY_OPEN,
                                  StrOptions, validate_params)
+from .._warnings import find_stack_level
 from .._validation import (bounds_not_private_reason, check_positive, check_random_state,
                            data_derived_bounds)
 from ..accounting import check_release, record_release
@@ -266,10 +267,10 @@ def advanced_composition(eps_iter: float, n_rounds: int, delta: float) -> float:
     return math.sqrt(2 * k * math.log(1 / delta)) * eps_iter + k * eps_iter * math.expm1(eps_iter)
 
 
-def _check_calibration(calibration: str) -> str:
+def _check_calibration(calibration: str) -> Literal["rigorous", "seed"]:
     if calibration not in CALIBRATIONS:
         raise ValueError(f"calibration: expected one of {CALIBRATIONS}, got {calibration!r}")
-    return calibration
+    return cast(Literal["rigorous", "seed"], calibration)
 
 
 def _check_eps_delta(eps, delta, eps_name: str, delta_name: str) -> tuple[float, float | None]:
@@ -359,6 +360,7 @@ def fw_noise(n: int, l1_radius: float, n_iter: int, eps: float, delta: float | N
         return NoiseCalibration("optimizer", "exact argmin (non-private)", NEIGHBOUR[calibration],
                                 sens, math.inf, 0.0, n_iter, math.inf, 0.0, 0.0, None, math.inf,
                                 "none (eps = inf)", formula)
+    assert delta is not None  # a finite eps comes with a delta
     eps_iter, eps_comp, delta_used, text = _pure_rounds(eps, delta, n_iter, calibration)
     scale = sens / eps_iter if calibration == "seed" else 2.0 * sens / eps_iter
     return NoiseCalibration("optimizer", mech, NEIGHBOUR[calibration], sens, eps, delta_used,
@@ -410,7 +412,7 @@ def _frank_wolfe_core(X: np.ndarray, y: np.ndarray, loss: Loss, l1_radius: float
     signs = np.empty(n_iter)
     screened: list[np.ndarray] = []
     path = np.empty((n_iter + 1, p)) if return_path else None
-    if return_path:
+    if path is not None:  # return_path
         path[0] = w
     t_screen = 0.0
     empty = np.empty(0, dtype=np.int64)
@@ -449,7 +451,7 @@ def _frank_wolfe_core(X: np.ndarray, y: np.ndarray, loss: Loss, l1_radius: float
                 fresh = False
             t_screen += time.perf_counter() - t0
         screened.append(idx)
-        if return_path:
+        if path is not None:  # return_path
             path[t] = w
         if callback is not None:
             callback(t, w)
@@ -500,7 +502,7 @@ def _setup(X, y, loss, l1_radius, n_iter, bounds, calibration, init, random_stat
         warnings.warn("calibration='seed' reproduces the noise scales of seeds 003/004, whose "
                       "sensitivity bounds are not valid: the output carries no proven "
                       "differential-privacy guarantee (see ScreeningResult.guarantee).",
-                      PrivacyLeakWarning, stacklevel=3)
+                      PrivacyLeakWarning, stacklevel=find_stack_level())
     w0, init_desc = _check_init(init, Xc.shape[1], l1_radius, rng)
     info = {"bounds": (b_x, b_y), "init": init_desc, "n_samples": Xc.shape[0],
             "n_features": Xc.shape[1]}
@@ -584,6 +586,7 @@ def dp_frank_wolfe(X, y, l1_radius: float, n_iter: int = 1000, eps: float = 1.0,
                                             calibration)))
     Xc, yc, loss, l1_radius, n_iter, rng, w0, calibration, info = _setup(
         X, y, loss, l1_radius, n_iter, bounds, calibration, init, random_state)
+    assert isinstance(loss, Loss)  # resolved by _setup
     cal = fw_noise(Xc.shape[0], l1_radius, n_iter, eps, delta, loss, info["bounds"], calibration)
     logger.debug("dp_frank_wolfe: Laplace scale %g (ε_iter %g)", cal.scale, cal.epsilon_iter)
     core = _frank_wolfe_core(Xc, yc, loss, l1_radius, n_iter, cal.scale, rng, w0,

@@ -155,8 +155,9 @@ class LogisticLoss(Loss):
         if np.all((y == -1.0) | (y == 1.0)):
             return (y + 1.0) / 2.0
         if np.any(y < 0.0) or np.any(y > 1.0):
-            raise ValueError("y: the logistic loss needs labels in [0, 1] or in {-1, +1}; "
-                             f"got values in [{y.min():g}, {y.max():g}]")
+            # the values found are not echoed: an exception's text must not carry the data
+            raise ValueError("y: the logistic loss needs labels in [0, 1] or in {-1, +1}, and "
+                             "some are outside both; map the classes to 0/1 or -1/+1 first")
         return y.copy()
 
 

@@ -257,6 +257,7 @@ def rnm_noise(n: int, l1_radius: float, n_iter: int, eps: float, delta: float | 
                                 NEIGHBOUR[calibration], sens, math.inf, 0.0, n_iter, math.inf,
                                 0.0, 0.0, None if calibration == "seed" else 0.0, math.inf,
                                 "none (eps = inf)", formula)
+    assert delta is not None  # a finite eps comes with a delta
     eps_iter, eps_comp, delta_used, text = _pure_rounds(eps, delta, n_iter, calibration)
     if calibration == "seed":
         scale, thr = sens / eps_iter, None
@@ -389,7 +390,7 @@ def _screen_iterations(n_iter: int, screen_every, screen_at) -> list[int]:
             raise ValueError(f"screen_at: iterations must lie in 1..{n_iter}, got {screen_at!r}")
         return its
     if isinstance(screen_every, bool) or not isinstance(screen_every, numbers.Integral) \
-            or not 1 <= screen_every <= n_iter:
+            or not 1 <= int(screen_every) <= n_iter:
         raise ValueError(f"screen_every: expected an integer in 1..n_iter = {n_iter}, got {screen_every!r}")
     return list(range(int(screen_every), n_iter + 1, int(screen_every)))
 
@@ -454,6 +455,7 @@ def adp_screen(X, y, l1_radius: float, n_iter: int = 1000, eps_opt: float = 1.0,
                   calibration)))
     Xc, yc, loss, l1_radius, n_iter, rng, w0, calibration, info = _setup(
         X, y, loss, l1_radius, n_iter, bounds, calibration, init, random_state)
+    assert isinstance(loss, Loss)  # resolved by _setup
     n, p = Xc.shape
     cal_fw = fw_noise(n, l1_radius, n_iter, eps_opt, delta_opt, loss, info["bounds"], calibration)
     cal_s = adp_noise(n, p, l1_radius, len(its), eps_screen, delta_screen, loss, info["bounds"],
@@ -523,6 +525,7 @@ def rnm_screen(X, y, l1_radius: float, n_iter: int = 1000, eps_opt: float = 1.0,
                   calibration)))
     Xc, yc, loss, l1_radius, n_iter, rng, w0, calibration, info = _setup(
         X, y, loss, l1_radius, n_iter, bounds, calibration, init, random_state)
+    assert isinstance(loss, Loss)  # resolved by _setup
     n, p = Xc.shape
     cal_fw = fw_noise(n, l1_radius, n_iter, eps_opt, delta_opt, loss, info["bounds"], calibration)
     cal_s = rnm_noise(n, l1_radius, n_iter, eps_screen, delta_screen, loss, info["bounds"],

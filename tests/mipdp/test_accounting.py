@@ -98,8 +98,8 @@ def test_neighbour_notions_do_not_mix(data):
     acc = BudgetAccountant(epsilon=10.0)
     dp_kendall(X, y, 2, 1.0, random_state=0, accountant=acc)           # replace-one
     with pytest.raises(BudgetError, match="neighbour"):
-        dp_kendall(Untouchable(), Untouchable(), 2, 1.0, neighbour="add/remove", accountant=acc)
-    fixed = BudgetAccountant(epsilon=10.0, neighbour="add/remove")
+        dp_kendall(Untouchable(), Untouchable(), 2, 1.0, neighbours="add_remove", accountant=acc)
+    fixed = BudgetAccountant(epsilon=10.0, neighbours="add_remove")
     with pytest.raises(BudgetError, match="neighbour"):
         private_bss(Untouchable(), Untouchable(), 2, 1.0, bounds=(0.5, 0.5), accountant=fixed)
 

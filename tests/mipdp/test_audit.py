@@ -141,3 +141,31 @@ def test_ptr_passes_on_a_stable_optimum():
     res = private_bss(X, y, 2, 1.0, bounds=(B, B), ridge=1.0, method="mistakes", delta=1e-3,
                       eps_test=5.0, random_state=0)
     assert res.info["ptr_passed"] is True and res.info["method_run"] == "mistakes"
+
+
+from mipdp import solvers
+
+#: the regions path on every backend; the "mip" path (its rows are covered on HiGHS above)
+#: in the slow suite
+ENVELOPE_ROWS = [pytest.param(b, path, id=f"{b}-{path}",
+                              marks=[pytest.mark.slow] if path == "mip" else [])
+                 for b in solvers.available_backends() for path in ("mip", "regions")]
+
+
+@pytest.mark.parametrize("backend,path", ENVELOPE_ROWS)
+def test_envelope_rows_on_both_paths_every_backend(backend, path):
+    """Issue 28 (7): the exponential and permute-and-flip rows on both envelope paths (small
+    classes evaluated in full, or every class bounded by certified MIP region bounds with
+    full_class_max = 0) on every backend: within the claim, and the same exact law as the
+    exhaustive path."""
+    kw = dict(seeds=(0,), kinds=("near_tie",), n_random=1, n_corner=1, path=path,
+              backend=backend)
+    rows = audit.audit_exponential(**kw) + audit.audit_permute_and_flip(**kw)
+    for row in rows:
+        assert row["backend"] == backend and row["within_claim"] and row["pairs"] > 0, row
+    X, y = audit._instance("ties", 0, 40, 6)
+    for method in ("exponential", "permute_and_flip"):
+        lp, res = audit._bss_log_probs(X, y, 2, 1.0, method=method, path=path, backend=backend)
+        assert bool(res.mechanism.regions) == (path == "regions")
+        lp_exh, _ = audit._bss_log_probs(X, y, 2, 1.0, method=method, path="exhaustive")
+        np.testing.assert_allclose(lp, lp_exh, atol=1e-6)

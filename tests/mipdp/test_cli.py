@@ -189,7 +189,7 @@ def test_select_bad_files_print_one_line(tmp_path, capsys):
     y = str(tmp_path / "y.npy")
     common = ["--s", "2", "--eps", "1", "--bounds", "1", "1"]
     for xfile, needle in (("plain.npz", "not a scipy sparse matrix"),
-                          ("X.csv", "expected a .npy file"),
+                          ("X.xlsx", "expected a .npy file"),
                           ("missing.npy", "No such file")):
         assert main(["select", str(tmp_path / xfile), y, *common]) == 2
         err = capsys.readouterr().err
@@ -224,3 +224,82 @@ def test_select_without_bounds_uses_ranks(tmp_path, capsys):
     assert main(["select", str(tmp_path / "X.npy"), y_file, "--s", "2", "--eps", "2",
                  "--bounds", "rank"]) == 2
     assert "--bounds" in capsys.readouterr().err
+
+
+# -- issue 30 item 4: CSV (with a header) and Parquet tables ---------------------------------
+
+def _table(tmp_path):
+    import pandas as pd
+    from mipdp.datasets import make_bss_regression
+    X, y, _ = make_bss_regression(n=200, p=6, s=2, random_state=0)
+    names = ["cyl", "disp", "hp", "wt", "acc", "year"]
+    df = pd.DataFrame(X, columns=names)
+    df.insert(2, "mpg", y)                     # the target, not the last column
+    return X, y, names, df
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_select_reads_a_table_with_a_named_target(fmt, tmp_path, capsys):
+    import json
+
+    from mipdp import private_bss
+    X, y, names, df = _table(tmp_path)
+    path = tmp_path / f"cars.{fmt}"
+    df.to_csv(path, index=False) if fmt == "csv" else df.to_parquet(path)
+    out = tmp_path / "res.json"
+    argv = ["select", str(path), "--target", "mpg", "--s", "2", "--eps", "3", "--bounds", "1.5",
+            "2", "--draws", "2", "--seed", "7", "--out", str(out)]
+    assert main(argv) == 0
+    ref = private_bss(X, y, 2, 3.0, bounds=(1.5, 2.0), n_draws=2, random_state=7)
+    rec = json.loads(out.read_text())
+    assert rec["supports"] == ref.supports.tolist()
+    assert rec["feature_names"] == [[names[j] for j in S] for S in ref.supports]
+    text = capsys.readouterr().out
+    assert "column 'mpg'" in text and ", ".join(names[j] for j in ref.supports[0]) in text
+
+
+def test_select_table_defaults_to_the_last_column_and_takes_a_y_file(tmp_path, capsys):
+    import json
+
+    import numpy as np
+    X, y, names, df = _table(tmp_path)
+    df = df.drop(columns=["mpg"])
+    df["target"] = y
+    df.to_csv(tmp_path / "last.csv", index=False)
+    common = ["--s", "2", "--eps", "3", "--bounds", "1.5", "2", "--seed", "7"]
+    assert main(["select", str(tmp_path / "last.csv"), *common, "--out",
+                 str(tmp_path / "a.json")]) == 0
+    df.drop(columns=["target"]).to_csv(tmp_path / "feat.csv", index=False)
+    np.save(tmp_path / "y.npy", y)
+    assert main(["select", str(tmp_path / "feat.csv"), str(tmp_path / "y.npy"), *common,
+                 "--out", str(tmp_path / "b.json")]) == 0
+    a = json.loads((tmp_path / "a.json").read_text())
+    b = json.loads((tmp_path / "b.json").read_text())
+    assert a["supports"] == b["supports"] and a["feature_names"] == b["feature_names"]
+
+
+def test_select_table_hinge_with_string_labels(tmp_path, capsys):
+    import numpy as np
+    X, y, names, df = _table(tmp_path)
+    df["mpg"] = np.where(y > 0, "high", "low")
+    df.to_parquet(tmp_path / "cls.parquet")
+    assert main(["select", str(tmp_path / "cls.parquet"), "--target", "mpg", "--loss", "hinge",
+                 "--s", "2", "--eps", "3", "--bounds", "1.5", "--seed", "0"]) == 0
+    assert "released support" in capsys.readouterr().out
+
+
+def test_select_table_errors_print_one_line(tmp_path, capsys):
+    X, y, names, df = _table(tmp_path)
+    df.to_csv(tmp_path / "t.csv", index=False)
+    common = ["--s", "2", "--eps", "1", "--bounds", "1"]
+    assert main(["select", str(tmp_path / "t.csv"), "--target", "nope", *common]) == 2
+    assert "no column 'nope'" in capsys.readouterr().err
+    df["make"] = "ford"
+    df.to_csv(tmp_path / "s.csv", index=False)
+    assert main(["select", str(tmp_path / "s.csv"), "--target", "mpg", *common]) == 2
+    err = capsys.readouterr().err
+    assert "['make']" in err and "not numeric" in err and "ford" not in err
+    import numpy as np
+    np.save(tmp_path / "X.npy", X)
+    assert main(["select", str(tmp_path / "X.npy"), *common]) == 2
+    assert "second file" in capsys.readouterr().err

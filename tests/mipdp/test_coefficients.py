@@ -155,7 +155,7 @@ def test_bad_input(kwargs, match):
     ({"bounds": (0.0, B)}, "bounds"), ({"bounds": B}, "bounds"),
     ({"ridge": -1.0}, "ridge"), ({"radius": 0.0}, "radius"),
     ({"random_state": -3}, "random_state"), ({"accountant": "acc"}, "accountant"),
-    ({"neighbours": "add/remove"}, "neighbours"), ({"neighbours": None}, "neighbours"),
+    ({"neighbours": "bounded"}, "neighbours"), ({"neighbours": None}, "neighbours"),
 ])
 def test_parameter_table_before_the_data(kwargs, name):
     """Issue 20 (10): one validation style: bad arguments raise InvalidParameterError
@@ -330,7 +330,11 @@ def test_add_remove_calibration_by_hand():
     from mipdp.exceptions import InvalidParameterError
     with pytest.raises(InvalidParameterError, match="'neighbours' parameter of objective_pert"):
         objective_perturbation_calibration(2, 1.0, bounds=(B, B), ridge=1.0, radius=1.1,
-                                           neighbours="add/remove")
+                                           neighbours="bounded")
+    with pytest.warns(FutureWarning, match="neighbours='add_remove'"):   # the old spelling
+        old = objective_perturbation_calibration(2, 1.0, bounds=(B, B), ridge=120.0,
+                                                 radius=1.1, neighbours="add/remove")
+    assert old.noise_scale == ar.noise_scale
 
 
 def test_add_remove_guarantee_and_noise_scale():
@@ -444,7 +448,7 @@ def test_accountant_one_notion():
         private_coefficients(Untouchable(), Untouchable(), [0, 1], 0.5, bounds=(B, B),
                              accountant=acc)                    # replace-one: refused, unread
     assert len(acc) == 1
-    fixed = BudgetAccountant(epsilon=2.0, neighbour="replace-one")
+    fixed = BudgetAccountant(epsilon=2.0, neighbours="replace_one")
     with pytest.raises(BudgetError, match="neighbours='replace_one'"):
         private_coefficients(Untouchable(), Untouchable(), [0], 0.5, bounds=(B, B),
                              accountant=fixed, neighbours=AR)
@@ -454,7 +458,7 @@ def test_accountant_one_notion():
 def test_private_bss_then_coefficients_add_remove_compose():
     from mipdp.datasets import make_bss_regression
     X, y, _ = make_bss_regression(n=200, p=6, s=2, random_state=0)
-    acc = BudgetAccountant(epsilon=1.0, neighbour="add/remove")
+    acc = BudgetAccountant(epsilon=1.0, neighbours="add_remove")
     sel = mipdp.private_bss(X, y, s=2, eps=0.6, bounds=(B, B), random_state=0,
                             neighbours=AR, accountant=acc)
     fit = private_coefficients(X, y, sel.support, 0.4, bounds=(B, B), random_state=0,

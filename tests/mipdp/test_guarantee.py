@@ -34,8 +34,10 @@ def test_neighbour_parse_keeps_only_documented_spellings():
     assert Neighbour.parse("replace-one") is Neighbour.REPLACE_ONE
     assert Neighbour.parse(" Add/Remove ") is Neighbour.ADD_REMOVE
     assert Neighbour.parse("add/remove-one") is Neighbour.ADD_REMOVE
+    assert Neighbour.parse("add_remove") is Neighbour.ADD_REMOVE       # the neighbours= spelling
+    assert Neighbour.parse("replace_one") is Neighbour.REPLACE_ONE
     assert Neighbour.REPLACE_ONE == "replace-one" and str(Neighbour.ADD_REMOVE) == "add/remove-one"
-    for alias in ("bounded", "unbounded", "replace", "add_remove", 1):
+    for alias in ("bounded", "unbounded", "replace", "add-remove", 1):
         with pytest.raises(ValueError, match="neighbour"):
             Neighbour.parse(alias)
 

@@ -116,7 +116,7 @@ def test_rank_and_block_methods_need_no_bounds():
     assert dp_kendall(X, y, 2, 1.0, random_state=0).is_private
     assert two_stage(X, y, 2, 1.0, random_state=0).is_private
     with pytest.warns(PrivacyLeakWarning):
-        ar = two_stage(X, y, 2, 1.0, random_state=0, neighbour="add/remove")
+        ar = two_stage(X, y, 2, 1.0, random_state=0, neighbours="add_remove")
     assert ar.guarantee.status == "conditional" and "n is public" in str(ar.guarantee)
 
 

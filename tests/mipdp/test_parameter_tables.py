@@ -42,8 +42,7 @@ BAD = {
     "eps": [-1.0, 0.0, float("nan"), "1"],
     "random_state": ["seed", -1, 1.5],
     "rng": ["seed", -1],
-    "neighbour": ["bounded", "unbounded", 3],
-    "neighbours": ["add/remove", "unbounded", 3, None],
+    "neighbours": ["bounded", "unbounded", 3, None],
     "n_iter": [0, 1.5, -3],
     "bounds": [(-1.0, 1.0), (0.0, 1.0), "big", (1.0, 2.0, 3.0)],
     "k": [0, 1.5],
@@ -82,7 +81,7 @@ def test_every_public_function_has_a_table():
         table = fn._parameter_constraints
         import inspect
         assert set(table) <= set(inspect.signature(fn).parameters), fname
-        for shared in ("n_draws", "eps", "random_state", "neighbour", "accountant", "n_iter"):
+        for shared in ("n_draws", "eps", "random_state", "neighbours", "accountant", "n_iter"):
             if shared in inspect.signature(fn).parameters:
                 assert shared in table, (fname, shared)
 

@@ -125,3 +125,18 @@ def test_screen_keeps_a_separated_head():
                                                                       gamma=g))
                        for _ in range(100)]) for g in (0.0, 0.5)}
     assert hit[0.0] >= 0.9 and hit[0.5] <= 0.2
+
+
+def test_two_stage_prescreen_fits_on_the_clipped_design():
+    """Issue 28 (1): prescreen=("two_stage", k, f) fitted its Lasso on raw X; a finite row
+    of 1e160 (clipped away by the bounds) made every run raise OverflowError where the
+    neighbouring data set runs.  Both now run, and the pre-screen sees the clipped rows."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (50, 8))
+    y = X[:, 0] + 0.1 * rng.normal(size=50)
+    X2 = X.copy()
+    X2[3] = 1e160
+    for data in (X, X2):
+        res = private_bss(data, y, 2, 1.0, bounds=(1.0, 2.0), prescreen=("two_stage", 4, 0.3),
+                          random_state=0)
+        assert res.support.size == 2

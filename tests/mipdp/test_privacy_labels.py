@@ -101,3 +101,104 @@ def test_screening_clip_count_is_labelled(caplog):
                        random_state=0)
     msgs = [r.getMessage() for r in caplog.records if "clipped" in r.getMessage()]
     assert msgs and all("not private" in m for m in msgs)
+
+
+# -- issue 28 (6): private_bss's info, timings and log lines -----------------------------------
+import re
+import warnings
+
+from mipdp import private_bss
+from mipdp.exceptions import ClippingWarning
+from mipdp.result import SelectionResult
+
+_MIP = {"exhaustive_max": 0, "explicit_max": 0}
+BSS = {
+    "exponential": lambda X, y: private_bss(X, y, 2, 1.0, bounds=(B, B), random_state=0),
+    "exponential_mip": lambda X, y: private_bss(X, y, 2, 1.0, bounds=(B, B), random_state=0,
+                                                enumeration_options=_MIP),
+    "permute_and_flip": lambda X, y: private_bss(X, y, 2, 1.0, bounds=(B, B), random_state=0,
+                                                 method="permute_and_flip",
+                                                 enumeration_options=_MIP),
+    "prescreen_two_stage": lambda X, y: private_bss(X, y, 2, 1.0, bounds=(B, B), random_state=0,
+                                                    prescreen=("two_stage", 4, 0.2)),
+    "prescreen_dp_sis": lambda X, y: private_bss(X, y, 2, 1.0, bounds=(B, B), random_state=0,
+                                                 prescreen=("dp_sis", 4, 0.2)),
+    "private_ranges": lambda X, y: private_bss(X, y, 2, 1.0, bounds="private", random_state=0),
+}
+_TIME = re.compile(r"\d s\b|\d+\.\d+ s\b|seconds")
+
+
+@pytest.mark.parametrize("name", sorted(BSS))
+def test_private_bss_info_differs_only_in_labelled_keys(name):
+    """Issue 28 (6): info["prescreen"]["time"] (a wall time) was not labelled."""
+    ra = BSS[name](*_data(0))
+    rb = BSS[name](*_data(1))
+    diff = _unlabelled_differences(ra.info, rb.info)
+    # the release itself and the fields computed from it (the prescreen's chosen columns,
+    # the envelope's centre and candidates) are private outputs
+    assert [d for d in diff if d not in ("prescreen.columns",)] == []
+    if "prescreen" in ra.info:
+        assert "time" not in ra.info["prescreen"]
+        assert "time_not_private" in ra.info["prescreen"]
+
+
+def test_every_wall_time_is_labelled():
+    """result.timings (wall times) says it is not private; so does every log line with a
+    time in it (the INFO 'private ranges ... s' and DEBUG 'sampling: done in ... s' lines
+    did not)."""
+    entry = SelectionResult.__doc__.split("timings : dict")[1].split(" : ")[0]
+    assert "not private" in entry.lower()
+
+
+@pytest.mark.parametrize("name", sorted(BSS))
+def test_private_bss_log_lines_with_times_are_labelled(name, caplog):
+    lines = _records(caplog, BSS[name], *_data(0))
+    timed = [m for _, m in lines if _TIME.search(m) and "not private" not in m]
+    assert timed == []
+    lb = _records(caplog, BSS[name], *_data(1))
+    unlabelled = [(x, y) for x, y in zip(lines, lb) if x != y and "not private" not in x[1]]
+    assert unlabelled == []
+
+
+def test_private_ranges_report_the_fraction_the_map_clips():
+    """With bounds="private" the clipped fraction was always 0 and no ClippingWarning was
+    raised although the map clips (the interquartile range maps onto [-1/2, 1/2])."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 6)) * 3 + 1
+    y = X[:, 0] - X[:, 1] + rng.normal(size=300)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = private_bss(X, y, 2, 2.0, bounds="private", random_state=0)
+    lo, hi = res.info["private_ranges"]["x_range"].T
+    ylo, yhi = res.info["private_ranges"]["y_range"]
+    frac = res.info["clipped_fraction_not_private"]
+    np.testing.assert_allclose(frac["X"], np.mean((X < lo) | (X > hi)))
+    assert frac["y"] == pytest.approx(np.mean((y < ylo) | (y > yhi)))
+    assert frac["X"] > 0.5
+    assert any(issubclass(w.category, ClippingWarning) for w in caught)
+
+
+def test_hinge_label_errors_do_not_echo_the_data():
+    """The label errors printed the label values found in y (data in an exception)."""
+    from mipdp import PrivateBestSubsetSelector
+    X, _ = _data(0)
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    y[3] = 0.123456789
+    with pytest.raises(ValueError) as info:
+        private_bss(X, y, 2, 1.0, bounds=(B, B), loss="hinge")
+    assert "0.123" not in str(info.value)
+    y3 = np.array([0.37, 2.71, 5.55])[np.arange(X.shape[0]) % 3]     # three classes
+    with pytest.raises(ValueError) as info:
+        PrivateBestSubsetSelector(s=2, eps=1.0, bounds=(B, B), loss="hinge").fit(X, y3)
+    assert not any(v in str(info.value) for v in ("0.37", "2.71", "5.55"))
+
+
+def test_logistic_label_error_does_not_echo_the_data():
+    from mipdp.screening import dp_frank_wolfe
+    X, _ = _data(0)
+    y = np.where(X[:, 0] > 0, 1.0, 0.0)
+    y[5] = 7.654321
+    with pytest.raises(ValueError) as info:
+        dp_frank_wolfe(X, y, 1.0, 5, eps=1.0, delta=1e-5, loss="logistic", bounds=(B, B),
+                       random_state=0)
+    assert "7.65" not in str(info.value) and "[0, 1]" in str(info.value)

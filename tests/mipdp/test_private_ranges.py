@@ -413,3 +413,65 @@ def test_chunked_mapped_design_gives_the_dense_release(shared, tmp_path, monkeyp
         # least squares on a dask X: its sufficient statistics (mipdp.statistics), no
         # ClippedDesign for the selection
         assert kinds[:1] == ([] if name == "dask" else ["chunked"])
+
+
+# -- issue 28 (2): no released range can collapse ---------------------------------------------
+def _collapse_pair():
+    """A data set and its neighbour: one y value moved to 1.5, the centre of the range
+    [1, 2] the quantiles release on the integer grid."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(40, 4))
+    y = np.where(rng.uniform(size=40) < 0.5, 1.2, 1.8)
+    y2 = y.copy()
+    y2[0] = 1.5
+    return X, y, y2
+
+
+def _failures(X, y, widen, runs=40):
+    out = 0
+    spec = dict(fraction=0.5, grid=np.arange(-4.0, 5.0))
+    for seed in range(runs):
+        try:
+            private_bss(X, y, 1, 4.0, bounds=PrivateBounds(widen=widen, **spec),
+                        random_state=seed)
+        except ValueError:
+            out += 1
+    return out
+
+
+def test_widen_cannot_collapse_the_range():
+    """Before the fix, widen=1e-20 collapsed the released range and ColumnMap.apply divided
+    0/0 exactly when a row sat at the centre: 0 of 40 runs failed on one data set and
+    some on its neighbour.  Now widen below MIN_WIDEN is refused before the data is read,
+    and at the smallest widen accepted both data sets run every time."""
+    from mipdp.private_ranges import MIN_WIDEN
+    with pytest.raises(InvalidParameterError, match="widen"):
+        PrivateBounds(widen=1e-20)
+    with pytest.raises(InvalidParameterError, match="widen"):
+        private_bss(_Unreadable(), _Unreadable(), 1, 1.0, bounds=PrivateBounds(widen=1e-3))
+    X, y, y2 = _collapse_pair()
+    assert _failures(X, y, MIN_WIDEN, runs=8) == _failures(X, y2, MIN_WIDEN, runs=8) == 0
+
+
+@pytest.mark.parametrize("grid", [
+    [1.0, np.nextafter(1.0, 2.0), 2.0],               # one ulp apart
+    [0.0, 5e-324, 1.0],                               # a denormal step
+    [-1e100, 1e100 * (1 - 1e-15), 1e100],             # the largest points accepted
+])
+def test_every_released_range_has_the_floor_width(grid):
+    from mipdp.mapped import ColumnMap
+    from mipdp.private_ranges import MIN_RANGE_WIDTH, _ranges_from_indices
+    g = np.asarray(grid)
+    for a, b in [(0, 1), (1, 1), (1, 2), (0, 2)]:
+        for widen in (0.01, 1.0, 100.0):
+            lo, hi = _ranges_from_indices(g, a, b, widen)[0]
+            c = 0.5 * (lo + hi)
+            assert np.isfinite(lo) and np.isfinite(hi)
+            assert hi - lo >= 0.99 * MIN_RANGE_WIDTH * max(1.0, abs(c))
+            vals = np.array([lo, c, hi, g[a], g[b]])
+            assert np.all(np.isfinite(ColumnMap([lo], [hi]).apply(vals[:, None])))
+
+
+def test_grid_points_are_bounded():
+    with pytest.raises(InvalidParameterError, match="MAX_GRID_ABS"):
+        PrivateBounds(grid=[-1e300, 0.0, 1e300])

@@ -26,7 +26,7 @@ def test_module_imports_without_gurobipy(monkeypatch):
     monkeypatch.delitem(sys.modules, "mipdp.solvers.gurobi", raising=False)
     mod = importlib.import_module("mipdp.solvers.gurobi")
     assert mod.GurobiBackend.name == "gurobi"
-    assert mod.GurobiBackend.native_lazy is True and mod.GurobiBackend.size_limit == 2000
+    assert mod.GurobiBackend.native_lazy is False and mod.GurobiBackend.size_limit == 2000
     with pytest.raises(BackendUnavailableError, match="gurobipy"):
         mod.GurobiBackend()
 
@@ -66,7 +66,8 @@ def test_licence_error_10010_is_translated():
 def test_native_lazy_single_solve_and_rows_persist():
     p, k = 8, 3
     c = -np.arange(p, 0, -1, dtype=float)
-    b = get_backend("gurobi")
+    b = get_backend("gurobi", lazy="native")
+    assert b.native_lazy
     z = b.add_variables(p, 0, 1, integer=True)
     b.add_rows([(z, np.ones(p), k, k)])
     b.set_objective(z, c)
@@ -103,8 +104,9 @@ def test_ranged_rows_use_two_constraints():
 
 
 @needs_gurobi
-def test_oracle_exception_propagates():
-    b = get_backend("gurobi")
+@pytest.mark.parametrize("lazy", ["resolve", "native"])
+def test_oracle_exception_propagates(lazy):
+    b = get_backend("gurobi", lazy=lazy)
     z = b.add_variables(3, 0, 1, integer=True)
     b.add_rows([(z, np.ones(3), 1, 1)])
     b.set_objective(z, [1.0, 2.0, 3.0])
@@ -117,8 +119,9 @@ def test_oracle_exception_propagates():
 
 
 @needs_gurobi
-def test_malformed_oracle_row_is_reported():
-    b = get_backend("gurobi")
+@pytest.mark.parametrize("lazy", ["resolve", "native"])
+def test_malformed_oracle_row_is_reported(lazy):
+    b = get_backend("gurobi", lazy=lazy)
     z = b.add_variables(3, 0, 1, integer=True)
     b.add_rows([(z, np.ones(3), 1, 1)])
     b.set_objective(z, [1.0, 2.0, 3.0])
@@ -144,3 +147,24 @@ def test_threads_parameter_is_set():
     b.set_objective(z, [1.0, -1.0])
     assert b.solve().objective == pytest.approx(-1)
     assert b._model.Params.Threads == 1
+
+
+@needs_gurobi
+def test_lazy_modes_same_answers_resolve_is_the_default():
+    """Issue 30 item 4: lazy rows are re-solved by default (the enumeration tightens the
+    model between solves, several times faster at p = 1000: docs/design.md); the native
+    callback stays available and both give the same certified answers."""
+    from mipdp import InvalidParameterError, private_bss
+    from mipdp.datasets import make_bss_regression
+    assert not get_backend("gurobi").native_lazy and get_backend("gurobi").lazy == "resolve"
+    with pytest.raises(InvalidParameterError, match="'lazy' parameter"):
+        get_backend("gurobi", lazy="callback")
+    X, y, _ = make_bss_regression(n=800, p=60, s=3, random_state=1)
+    kw = dict(bounds=(0.5, 0.5), backend="gurobi", random_state=7, n_draws=20,
+              enumeration_options={"exhaustive_max": 0, "explicit_max": 0})
+    for method in ("top_r", "exponential"):
+        a = private_bss(X, y, 3, 1.0, method=method, **kw)
+        b = private_bss(X, y, 3, 1.0, method=method, backend_options={"lazy": "native"}, **kw)
+        h = private_bss(X, y, 3, 1.0, method=method, **{**kw, "backend": "highs"})
+        np.testing.assert_allclose(a.candidate_values, b.candidate_values, rtol=1e-9)
+        np.testing.assert_array_equal(a.supports, h.supports)

@@ -127,3 +127,25 @@ def test_gap_and_time_options_are_refused(key):
     from mipdp.solvers import InvalidParameterError
     with pytest.raises(InvalidParameterError, match=f"must not set '{key}'"):
         get_backend("pyomo", options={key: 0.5})
+
+
+def test_solver_output_goes_to_logging_not_the_terminal(capfd, caplog):
+    """Issue 30 item 4: what the solver prints (HiGHS's "WARNING: HighsSparseMatrix ..."
+    lines, written to the C-level stdout) goes to the logger at DEBUG, not to the terminal."""
+    import os
+    b = get_backend("pyomo")
+    z = b.add_variables(2, 0, 1, integer=True)
+    b.set_objective(z, -np.ones(2))
+    real = b._opt.solve
+
+    def noisy(*args, **kwargs):
+        os.write(1, b"WARNING: HighsSparseMatrix local_ar_matrix (test)\n")
+        return real(*args, **kwargs)
+
+    b._opt.solve = noisy
+    with caplog.at_level(logging.DEBUG, logger="mipdp.solvers.pyomo"):
+        assert b.solve().objective == pytest.approx(-2)
+    out, err = capfd.readouterr()
+    assert "HighsSparseMatrix" not in out + err
+    assert any("HighsSparseMatrix" in r.getMessage() and r.levelno == logging.DEBUG
+               for r in caplog.records)

@@ -89,7 +89,7 @@ def test_wrapper_samples_the_mechanism_with_the_right_sensitivity():
     subsets, lp = canonical_lipschitz_topk_distribution(clipped_scores(X, y), k, eps,
                                                         2 * B[0] * B[1])
     assert chi_square_pvalue(res.supports, subsets, lp) > 1e-3
-    res = dp_sis(X, y, k, eps, bounds=B, random_state=4, n_draws=6000, neighbour="add/remove",
+    res = dp_sis(X, y, k, eps, bounds=B, random_state=4, n_draws=6000, neighbours="add_remove",
                  topk="peeling")
     subsets, lp = gumbel_peeling_topk_distribution(clipped_scores(X, y), k, eps, B[0] * B[1])
     assert chi_square_pvalue(res.supports, subsets, lp) > 1e-3
@@ -149,7 +149,7 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="topk"):
         dp_sis(X, y, 2, 1.0, bounds=B, topk="nope")
     with pytest.raises(ValueError, match="neighbour"):
-        dp_sis(X, y, 2, 1.0, bounds=B, neighbour="swap")
+        dp_sis(X, y, 2, 1.0, bounds=B, neighbours="swap")
     with pytest.raises(ValueError, match="bound"):
         dp_sis(X, y, 2, 1.0, bounds=(0.0, 1.0))
     with pytest.raises(TypeError, match="n_draws"):

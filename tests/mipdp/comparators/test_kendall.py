@@ -98,8 +98,8 @@ def test_scaled_tau_sensitivity_add_remove_and_replace():
         x2, y2 = x.copy(), y.copy()
         x2[0], y2[0] = nx, ny
         worst_rep = max(worst_rep, abs(scaled_kendall(x2, y2) - t))
-    s1_add, _ = kendall_sensitivities("add/remove")
-    s1_rep, _ = kendall_sensitivities("replace-one")
+    s1_add, _ = kendall_sensitivities("add_remove")
+    s1_rep, _ = kendall_sensitivities("replace_one")
     assert worst_add <= s1_add + 1e-12 and worst_rep <= s1_rep + 1e-12
     # Lemma 3.2's tight example: sorted data plus a point discordant with all of them
     n = 10
@@ -118,17 +118,17 @@ def _neighbours(X, y, rng, neighbour):
     rows = [np.array(v, float) for v in itertools.product((-10.0, 10.0), repeat=p + 1)][::3]
     rows += [rng.normal(size=p + 1) for _ in range(4)]
     for r in rows:
-        if neighbour == "add/remove":
+        if neighbour == "add_remove":
             yield np.vstack([X, r[:p]]), np.append(y, r[p])
         else:
             X2, y2 = X.copy(), y.copy()
             X2[0], y2[0] = r[:p], r[p]
             yield X2, y2
-    if neighbour == "add/remove":
+    if neighbour == "add_remove":
         yield X[1:], y[1:]
 
 
-@pytest.mark.parametrize("neighbour", ["add/remove", "replace-one"])
+@pytest.mark.parametrize("neighbour", ["add_remove", "replace_one"])
 @pytest.mark.parametrize("p,k", [(4, 1), (4, 2), (5, 2)])
 def test_exact_privacy_of_dp_kendall(neighbour, p, k):
     rng = np.random.default_rng(10 * p + k)
@@ -149,14 +149,14 @@ def test_exact_privacy_of_dp_kendall(neighbour, p, k):
     assert worst > 0.05 * eps
 
 
-@pytest.mark.parametrize("neighbour", ["add/remove", "replace-one"])
+@pytest.mark.parametrize("neighbour", ["add_remove", "replace_one"])
 def test_sampler_matches_exact_distribution(neighbour):
     rng = np.random.default_rng(20)
     X = rng.normal(size=(15, 5))
     X[:, 1] = X[:, 0] + 0.3 * rng.normal(size=15)
     y = X[:, 0] + X[:, 3] + 0.5 * rng.normal(size=15)
     subsets, lp = dp_kendall_distribution(X, y, 2, 3.0, neighbour)
-    res = dp_kendall(X, y, 2, 3.0, random_state=5, neighbour=neighbour, n_draws=5000)
+    res = dp_kendall(X, y, 2, 3.0, random_state=5, neighbours=neighbour, n_draws=5000)
     assert chi_square_pvalue(res.supports, subsets, lp) > 1e-3
 
 
@@ -174,7 +174,7 @@ def test_redundancy_term_avoids_copies():
     assert res.epsilon == pytest.approx(4000.0) and res.delta == 0.0
     assert res.neighbour == "replace-one" and res.method == "kendall"
     assert res.sensitivity == 4.0 and "2 (round 1)" in str(res.guarantee)
-    other = dp_kendall(X, y, 2, 1.0, random_state=0, neighbour="add/remove")
+    other = dp_kendall(X, y, 2, 1.0, random_state=0, neighbours="add_remove")
     assert other.neighbour == "add/remove-one" and other.sensitivity == 3.0
 
 
@@ -208,4 +208,4 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="X"):
         dp_kendall(Xi, y, 2, 1.0)
     with pytest.raises(ValueError, match="neighbour"):
-        dp_kendall(X, y, 2, 1.0, neighbour="nope")
+        dp_kendall(X, y, 2, 1.0, neighbours="nope")

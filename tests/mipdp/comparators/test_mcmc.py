@@ -41,6 +41,18 @@ def rss(XS, y, b):
     return float(r @ r)
 
 
+def test_projection_onto_l1_ball_far_outside():
+    """Entries whose last bit exceeds the radius (neighbour fuzz, issue 28): the largest one
+    is kept (it raised IndexError: the test ``u_1 > u_1 - r`` rounded to False)."""
+    w = project_l1_ball(np.array([2.5e89, -1e95, 5e89, 5e89]), 1.0)
+    np.testing.assert_array_equal(w, [0.0, -1.0, 0.0, 0.0])
+    X = np.zeros((4, 5))
+    X[3] = [0.25, 1e5, 0.5, 0.5, -1.0]
+    y = np.array([1e4, -1e4, -1e4, 1e300])
+    res = mcmc(X, y, 4, 1.0, bounds=(1e100, 1e100), n_iter=1, random_state=4)
+    assert res.support.shape == (4,)
+
+
 def test_projection_onto_l1_ball():
     rng = np.random.default_rng(0)
     for _ in range(100):
@@ -144,7 +156,7 @@ def test_result_recovery_and_honest_guarantee():
     assert res.info["target_scale"] == pytest.approx(5.0 / (2 * res.sensitivity))
     np.testing.assert_array_equal(X, X0)
     np.testing.assert_array_equal(y, y0)
-    ar = mcmc(X, y, 4, 5.0, bounds=B, l1_radius=2.0, n_iter=5, neighbour="add/remove",
+    ar = mcmc(X, y, 4, 5.0, bounds=B, l1_radius=2.0, n_iter=5, neighbours="add_remove",
               random_state=0)
     assert ar.info["target_scale"] == pytest.approx(5.0 / ar.sensitivity)
 

@@ -72,7 +72,7 @@ def test_prescreen_refusals_and_warning(data):
     with pytest.raises(ValueError, match="unknown pre-screener"):
         prescreen("lasso", X, y, 5, 1.0)
     with pytest.raises(ValueError, match="neighbour"):
-        prescreen("kendall", X, y, 5, 1.0, neighbour="add/remove")
+        prescreen("kendall", X, y, 5, 1.0, neighbours="add_remove")
     with pytest.raises(ValueError, match="k"):
         prescreen("dp_sis", X, y, 25, 1.0, bounds=(1.0, 1.0))
     with pytest.warns(PrivacyLeakWarning):

@@ -109,8 +109,8 @@ def test_reproducible_and_no_global_rng():
 def test_add_remove_default_blocks_warns():
     X, y = make_data(n=100, p=8)
     with pytest.warns(PrivacyLeakWarning):
-        two_stage(X, y, 2, 1.0, neighbour="add/remove", random_state=0)
-    res = two_stage(X, y, 2, 1.0, neighbour="add/remove", n_blocks=10, random_state=0)
+        two_stage(X, y, 2, 1.0, neighbours="add_remove", random_state=0)
+    res = two_stage(X, y, 2, 1.0, neighbours="add_remove", n_blocks=10, random_state=0)
     assert res.neighbour == "add/remove-one"
 
 
@@ -134,3 +134,46 @@ def test_bad_inputs():
     Xn[1, 1] = np.nan
     with pytest.raises(ValueError, match="X"):
         two_stage(Xn, y, 2, 1.0)
+
+
+# -- issue 28: the review's defects 1 and 3 ----------------------------------------------------
+def _with_huge_row(n=50, p=8, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, p))
+    y = X[:, 0] + 0.1 * rng.normal(size=n)
+    X2 = X.copy()
+    X2[3] = 1e160          # finite, clipped away by the bounds
+    return X, X2, y
+
+
+@pytest.mark.parametrize("bounds", [None, (1.0, 2.0)])
+def test_a_huge_finite_row_does_not_make_the_fit_raise(bounds):
+    """Issue 28 (1): one row of 1e160 made lars_path overflow where the neighbour runs.
+    The blocks are fitted on clipped rows (bounds given) and a block whose fit fails
+    numerically votes for nothing (no bounds): both data sets run."""
+    X, X2, y = _with_huge_row()
+    for data in (X, X2):
+        res = two_stage(data, y, 2, 1.0, random_state=0, bounds=bounds)
+        assert res.support.size == 2
+    if bounds is not None:
+        assert two_stage(X2, y, 2, 1.0, random_state=0, bounds=bounds).info["bounds"] == bounds
+
+
+def test_block_vote_clips_to_the_bounds():
+    X, X2, y = _with_huge_row()
+    clipped = np.clip(X2, -1.0, 1.0)
+    np.testing.assert_array_equal(block_vote(X2, y, 2, bounds=(1.0, None)),
+                                  block_vote(clipped, y, 2))
+    assert X2[3, 0] == 1e160                        # the caller's block is not modified
+    assert block_vote(X2, y, 2).size == 0            # unclipped overflow: no vote
+
+
+@pytest.mark.parametrize("n", [1, 3, 9])
+def test_add_remove_explicit_blocks_run_whatever_n(n):
+    """Issue 28 (3): under add/remove an explicit n_blocks > n raised after reading the
+    data (n is private there).  Now no check reads n: empty blocks vote for nothing."""
+    X, y = make_data(n=n, p=6, seed=2)
+    res = two_stage(X, y, 2, 1.0, n_blocks=10, neighbours="add_remove", random_state=0)
+    assert res.support.size == 2 and res.info["n_blocks"] == 10
+    with pytest.raises(ValueError, match="n_blocks|at least 2"):   # replace-one: n public
+        two_stage(X, y, 2, 1.0, n_blocks=10, random_state=0)

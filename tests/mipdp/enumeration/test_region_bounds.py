@@ -11,13 +11,14 @@ import pytest
 
 from mipdp.brute_force import all_supports
 from mipdp.enumeration import SupportEnumerator
-from mipdp.losses import Hinge, LeastSquares
+from mipdp.losses import Hinge, Huber, LeastSquares
 from mipdp.mechanisms.regions import Region
 
 MIP = dict(exhaustive_max=0, explicit_max=0)
 
 
-@pytest.mark.parametrize("loss", [LeastSquares(5.0, 1.1), Hinge(2.0, 1.5)], ids=["ls", "hinge"])
+@pytest.mark.parametrize("loss", [LeastSquares(5.0, 1.1), Hinge(2.0, 1.5),
+                                  Huber(5.0, 1.1, huber_delta=0.3)], ids=["ls", "hinge", "huber"])
 @pytest.mark.parametrize("seed", [2, 5])
 def test_successive_region_bounds_are_valid(instance, backend, loss, seed):
     p, s = 10, 4

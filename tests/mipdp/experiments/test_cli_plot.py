@@ -49,3 +49,13 @@ def test_hinge_flag(tmp_path, capsys):
     assert rc == 0
     if "hinge" not in LOSSES:
         assert "not available" in capsys.readouterr().err
+
+
+def test_plot_with_nothing_to_plot_exits_nonzero(tmp_path, capsys):
+    """Issue 30 item 4: no study, or studies without a finished trial: exit 1, say why."""
+    assert main(["plot", str(tmp_path)]) == 1
+    assert "no study" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "study.json").write_text('{"name": "empty"}')
+    assert main(["plot", str(tmp_path)]) == 1
+    assert "nothing to plot" in capsys.readouterr().err

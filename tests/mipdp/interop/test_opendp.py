@@ -70,7 +70,7 @@ def test_domain_checks_shape():
 
 
 @pytest.mark.parametrize("kwargs,match", [
-    (dict(neighbours="add/remove"), "neighbours"),
+    (dict(neighbours="bounded"), "neighbours"),
     (dict(neighbours="replace_one", input_metric="symmetric"), "symmetric"),
     (dict(input_metric="hamming"), "input_metric"),
     (dict(random_state=0), "random_state"),

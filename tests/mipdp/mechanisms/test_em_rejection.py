@@ -246,3 +246,102 @@ def test_small_classes_become_singletons(instance):
     sampler = ExponentialMechanismSampler(obj.values, env.singletons, env.values, env.regions, 12,
                                           1.0, scale)
     assert sampled_pvalue(sampler.sample(np.random.default_rng(0), 20_000), sup, logp) > 1e-3
+
+
+# -- issue 28 (7): both envelope paths of private_bss, every backend and loss ----------------
+#: ``default``: the MIP backend, small classes of the envelope evaluated in full (cheap
+#: batched values: least squares); ``regions``: ``full_class_max = 0`` forces the certified
+#: MIP region bounds for every class, at any p (the path a large p takes).
+ENVELOPE_PATHS = {"default": {"exhaustive_max": 0, "explicit_max": 0},
+                  "regions": {"exhaustive_max": 0, "explicit_max": 0, "full_class_max": 0}}
+
+
+def release_and_law(instance, loss_name, backend, path, method="exponential", p=8, s=2,
+                    eps=2.0, seed=3):
+    """One private_bss release on a small instance, with the brute-force values, the
+    brute-force law and the supports, computed independently of the enumeration."""
+    from mipdp import private_bss
+    from mipdp.brute_force import exponential_mechanism_log_probs
+    from mipdp.mechanisms import permute_and_flip_log_law
+    X, y = make_data(instance, seed, p, "ill", labels=loss_name == "hinge")
+    loss = loss_of(loss_name)
+    res = private_bss(X, y, s, eps, bounds=(B, B), loss=loss, method=method, backend=backend,
+                      enumeration_options=ENVELOPE_PATHS[path], random_state=seed)
+    sup = all_supports(p, s)
+    vals = loss.bind(X, y).values(sup)
+    scale = loss.sensitivity(X.shape[0], s, B, B)
+    assert res.sensitivity == pytest.approx(scale, rel=1e-12)
+    if method == "exponential":
+        logp = exponential_mechanism_log_probs(vals, eps, scale)
+    else:
+        logp = permute_and_flip_log_law(-eps * (vals - vals.min()) / (2 * scale), grid=1500)
+        logp = logp - logsumexp(logp)       # the quadrature's sum is 1 to about 1e-7
+    return res, sup, vals, logp
+
+
+def check_release_against_brute_force(res, sup, vals, logp, path, draws=3000, seed=0):
+    regions = res.mechanism.regions
+    if path == "regions":
+        assert regions, "full_class_max=0 must bound the classes by certified regions"
+    for R in regions:        # certified region bounds <= the brute-force class minima
+        mine = R.contains(sup)
+        assert mine.sum() == R.size
+        if R.size:
+            assert R.bound <= vals[mine].min() + 1e-9 * max(1.0, abs(vals[mine].min()))
+    got = np.array([res.log_probability(S) for S in sup])
+    np.testing.assert_allclose(got, logp, atol=1e-5)
+    assert sampled_pvalue(res.mechanism.sample(np.random.default_rng(seed), draws), sup,
+                          logp) > 1e-3
+
+
+@pytest.mark.parametrize("path", list(ENVELOPE_PATHS))
+@pytest.mark.parametrize("loss_name", ["least_squares", "hinge", "huber"])
+def test_private_bss_envelope_paths_match_brute_force(instance, backend, loss_name, path):
+    """Both envelope paths, every backend, every loss (p = 8, s = 2): the certified region
+    bounds are at most the brute-force class minima, the release's exact law is the
+    brute-force exponential mechanism and a chi-square test of the sampler's draws does
+    not reject it."""
+    res, sup, vals, logp = release_and_law(instance, loss_name, backend, path)
+    check_release_against_brute_force(res, sup, vals, logp, path)
+
+
+@pytest.mark.parametrize("path", list(ENVELOPE_PATHS))
+@pytest.mark.parametrize("loss_name", ["least_squares", "hinge", "huber"])
+def test_private_bss_permute_and_flip_paths_match_brute_force(instance, loss_name, path):
+    """The same for permute-and-flip (HiGHS; every backend in the slow suite, below)."""
+    res, sup, vals, logp = release_and_law(instance, loss_name, "highs", path,
+                                           "permute_and_flip")
+    check_release_against_brute_force(res, sup, vals, logp, path, draws=800)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", list(ENVELOPE_PATHS))
+@pytest.mark.parametrize("loss_name", ["least_squares", "hinge", "huber"])
+def test_private_bss_permute_and_flip_paths_every_backend(instance, backend, loss_name, path):
+    res, sup, vals, logp = release_and_law(instance, loss_name, backend, path,
+                                           "permute_and_flip")
+    check_release_against_brute_force(res, sup, vals, logp, path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["exponential", "permute_and_flip"])
+@pytest.mark.parametrize("path", list(ENVELOPE_PATHS))
+@pytest.mark.parametrize("loss_name", ["least_squares", "hinge", "huber"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_private_bss_envelope_paths_match_brute_force_p12(instance, backend, loss_name, path,
+                                                          method, seed):
+    """The same at p = 12, s = 3 (220 supports, three classes) on three instances."""
+    res, sup, vals, logp = release_and_law(instance, loss_name, backend, path, method, p=12,
+                                           s=3, eps=1.0 + seed, seed=seed)
+    check_release_against_brute_force(res, sup, vals, logp, path, draws=5000, seed=seed)
+
+
+def test_full_class_max_is_an_enumeration_option():
+    from mipdp import private_bss
+    from mipdp.enumeration.options import check_enumeration_options
+    from mipdp.exceptions import InvalidParameterError
+    assert check_enumeration_options({"full_class_max": 0}) == {"full_class_max": 0}
+    for bad in (-1, 1.5, "0"):
+        with pytest.raises(InvalidParameterError, match="full_class_max"):
+            private_bss(np.zeros((4, 3)), np.zeros(4), 1, 1.0, bounds=(B, B),
+                        enumeration_options={"full_class_max": bad})

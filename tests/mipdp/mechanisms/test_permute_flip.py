@@ -408,3 +408,97 @@ def test_scalar_order_statistics_equal_the_vectorised_ones(monkeypatch, m, x, k)
     vector = pf.next_order_statistics(np.random.default_rng(5), m, x, k)
     np.testing.assert_array_equal(scalar, vector)
     assert np.all(np.diff(scalar) <= 0) and np.all((scalar >= 0) & (scalar <= x))
+
+
+# -- thinning over linear envelopes -------------------------------------------------------
+class _Cuts:
+    """A cut store of explicit cuts ``L(T) >= a_t + Σ_{i∈T} G[t, i]`` (no rounding)."""
+
+    def __init__(self, a, G):
+        self.a, self.G = np.asarray(a, dtype=float), np.asarray(G, dtype=float)
+
+    def __len__(self):
+        return self.a.size
+
+    @property
+    def arrays(self):
+        return self.a, self.G
+
+    def slack(self):
+        return 0.0
+
+    def combination_slack(self):
+        return 0.0
+
+
+def _additive(p, s, seed, loose):
+    """Objective ``L(T) = Σ_{i∈T} w_i + noise_T`` (noise >= 0), so ``(0, w)`` is a valid cut;
+    the centre, holes and mistake classes as in :func:`_synthetic`."""
+    from mipdp.mechanisms.regions import Region, region_members
+    rng = np.random.default_rng(seed)
+    sup = all_supports(p, s)
+    w = rng.uniform(0.0, 1.2, size=p)
+    w[:s] = 0.0
+    vals = w[sup].sum(axis=1) + rng.exponential(0.4, size=len(sup))
+    table = dict(zip(map(tuple, sup.tolist()), vals))
+    single, regions = [tuple(range(s))], []
+    for k in range(1, min(s, p - s) + 1):
+        R = Region(np.arange(s), k, p)
+        mem = np.vstack(list(region_members(R)))
+        if mem.shape[0] >= 4:
+            h = mem[::3][:2]
+            R = R.without(h)
+            single += list(map(tuple, h.tolist()))
+        R.bound = min(table[tuple(r)] for r in np.vstack(list(region_members(R))).tolist()) - loose
+        regions.append(R)
+    single = np.array(single, dtype=np.intp)
+    sv = np.array([table[tuple(r)] for r in single.tolist()])
+    cuts = _Cuts([0.0, -0.5], np.vstack([w, 0.7 * w]))
+    values = lambda rows: np.array([table[tuple(r)] for r in np.asarray(rows).tolist()])
+    q = -vals
+    return values, single, sv, regions, cuts, sup, permute_and_flip_log_law(q - q.max())
+
+
+@pytest.mark.parametrize("loose,force", [(0.0, False), (0.0, True), (2.0, True)])
+def test_thinning_law_is_permute_and_flip(monkeypatch, loose, force):
+    """Regions searched by thinning a Poisson process over their linear envelopes (every
+    region where it applies with ``force``; by expected cost otherwise), with holes, tight
+    and loose constant bounds: chi-square of the draws against brute force."""
+    import mipdp.mechanisms.permute_flip as pf
+    values, single, sv, regions, cuts, sup, logp = _additive(8, 3, 4, loose)
+    smp = PermuteAndFlipSampler(values, single, sv, list(regions), 8, 2.0, 1.0, cuts=cuts)
+    if force:
+        monkeypatch.setattr(pf.PermuteAndFlipSampler, "_search_cost",
+                            lambda self, R, thr: math.inf)
+    draws = smp.sample(np.random.default_rng(11), 4000)
+    assert smp.n_thinned > 100
+    assert sampled_pvalue(draws, sup, logp) > 1e-3
+
+
+def test_thinning_intervals_near_the_cap(monkeypatch):
+    """A running best just above a region's cap needs several pieces (the dominating rate
+    factor ``1/(1 - H t)``): the law stays permute-and-flip's."""
+    import mipdp.mechanisms.permute_flip as pf
+    monkeypatch.setattr(pf, "_THIN_MARGIN", 1e-6)
+    monkeypatch.setattr(pf.PermuteAndFlipSampler, "_search_cost", lambda self, R, thr: math.inf)
+    seen = []
+    orig = pf.PermuteAndFlipSampler._intervals
+    monkeypatch.setattr(pf.PermuteAndFlipSampler, "_intervals",
+                        staticmethod(lambda s_end: seen.append(len(orig(s_end))) or orig(s_end)))
+    values, single, sv, regions, cuts, sup, logp = _additive(7, 3, 6, 0.0)
+    smp = PermuteAndFlipSampler(values, single, sv, list(regions), 7, 4.0, 2.0, cuts=cuts)
+    draws = smp.sample(np.random.default_rng(2), 4000)
+    assert max(seen) >= 3
+    assert sampled_pvalue(draws, sup, logp) > 1e-3
+
+
+def test_sampled_law_with_the_enumerations_cuts(instance):
+    """The real envelope and cut store (what private_bss passes): the law is exact."""
+    p, s, eps = 9, 3, 2.0
+    obj, scale, sup, vals, logp = _instance_law(instance, p, s, eps)
+    enum = SupportEnumerator(obj, s, scale=scale, exhaustive_max=0, explicit_max=0)
+    env = build_envelope(enum, eps, scale, full_class_max=0)
+    smp = PermuteAndFlipSampler(obj.values, env.singletons, env.values, env.regions, p, eps,
+                                scale, refine=env.refine, cuts=env.cuts)
+    draws = smp.sample(np.random.default_rng(8), 2000)
+    assert sampled_pvalue(draws, sup, logp) > 1e-3

@@ -1,0 +1,1 @@
+"""airspeed velocity (asv) suites for mipdp: see ``benchmarks/README.md``."""
