@@ -10,6 +10,7 @@ import numpy as np
 
 from ._warnings import find_stack_level
 from .exceptions import ClippingWarning, PrivacyLeakWarning
+from .statistics import STATISTICS_MAX_P
 
 __all__ = ["check_X_y", "min_samples", "MIN_SAMPLES_REPLACE_ONE", "MIN_SAMPLES_ADD_REMOVE", "check_sparsity", "check_epsilon", "check_positive",
            "check_bounds", "clip_data", "clip_design", "clipping_diagnostic", "check_random_state",
@@ -157,9 +158,12 @@ def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.nda
         Wrong dimensions, mismatched lengths, too few rows, NaN or inf.
     """
     from ._feature_names import feature_names_of
+    from .data import is_dask
     names = feature_names_of(X)         # public metadata: to name a column in an error
     X = _as_lazy_matrix(X, "X") if lazy else _as_float_matrix(X, "X")
-    y = _as_float_matrix(y, "y")
+    # a dask y next to a dask X stays lazy (tall data: computing y alone would be a pass)
+    lazy_y = lazy and is_dask(X) and is_dask(y)
+    y = _as_lazy_vector(y) if lazy_y else _as_float_matrix(y, "y")
     if X.ndim != 2:
         raise ValueError(f"X: expected a 2-D array of shape (n_samples, n_features), got shape {X.shape}")
     if y.ndim == 2 and y.shape[1] == 1:
@@ -179,11 +183,44 @@ def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.nda
                          f", got {X.shape[0]}")
     if X.shape[1] < 1:
         raise ValueError("X: need at least one feature")
-    if not _all_finite(X):
+    if is_dask(X):
+        # checked lazily where the chunks are computed: a pass over a dask X of its own
+        # would generate or read it once more (docs/algorithms.md, "Dask")
+        X = finite_guard(X, "X")
+    elif not _all_finite(X):
         raise ValueError(_nonfinite_message(X, names))
-    if not np.all(np.isfinite(y)):
+    if lazy_y:
+        y = finite_guard(y, "y")
+    elif not np.all(np.isfinite(y)):
         raise ValueError("y: contains NaN or infinite values")
     return X, y
+
+
+def _raise_if_not_finite(block: np.ndarray, name: str) -> np.ndarray:
+    # a finite sum means finite entries (NaN and inf propagate); an overflowing sum of
+    # finite values is told apart by the entry-wise test
+    with np.errstate(over="ignore", invalid="ignore"):
+        ok = bool(np.isfinite(block.sum())) or bool(np.all(np.isfinite(block)))
+    if not ok:
+        raise ValueError(f"{name}: contains NaN or infinite values")
+    return block
+
+
+def finite_guard(A, name: str):
+    """A dask array that raises ``ValueError("<name>: contains NaN or infinite values")``
+    when a chunk holding such a value is computed: the finiteness check of a dask input
+    runs in the passes that read it, not in a pass of its own."""
+    return A.map_blocks(_raise_if_not_finite, name, dtype=A.dtype, meta=A._meta)
+
+
+def _as_lazy_vector(y):
+    """A dask ``y``: numeric, real, with known chunk sizes (the values are not read)."""
+    if not (np.issubdtype(y.dtype, np.number) or y.dtype == bool) or np.iscomplexobj(y):
+        raise TypeError(f"y: expected real numeric values, got dtype {y.dtype}")
+    if any(np.isnan(c) for c in y.shape):
+        raise ValueError("y: a dask array with unknown chunk sizes; call "
+                         "y.compute_chunk_sizes() first")
+    return y if y.dtype == np.float64 else y.astype(np.float64)
 
 
 def check_sparsity(s, p: int, name: str = "s") -> int:
@@ -315,7 +352,12 @@ def clipping_diagnostic(X, y: np.ndarray | None, b_x: float, b_y: float | None,
         n = max(X.shape[0], 1)
         # two boolean temporaries (n·p bytes each) rather than a float copy of |X|
         per_col = (np.count_nonzero(X > b_x, axis=0) + np.count_nonzero(X < -b_x, axis=0)) / n
-    frac_y = None if (y is None or b_y is None) else float(np.count_nonzero(np.abs(y) > b_y)) / n
+    if y is None or b_y is None:
+        frac_y = None
+    elif getattr(X, "y_clipped_fraction", None) is not None:   # counted in the same pass
+        frac_y = float(X.y_clipped_fraction)
+    else:
+        frac_y = float(np.count_nonzero(np.abs(np.asarray(y)) > b_y)) / n
     report = {"X": float(per_col.mean()) if per_col.size else 0.0,
               "X_max_column": float(per_col.max()) if per_col.size else 0.0,
               "X_columns_mostly_clipped": int(np.count_nonzero(per_col > CLIPPING_WARN_FRACTION)),
@@ -339,14 +381,29 @@ def clipping_diagnostic(X, y: np.ndarray | None, b_x: float, b_y: float | None,
     return report
 
 
-def clip_design(X, y: np.ndarray | None, b_x: float, b_y: float | None, **options):
+
+def clip_design(X, y: np.ndarray | None, b_x: float, b_y: float | None, *,
+                statistics: bool = False, **options):
     """Like :func:`clip_data`, but ``X`` becomes a :class:`mipdp.data.ClippedDesign`.
 
     ``X`` (an array, memmap or sparse matrix from ``check_X_y(..., lazy=True)``) is
     neither copied whole nor modified: it is clipped column chunk by column chunk when a
     product needs it (:mod:`mipdp.data`).  ``options`` go to the design.
+
+    With ``statistics=True`` (a loss that needs only ``XcᵀXc``, ``Xcᵀyc`` and ``ycᵀyc``:
+    least squares), a dask ``X`` of at most
+    :data:`mipdp.statistics.STATISTICS_MAX_P` columns becomes a
+    :class:`mipdp.statistics.GramDesign` computed in one pass on the cluster, and the
+    returned ``yc`` is ``None`` (no length-``n`` vector comes to the client).
     """
-    from .data import ClippedDesign
+    from .data import ClippedDesign, is_dask
+    X_raw = getattr(X, "raw", X)
+    if statistics and is_dask(X_raw) and X.shape[1] <= STATISTICS_MAX_P:
+        # tall dask data: the sufficient statistics in one pass on the cluster
+        from .statistics import clipped_statistics
+        return clipped_statistics(X, y, b_x, b_y), None
+    if y is not None and is_dask(y):
+        y = np.asarray(y, dtype=np.float64)   # computed (length n: the products need it)
     yc = None if y is None else (y.copy() if b_y is None else np.clip(y, -b_y, b_y))
     # Xcᵀyc comes out of the design's first pass over X (every loss asks for it)
     options.setdefault("vectors", () if yc is None else (yc,))

@@ -179,7 +179,8 @@ class ClippedDesign:
             # source (a file, a generating graph), 10x slower per call in
             # experiments/bench_dask.py
             client = _distributed_client()
-            self._da_raw = client.persist(X) if client is not None else X
+            persist = client is not None and _fits_cluster(client, X.nbytes)
+            self._da_raw = client.persist(X) if persist else X
             Xd = self._da_raw.astype(np.float64)
             if self._map is not None:
                 m = self._map
@@ -781,6 +782,24 @@ def _distributed_client():
         return None
 
 
+#: a dask X is persisted on a distributed cluster only when it takes at most this share of
+#: the workers' summed memory limits (a larger one is read from its source at every pass)
+PERSIST_MEMORY_SHARE = 0.5
+
+
+def _fits_cluster(client, nbytes: int) -> bool:
+    """Whether ``nbytes`` fit in :data:`PERSIST_MEMORY_SHARE` of the cluster's workers'
+    memory limits (no limit reported: yes)."""
+    try:
+        workers = client.scheduler_info().get("workers", {})
+        limits = [w.get("memory_limit") or 0 for w in workers.values()]
+    except (AttributeError, KeyError, TypeError, OSError):   # an unusual client: persist
+        return True
+    if not limits or min(limits) <= 0:
+        return True
+    return nbytes <= PERSIST_MEMORY_SHARE * sum(limits)
+
+
 def canonical_sparse(X):
     """``X`` (CSR or CSC) with duplicate entries summed and indices sorted.
 
@@ -816,8 +835,8 @@ def max_abs(X, chunk_cols: int | None = None) -> float:
 
 def as_design(X) -> ClippedDesign:
     """``X`` as a :class:`ClippedDesign` (no clipping when it is not one already)."""
-    if isinstance(X, ClippedDesign):
-        return X
+    if isinstance(X, ClippedDesign) or getattr(X, "_mipdp_design", False):
+        return X   # a ClippedDesign, or a mipdp.statistics.GramDesign
     if not is_sparse(X) and not is_dask(X):
         X = np.asarray(X)
         if not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):

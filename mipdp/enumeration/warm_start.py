@@ -59,7 +59,9 @@ def iht_support(X: np.ndarray | ClippedDesign, y: np.ndarray, s: int, ridge: flo
         if z is not None:
             u = z / lip
     lip = max(lip, 1e-12) / n
-    Xty = X.rmatvec(y)
+    # Xᵀy: kept by a design known through its statistics (mipdp.statistics.GramDesign)
+    xty = getattr(X, "xty", None)
+    Xty = xty if xty is not None else X.rmatvec(y)
     beta = np.zeros(p)
     support = _top_s(Xty, s)
     for it in range(n_iter):

@@ -52,6 +52,9 @@ class Loss(ABC):
     name: ClassVar[str] = "abstract"
     #: Whether the sensitivity uses a bound on ``|y_i|`` (regression) or not (±1 labels).
     needs_y_bound: ClassVar[bool] = True
+    #: Whether the objective needs the clipped data only through ``XcᵀXc``, ``Xcᵀyc`` and
+    #: ``ycᵀyc`` (then a tall dask ``X`` is summarised in one pass: :mod:`mipdp.statistics`).
+    sufficient_statistics: ClassVar[bool] = False
 
     def __init__(self, ridge: float | None = None, radius: float | None = None) -> None:
         from .._validation import check_positive

@@ -26,7 +26,7 @@ from ._gram_shift import SHIFT_MAX_P, gram_shift
 from ._tangents import ball_tangent_cuts
 from .base import Loss, SupportObjective
 
-__all__ = ["LeastSquares", "ridge_ball_values"]
+__all__ = ["LeastSquares", "GramLeastSquaresObjective", "ridge_ball_values"]
 
 _GRAM_MAX_P = 2048  # cache XᵀX when it is at most this many columns wide
 
@@ -133,6 +133,7 @@ class LeastSquares(Loss):
 
     name = "least_squares"
     needs_y_bound = True
+    sufficient_statistics = True
 
     def __init__(self, ridge: float | None = None, radius: float | None = None) -> None:
         super().__init__(ridge, radius)
@@ -140,7 +141,13 @@ class LeastSquares(Loss):
     def sample_bound(self, s: int, b_x: float, b_y: float | None) -> float:
         return 0.5 * (b_y + b_x * cast(float, self.radius) * np.sqrt(s)) ** 2
 
-    def bind(self, X: np.ndarray, y: np.ndarray) -> "LeastSquaresObjective":
+    def bind(self, X: np.ndarray, y: np.ndarray | None) -> "LeastSquaresObjective":
+        """The objective on ``(X, y)``; ``X`` a :class:`mipdp.statistics.GramDesign`
+        (``y`` then unused: ``ycᵀyc`` and ``Xcᵀyc`` are the design's)."""
+        if getattr(X, "kind", None) == "statistics":
+            return GramLeastSquaresObjective(self, X)
+        if y is None:
+            raise ValueError("y: the targets are needed unless X is a GramDesign")
         return LeastSquaresObjective(self, X, y)
 
 
@@ -220,17 +227,16 @@ class LeastSquaresObjective(SupportObjective):
         S = np.asarray(support, dtype=np.intp)
         n, lam = self.n, self.lam
         self.n_evaluations += 1
-        XS = self.X.columns(S)
-        A = XS.T @ XS + lam * np.eye(S.size)
+        XS, G_SS = self._support_columns(S)
+        A = G_SS + lam * np.eye(S.size)
         val, beta, nu = ridge_ball_values(A[None], self.Xty[S][None], self.yty, n,
                                           self.radius, return_coef=True)
         beta, lam_pp = beta[0], lam + float(nu[0])
-        rho = self.y - XS @ beta
         # Xᵀρ = Xᵀy - XᵀX_S β from the kept Gram columns (mipdp.column_gram): a pass
         # over X only for features no earlier support had
         corr = self.Xty - self.X.column_gram.product(S, beta)
         ball = (lam_pp - lam) * self.radius ** 2 if np.isfinite(self.radius) else 0.0
-        base = rho @ self.y - 0.5 * (rho @ rho)
+        base = self._residual_base(S, XS, G_SS, beta)
         d = self.cut_shift()
         if d is None:
             u, den = corr, np.full(self.p, lam_pp)
@@ -244,6 +250,16 @@ class LeastSquaresObjective(SupportObjective):
         g = -c2 / (2.0 * n * den)
         self._extra = (tuple(S.tolist()), base, c2, lam_pp, d)
         return float(val[0]), min(float(lower), float(val[0])), g
+
+    def _support_columns(self, S: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
+        """``(Xc_S, Xc_SᵀXc_S)`` of one support."""
+        XS = self.X.columns(S)
+        return XS, XS.T @ XS
+
+    def _residual_base(self, S, XS, G_SS, beta) -> float:
+        """``ρᵀy - ‖ρ‖²/2`` for the residual ``ρ = y - Xc_S β``."""
+        rho = self.y - XS @ beta
+        return rho @ self.y - 0.5 * (rho @ rho)
 
     def cut_shift(self) -> np.ndarray | None:
         """The certified diagonal ``d`` under ``XᵀX`` of the shifted cuts, or ``None``.
@@ -310,3 +326,41 @@ class LeastSquaresObjective(SupportObjective):
         parallel_map(piece, [(a, lo) for a in range(s)
                              for lo in range(0, outside_all.size, step)])
         return out
+
+
+class GramLeastSquaresObjective(LeastSquaresObjective):
+    """:class:`LeastSquares` on data known through its sufficient statistics.
+
+    ``X`` is a :class:`mipdp.statistics.GramDesign` (``XcᵀXc``, ``Xcᵀyc``, ``ycᵀyc``,
+    ``n``: tall dask data summarised in one pass on the cluster).  Every value, cut and
+    one-swap neighbourhood is the same closed form as in :class:`LeastSquaresObjective`
+    with ``Xc_SᵀXc_S`` read from the Gram matrix and, in the cut,
+
+        ρᵀy - ‖ρ‖²/2 = (ycᵀyc - βᵀXc_SᵀXc_S β) / 2,     ρ = yc - Xc_S β,
+
+    so the objective (and hence the sensitivity and the guarantee) is that of the
+    in-memory path, equal up to floating-point summation order.
+    """
+
+    def __init__(self, loss: LeastSquares, X) -> None:
+        loss._check_resolved("binding to data")
+        assert loss.ridge is not None and loss.radius is not None  # checked just above
+        self.loss = loss
+        self.X = X
+        self.y = None  # type: ignore[assignment]  # no rows here: ycᵀyc, Xcᵀyc come with X
+        self.n, self.p = X.shape
+        self.n_evaluations = 0
+        self.lam = loss.ridge
+        self.radius = loss.radius
+        self.yty = X.yty
+        self.Xty = X.xty
+        self.col_sq = X.col_sq()
+        self._G: np.ndarray = X.gram()
+        self._gram = self._G
+        self._shift = False
+
+    def _support_columns(self, S: np.ndarray) -> tuple[None, np.ndarray]:
+        return None, self._G[np.ix_(S, S)]
+
+    def _residual_base(self, S, XS, G_SS, beta) -> float:
+        return 0.5 * (self.yty - float(beta @ (G_SS @ beta)))

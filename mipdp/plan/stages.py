@@ -253,7 +253,8 @@ class ClipStage(Stage):
     def run(self, plan, state):
         loss, n, s = state.loss, state.n, plan.s
         b_y = state.b_y if loss.needs_y_bound else None
-        Xc, yc = clip_design(state.X, state.y, state.b_x, b_y)
+        Xc, yc = clip_design(state.X, state.y, state.b_x, b_y,
+                             statistics=loss.sufficient_statistics)   # tall dask data
         clipped = clipping_diagnostic(Xc, state.y, state.b_x, b_y)   # not private
         # B/n (replace-one) or B/(2n) (add/remove, monotone score): n enters only here,
         # through F = n·L, and every quantity that carries the scale is a data-free

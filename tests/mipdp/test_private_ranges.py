@@ -416,7 +416,9 @@ def test_chunked_mapped_design_gives_the_dense_release(shared, tmp_path, monkeyp
     for (name, seed), ref in refs.items():
         kinds.clear()
         _same_release(private_bss(inputs[name][0], y, random_state=seed, **kw), ref)
-        assert kinds[0] == ("dask" if name == "dask" else "chunked")
+        # least squares on a dask X: its sufficient statistics (mipdp.statistics), no
+        # ClippedDesign for the selection
+        assert kinds[:1] == ([] if name == "dask" else ["chunked"])
 
 
 # -- issue 28 (2): no released range can collapse ---------------------------------------------
