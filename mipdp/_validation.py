@@ -273,8 +273,8 @@ def data_derived_bounds(bounds, *, need_y: bool = True) -> list[str]:
 def bounds_not_private_reason(derived: list[str]) -> str:
     """The not-private reason for bounds read off the data."""
     return (f"the clipping bound{'s' if len(derived) > 1 else ''} {' and '.join(derived)} "
-            f"{'were' if len(derived) > 1 else 'was'} read off the data (bounds=None); pass "
-            "bounds=(bound_x, bound_y) from domain knowledge")
+            f"{'were' if len(derived) > 1 else 'was'} read off the data (bounds='data', or "
+            "a bound left None); pass bounds=(bound_x, bound_y) from domain knowledge")
 
 
 def check_bounds(bounds, X: np.ndarray, y: np.ndarray | None, *, need_y: bool = True,
