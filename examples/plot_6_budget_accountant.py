@@ -21,8 +21,14 @@ from sklearn.linear_model import LinearRegression
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 
-from mipdp import (BudgetAccountant, BudgetError, ClippingWarning,
-                   PrivateBestSubsetSelector, private_bss, private_coefficients)
+from mipdp import (
+    BudgetAccountant,
+    BudgetError,
+    ClippingWarning,
+    PrivateBestSubsetSelector,
+    private_bss,
+    private_coefficients,
+)
 from mipdp.datasets import make_bss_regression
 
 warnings.simplefilter("ignore", ClippingWarning)   # the design clips at 0.5 on purpose

@@ -38,7 +38,6 @@ import time
 
 import numpy as np
 
-
 #: enumeration options of each variant
 _VARIANTS = {"split": {}, "mip": {"envelope_split": False}, "plain": {"shifted_cuts": False},
              "constant": {"linear_envelopes": False},

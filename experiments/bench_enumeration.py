@@ -19,8 +19,7 @@ import warnings
 
 import numpy as np
 
-from mipdp import solvers
-from mipdp import ConditionalPrivacyWarning, private_bss
+from mipdp import ConditionalPrivacyWarning, private_bss, solvers
 from mipdp._validation import clip_data
 from mipdp.datasets import make_bss_regression
 from mipdp.losses import LeastSquares

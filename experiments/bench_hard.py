@@ -35,12 +35,12 @@ Targets (2-core machine): hinge_demo <= 5 s; cancer <= 5 s; digits <= 30 s (top-
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import subprocess
 import sys
 import tarfile
-import io
 import time
 import warnings
 

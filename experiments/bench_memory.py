@@ -103,6 +103,7 @@ def _data_path(X, y, s, kw) -> dict:
     column norms), a cut at a support (Xᵀρ), its one-swap neighbourhood (X_SᵀX) and the
     objective of 2 000 random supports (Gram blocks of supports)."""
     import tracemalloc
+
     from mipdp._validation import check_X_y, clip_design
     from mipdp.losses import LeastSquares
     tracemalloc.start()

@@ -184,8 +184,9 @@ def containment(args) -> None:
 
 def sweep(args) -> None:
     """P(truth ⊂ candidates) and P(release = truth) against k, the fraction and gamma."""
-    import mipdp.prescreen as pre_mod
     from tqdm import tqdm
+
+    import mipdp.prescreen as pre_mod
     s, eps, p = 5, 1.0, 100
     bounds = (0.5, 0.5)
     print(f"# seed 002 design: n={args.sweep_n} p={p} s={s} rho=0.1 eps={eps} bounds={bounds}; "

@@ -20,11 +20,19 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from ranks_scores import (
+    em_law,
+    kendall_law,
+    load,
+    ls_target,
+    overlap,
+    score_A,
+    supports_of,
+    uniform_ranks,
+)
 
 from mipdp.comparators.kendall import kendall_tau
 from mipdp.ranks import rank_sensitivity
-from ranks_scores import (em_law, kendall_law, load, ls_target, overlap, score_A,
-                          supports_of, uniform_ranks)
 
 
 def marginals(X, y, kind):

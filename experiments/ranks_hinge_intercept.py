@@ -16,10 +16,10 @@ Extra arguments: larger l1 radii rho (margins up to rho/2; Δ = 1 + 3ρ/2).
 from __future__ import annotations
 
 import numpy as np
+from ranks_scores import em_law, hinge_target, load_classification, overlap, supports_of
 
 from mipdp.losses import get_loss
 from mipdp.ranks import RANK_BOUNDS, rank_design, rank_sensitivity
-from ranks_scores import em_law, hinge_target, load_classification, overlap, supports_of
 
 
 def values(U, y, sup, s, rho=None):

@@ -226,6 +226,7 @@ def default_vs_ranks(eps_values=(1.0, 5.0)):
     """Exact expected overlap of private_bss with bounds read off the data (bounds=None
     before this change, not private) against bounds="ranks", and P(truth) on seed 002."""
     import warnings
+
     from mipdp import private_bss
     from mipdp.datasets import make_bss_regression
     s = 3
@@ -263,6 +264,7 @@ def default_vs_ranks(eps_values=(1.0, 5.0)):
 DATA = None
 if __name__ == "__main__" and "--default" in __import__("sys").argv:
     import inspect
+
     import mipdp.selection as _sel
     if "data" in str(_sel.PRIVATE_BSS_CONSTRAINTS["bounds"]):
         DATA = "data"
@@ -288,6 +290,7 @@ def load_classification(name):
 def hinge_target(X, y, s):
     """Exhaustive best subset of the hinge loss (standardised, intercept, C = 10)."""
     import warnings
+
     from sklearn.svm import LinearSVC
     Z = (X - X.mean(0)) / X.std(0)
     best, arg = math.inf, None

@@ -65,12 +65,12 @@ def tables(root: Path, metrics: list[str], header: bool = True) -> str:
     refs = _references(root)
     for metric in metrics:
         if metric == "p_truth":
-            cols = [m for m in methods if f"p_truth_lo_mean" in by.columns
+            cols = [m for m in methods if "p_truth_lo_mean" in by.columns
                     and by.loc[m]["p_truth_lo_mean"].notna().any()]
             head = ["n", "EM (reference)"] + cols + (["EM sampler: frequency"]
                                                      if "exponential" in cols else [])
             if header:
-                out.append(f"\n**P(one draw = truth)** — exact, or `lo–hi` certified bounds:\n")
+                out.append("\n**P(one draw = truth)** — exact, or `lo–hi` certified bounds:\n")
         else:
             cols = methods
             head = ["n"] + cols

@@ -23,7 +23,7 @@ import functools
 import inspect
 import logging
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 __all__ = ["set_verbosity", "verbosity", "with_verbose"]
 

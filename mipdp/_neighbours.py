@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Callable
+from collections.abc import Callable
 
 from ._param_validation import InvalidParameterError
 from ._warnings import warn

@@ -25,8 +25,9 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Iterable, Iterator, TypeVar
+from typing import TypeVar
 
 __all__ = ["effective_n_jobs", "n_jobs_context", "current_n_jobs", "parallel_map",
            "blas_single"]

@@ -27,8 +27,9 @@ import inspect
 import math
 import numbers
 import sys
+from collections.abc import Callable
 from numbers import Integral, Real
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

@@ -168,7 +168,7 @@ def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.nda
         raise ValueError(f"X: expected a 2-D array of shape (n_samples, n_features), got shape {X.shape}")
     if y.ndim == 2 and y.shape[1] == 1:
         # scikit-learn's column_or_1d rule: a column vector is raveled, with a warning
-        from sklearn.exceptions import DataConversionWarning   # lazy: import mipdp stays light
+        from sklearn.exceptions import DataConversionWarning  # lazy: import mipdp stays light
         warnings.warn("y: a column vector (shape (n, 1)) was passed where a 1-D array was "
                       "expected; it was raveled to shape (n,). Pass y.ravel() to silence "
                       "this warning.", DataConversionWarning,

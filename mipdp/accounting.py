@@ -67,7 +67,8 @@ import sys
 import threading
 import uuid
 import weakref
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ._process_marker import ENV_MARKER, foreign_accountant_process
 from ._process_marker import disown as _disown_marker
@@ -90,7 +91,7 @@ _local = threading.local()
 _active_lock = threading.Lock()
 _active: dict[int, int] = {}
 #: every live accountant (their locks are renewed in a forked child)
-_ACCOUNTANTS: "weakref.WeakSet[BudgetAccountant]" = weakref.WeakSet()
+_ACCOUNTANTS: weakref.WeakSet[BudgetAccountant] = weakref.WeakSet()
 
 _LEDGER_HINT = ("To account across processes, keep the budget in a ledger file: "
                 "ledger = BudgetAccountant(epsilon, delta, path='ledger.sqlite') and pass "
@@ -199,7 +200,7 @@ class Reservation:
 
     __slots__ = ("accountant", "token", "planned", "method", "_finalizer", "__weakref__")
 
-    def __init__(self, accountant: "BudgetAccountant", token: str, planned: Guarantee,
+    def __init__(self, accountant: BudgetAccountant, token: str, planned: Guarantee,
                  method: str) -> None:
         self.accountant = accountant
         self.token = token
@@ -223,7 +224,7 @@ class Reservation:
         if self._finalizer.detach():
             self.accountant._cancel(self.token)
 
-    def __enter__(self) -> "Reservation":
+    def __enter__(self) -> Reservation:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -294,9 +295,14 @@ class BudgetAccountant:
             neighbours = deprecated["neighbours"]
         if neighbours is not None:
             neighbours = canonical_neighbours(neighbours, "BudgetAccountant")
-        from ._param_validation import (EPSILON_OR_INF, Interval, InvalidParameterError,
-                                        validate_parameter_constraints)
         from numbers import Real
+
+        from ._param_validation import (
+            EPSILON_OR_INF,
+            Interval,
+            InvalidParameterError,
+            validate_parameter_constraints,
+        )
         validate_parameter_constraints(
             {"epsilon": EPSILON_OR_INF, "delta": [Interval(Real, 0, 1, closed="left")],
              "neighbours": [None, "neighbour"], "delta_slack": [None, Interval(Real, 0, 1,
@@ -340,7 +346,7 @@ class BudgetAccountant:
                 "allow_conditional": str(self.allow_conditional)}
 
     @classmethod
-    def open(cls, path, *, timeout: float = 10.0, durable: bool = True) -> "BudgetAccountant":
+    def open(cls, path, *, timeout: float = 10.0, durable: bool = True) -> BudgetAccountant:
         """The accountant of an existing ledger file, with the budget stored in it.
 
         Raises :class:`~mipdp.exceptions.LedgerError` if there is no ledger at ``path``,
@@ -617,7 +623,7 @@ class BudgetAccountant:
         return lo, d_left
 
     # -- default accountant ------------------------------------------------------------------
-    def set_default(self) -> "BudgetAccountant":
+    def set_default(self) -> BudgetAccountant:
         """Make this the accountant used by calls without ``accountant=`` (this thread)."""
         _default_stack().append(self)
         _local.pid = os.getpid()       # a forked child inherits the stack, not the owner
@@ -625,7 +631,7 @@ class BudgetAccountant:
         return self
 
     @staticmethod
-    def pop_default() -> "BudgetAccountant | None":
+    def pop_default() -> BudgetAccountant | None:
         """Remove and return the current default accountant (``None`` if there is none)."""
         stack = _default_stack()
         if not stack:
@@ -634,7 +640,7 @@ class BudgetAccountant:
         return stack.pop()
 
     @staticmethod
-    def load_default(accountant: "BudgetAccountant | None" = None) -> "BudgetAccountant | None":
+    def load_default(accountant: BudgetAccountant | None = None) -> BudgetAccountant | None:
         """``accountant`` if given, else the current default (``None``: no accounting)."""
         if accountant is not None:
             return accountant
@@ -649,7 +655,7 @@ class BudgetAccountant:
                 f"selection with n_jobs=1). {_LEDGER_HINT} Nothing was computed.")
         return stack[-1] if stack else None
 
-    def __enter__(self) -> "BudgetAccountant":
+    def __enter__(self) -> BudgetAccountant:
         return self.set_default()
 
     def __exit__(self, *exc) -> None:
@@ -697,7 +703,7 @@ class _NotRecorded(BudgetAccountant):
         return (_not_recorded, ())
 
 
-def _not_recorded() -> "_NotRecorded":
+def _not_recorded() -> _NotRecorded:
     return NOT_RECORDED
 
 

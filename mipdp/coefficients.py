@@ -125,9 +125,17 @@ from numbers import Real
 
 import numpy as np
 
-from ._param_validation import (EPSILON, POSITIVE_REAL, Interval, InvalidParameterError,
-                                StrOptions, _Bounds, _Constraint, validate_params)
 from ._neighbours import neighbours_argument
+from ._param_validation import (
+    EPSILON,
+    POSITIVE_REAL,
+    Interval,
+    InvalidParameterError,
+    StrOptions,
+    _Bounds,
+    _Constraint,
+    validate_params,
+)
 from .accounting import check_release, record_release
 from .guarantee import Guarantee, Neighbour
 from .result import PrivacyReport

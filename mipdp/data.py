@@ -97,7 +97,7 @@ def _one_blas_thread():
 class _Transposed:
     """``design.T``: supports ``design.T @ v`` (= :meth:`ClippedDesign.rmatvec`)."""
 
-    def __init__(self, design: "ClippedDesign") -> None:
+    def __init__(self, design: ClippedDesign) -> None:
         self._d = design
         self.shape = design.shape[::-1]
 
@@ -740,7 +740,7 @@ class ClippedDesign:
             counts[c0:c1] += np.count_nonzero(np.abs(raw[r0:r1, c0:c1]) > np.float64(b), axis=0)
         return counts / n
 
-    def subset(self, columns) -> "ClippedDesign":
+    def subset(self, columns) -> ClippedDesign:
         """The design on the columns ``columns`` (same bound and settings)."""
         cols = np.asarray(columns, dtype=np.intp)
         if self._sp is not None:

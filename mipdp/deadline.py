@@ -55,7 +55,7 @@ class Deadline:
         self.end = None if self.time_limit is None else self.start + self.time_limit
 
     @classmethod
-    def coerce(cls, deadline: "Deadline | float | None") -> "Deadline | None":
+    def coerce(cls, deadline: Deadline | float | None) -> Deadline | None:
         """``deadline`` as a :class:`Deadline`: a bare ``time.perf_counter()`` value becomes
         one that ends then (with no user limit to name); ``None`` and a Deadline pass."""
         if deadline is None or isinstance(deadline, cls):

@@ -42,8 +42,8 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Sequence
 
 __all__ = ["Neighbour", "Guarantee", "compose", "advanced_epsilon", "parse_neighbour"]
 
@@ -63,7 +63,7 @@ class Neighbour(str, enum.Enum):
         return self.value
 
     @classmethod
-    def parse(cls, value) -> "Neighbour":
+    def parse(cls, value) -> Neighbour:
         """A :class:`Neighbour` from itself or one of its documented spellings.
 
         Accepted: ``Neighbour.REPLACE_ONE``, ``"replace_one"``, ``"replace-one"``;
@@ -160,24 +160,24 @@ class Guarantee:
     # -- constructors ------------------------------------------------------------------
     @classmethod
     def pure(cls, epsilon: float, neighbour, mechanism: str, *,
-             sensitivity: float | None = None, notes: str = "") -> "Guarantee":
+             sensitivity: float | None = None, notes: str = "") -> Guarantee:
         """A proven ``epsilon``-DP (``δ = 0``) guarantee."""
         return cls(epsilon, 0.0, neighbour, mechanism, sensitivity, notes=notes)
 
     @classmethod
     def approximate(cls, epsilon: float, delta: float, neighbour, mechanism: str, *,
-                    sensitivity: float | None = None, notes: str = "") -> "Guarantee":
+                    sensitivity: float | None = None, notes: str = "") -> Guarantee:
         """A proven ``(epsilon, delta)``-DP guarantee."""
         return cls(epsilon, delta, neighbour, mechanism, sensitivity, notes=notes)
 
     @classmethod
     def none(cls, reason: str, neighbour=Neighbour.REPLACE_ONE, mechanism: str = "",
-             *, sensitivity: float | None = None) -> "Guarantee":
+             *, sensitivity: float | None = None) -> Guarantee:
         """No privacy at all (e.g. a non-private baseline, ``eps = inf``)."""
         return cls(math.nan, math.nan, neighbour, mechanism, sensitivity,
                    not_private_reason=reason)
 
-    def not_private(self, reason: str) -> "Guarantee":
+    def not_private(self, reason: str) -> Guarantee:
         """This guarantee voided: the release is **not** private, for ``reason``.
 
         ``epsilon`` and ``delta`` become NaN (not applicable); the calibrated values are
@@ -190,7 +190,7 @@ class Guarantee:
         return replace(self, epsilon=math.nan, delta=math.nan, proven=False, condition=None,
                        nominal_epsilon=nom_e, nominal_delta=nom_d, not_private_reason=reason)
 
-    def conditional(self, condition: str) -> "Guarantee":
+    def conditional(self, condition: str) -> Guarantee:
         """This guarantee, holding only if ``condition`` holds (never proven)."""
         if self.not_private_reason is not None:
             return self
@@ -198,7 +198,7 @@ class Guarantee:
             condition = f"{self.condition}; and {condition}"
         return replace(self, proven=False, condition=condition)
 
-    def as_replace_one(self) -> "Guarantee":
+    def as_replace_one(self) -> Guarantee:
         """This guarantee restated under replace-one neighbours (explicit conversion).
 
         Replacing a row is removing it and then adding the new one: two add/remove steps.
@@ -253,12 +253,12 @@ class Guarantee:
         return "not private"
 
     # -- composition -----------------------------------------------------------------------
-    def __add__(self, other: "Guarantee") -> "Guarantee":
+    def __add__(self, other: Guarantee) -> Guarantee:
         if not isinstance(other, Guarantee):
             return NotImplemented
         return compose([self, other])
 
-    def repeat(self, k: int) -> "Guarantee":
+    def repeat(self, k: int) -> Guarantee:
         """``k`` independent runs of this mechanism on the same data (basic composition)."""
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ValueError(f"repeat: k must be a positive integer, got {k!r}")
@@ -276,7 +276,7 @@ class Guarantee:
         """``epsilon``, or the calibrated ``nominal_epsilon`` when not private."""
         return self.epsilon if self.nominal_epsilon is None else self.nominal_epsilon
 
-    def leaves(self) -> list["Guarantee"]:
+    def leaves(self) -> list[Guarantee]:
         """The single-mechanism guarantees this one is composed of (itself if none)."""
         if not self.parts:
             return [self]

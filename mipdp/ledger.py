@@ -36,8 +36,8 @@ import os
 import socket
 import sqlite3
 import time
+from collections.abc import Iterator
 from dataclasses import fields
-from typing import Iterator
 
 from .exceptions import LedgerError
 from .guarantee import Guarantee
@@ -117,7 +117,7 @@ class MemoryStore:
         self.reservations: dict[str, Guarantee] = {}
 
     @contextlib.contextmanager
-    def transaction(self, flush: bool = False) -> Iterator["MemoryStore"]:
+    def transaction(self, flush: bool = False) -> Iterator[MemoryStore]:
         yield self
 
     def spent(self) -> list[Guarantee]:
@@ -293,7 +293,7 @@ class SQLiteStore:
 
     # -- transactions --------------------------------------------------------------------
     @contextlib.contextmanager
-    def transaction(self, flush: bool = False) -> Iterator["SQLiteStore"]:
+    def transaction(self, flush: bool = False) -> Iterator[SQLiteStore]:
         """One ``BEGIN IMMEDIATE`` transaction: committed on success, rolled back on error.
 
         ``flush``: with ``durable=True``, the commit is flushed to the disk

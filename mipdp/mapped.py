@@ -72,7 +72,7 @@ class ColumnMap:
         """The mapped value of ``0`` in each column, shape ``(p,)``."""
         return self.apply(np.zeros(self.p))
 
-    def subset(self, cols) -> "ColumnMap":
+    def subset(self, cols) -> ColumnMap:
         """The map of the columns ``cols``."""
         return ColumnMap(self.lo[cols], self.hi[cols])
 
@@ -143,7 +143,7 @@ class MappedMatrix:
             return self.rows(key)
         raise TypeError("MappedMatrix supports M[:, columns] and M[rows] only")
 
-    def take_columns(self, cols) -> "MappedMatrix":
+    def take_columns(self, cols) -> MappedMatrix:
         """The mapped matrix of the columns ``cols`` (a sparse ``raw`` stays sparse)."""
         cols = np.asarray(cols, dtype=np.intp)
         sub = (self._as_format("csc")[:, cols] if is_sparse(self.raw)

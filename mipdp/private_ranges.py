@@ -69,17 +69,20 @@ import logging
 import math
 import numbers
 import time
-from typing import cast
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
-
 
 from ._param_validation import InvalidParameterError
 from .guarantee import Guarantee, Neighbour
 from .mapped import ColumnMap, MappedMatrix
-from .mechanisms.quantile import (QUANTILE_SENSITIVITY, grid_counts, private_quantile_index,
-                                  quantile_log_probabilities)
+from .mechanisms.quantile import (
+    QUANTILE_SENSITIVITY,
+    grid_counts,
+    private_quantile_index,
+    quantile_log_probabilities,
+)
 from .range_counts import lazy_column_grid_counts, lazy_pooled_grid_counts
 
 logger = logging.getLogger(__name__)

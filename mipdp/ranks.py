@@ -99,7 +99,7 @@ def uniform_ranks(v: np.ndarray) -> np.ndarray:
     """``(R − (n + 1)/2) / n`` with ``R`` the average ranks of ``v`` (1-D), in ``(−½, ½)``."""
     v = np.asarray(v, dtype=np.float64).ravel()
     n = v.size
-    from scipy.stats import rankdata        # lazy: scipy.stats takes ~0.5 s to import
+    from scipy.stats import rankdata  # lazy: scipy.stats takes ~0.5 s to import
     return (rankdata(v, method="average") - 0.5 * (n + 1)) / n
 
 

@@ -20,8 +20,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._param_validation import InvalidParameterError, check_less_than
 from ._validation import min_samples
 from .accounting import BudgetAccountant, accountant_active_in_process
-from .losses.hinge import encode_labels
 from .exceptions import AccountantNotVisibleError
+from .losses.hinge import encode_labels
 from .selection import PRIVATE_BSS_CONSTRAINTS, private_bss
 
 __all__ = ["PrivateBestSubsetSelector", "SELECTOR_PARAMS"]
@@ -165,7 +165,7 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
         for name in ALL_PARAMS:
             setattr(self, name, bound.arguments[name])
 
-    def fit(self, X, y) -> "PrivateBestSubsetSelector":
+    def fit(self, X, y) -> PrivateBestSubsetSelector:
         """Release one private support of ``X`` for target ``y``."""
         self._check_accountant_visible()
         hinge = _is_hinge(self.loss)

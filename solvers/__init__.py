@@ -15,8 +15,15 @@ import importlib
 import importlib.util
 import inspect
 
-from .base import (BackendUnavailableError, InvalidParameterError, MIPBackend, SizeLimitError,
-                   SolveResult, SolverError, SolverTimeLimitError)
+from .base import (
+    BackendUnavailableError,
+    InvalidParameterError,
+    MIPBackend,
+    SizeLimitError,
+    SolverError,
+    SolveResult,
+    SolverTimeLimitError,
+)
 
 __all__ = ["MIPBackend", "SolveResult", "SolverError", "BackendUnavailableError",
            "SizeLimitError", "SolverTimeLimitError", "InvalidParameterError", "get_backend",

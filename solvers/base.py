@@ -15,8 +15,9 @@ import logging
 import math
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, ClassVar, Sequence, cast
+from typing import ClassVar, cast
 
 import numpy as np
 
@@ -34,8 +35,13 @@ LazyOracle = Callable[[np.ndarray], Sequence[Row]]
 
 # The errors live in the bottom layer :mod:`mipdp.exceptions` (imported by the package and
 # the backends alike, importing neither); re-exported here for the adapters.
-from mipdp.exceptions import (BackendUnavailableError, InvalidParameterError,  # noqa: E402
-                              SizeLimitError, SolverError, SolverTimeLimitError)
+from mipdp.exceptions import (  # noqa: E402
+    BackendUnavailableError,
+    InvalidParameterError,
+    SizeLimitError,
+    SolverError,
+    SolverTimeLimitError,
+)
 
 
 @dataclass

@@ -49,13 +49,24 @@ import hashlib
 import logging
 import math
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from .base import (BackendUnavailableError, INF, LazyOracle, MIPBackend, Row, SizeLimitError,
-                   SolveResult, SolverError, check_options, column_bounds, rows_to_csr,
-                   size_limit_message)
+from .base import (
+    INF,
+    BackendUnavailableError,
+    LazyOracle,
+    MIPBackend,
+    Row,
+    SizeLimitError,
+    SolverError,
+    SolveResult,
+    check_options,
+    column_bounds,
+    rows_to_csr,
+    size_limit_message,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -114,7 +125,7 @@ class GurobiBackend(MIPBackend):
         super().__init__(time_limit=time_limit, threads=threads, verbose=verbose)
         env_params = check_options("GurobiBackend", "env_params", env_params)
         if lazy not in ("resolve", "native"):
-            from mipdp._param_validation import InvalidParameterError   # bottom layer
+            from mipdp._param_validation import InvalidParameterError  # bottom layer
             raise InvalidParameterError(
                 "The 'lazy' parameter of GurobiBackend must be a str among {'resolve', "
                 f"'native'}}. Got {lazy!r} instead.")
@@ -386,7 +397,7 @@ class GurobiBackend(MIPBackend):
                                      "mip_node_count": int(model.NodeCount) if model.IsMIP else 0})
 
     def _optimize(self, time_limit: float | None, mip_rel_gap: float,
-                  lazy: LazyOracle | None) -> tuple[int, list, list, "_RowChecker"]:
+                  lazy: LazyOracle | None) -> tuple[int, list, list, _RowChecker]:
         """One ``optimize`` call.
 
         Returns the status, the rows the oracle returned (normalised), the points it

@@ -42,15 +42,23 @@ import math
 import os
 import sys
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 import highspy
 import numpy as np
 from scipy import sparse
 
-from .base import (INF, LazyOracle, MIPBackend, Row, SolveResult, SolverError, check_options,
-                   column_bounds, rows_to_csr)
-
+from .base import (
+    INF,
+    LazyOracle,
+    MIPBackend,
+    Row,
+    SolverError,
+    SolveResult,
+    check_options,
+    column_bounds,
+    rows_to_csr,
+)
 from .highs_options import HIGHS_MASTER_OPTIONS
 
 logger = logging.getLogger(__name__)
@@ -99,7 +107,7 @@ def _stdout_fd_silenced():
         os.close(saved)
 
 
-def _new_highs() -> "highspy.Highs":
+def _new_highs() -> highspy.Highs:
     """A ``highspy.Highs`` object, without the banner highspy >= 1.16 prints on the first
     construction of a process (before any option, ``output_flag`` included, can be set)."""
     global _BANNER_SHOWN

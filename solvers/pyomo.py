@@ -25,13 +25,24 @@ import io
 import logging
 import math
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
+from .base import (
+    INF,
+    BackendUnavailableError,
+    InvalidParameterError,
+    LazyOracle,
+    MIPBackend,
+    Row,
+    SolverError,
+    SolveResult,
+    check_options,
+    column_bounds,
+    rows_to_csr,
+)
 from .highs_options import HIGHS_MASTER_OPTIONS
-from .base import (BackendUnavailableError, INF, InvalidParameterError, LazyOracle, MIPBackend,
-                   Row, SolveResult, SolverError, check_options, column_bounds, rows_to_csr)
 
 logger = logging.getLogger(__name__)
 

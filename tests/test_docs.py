@@ -58,6 +58,7 @@ def test_python_snippets_run_on_their_own(page):
     """Issue 20 (9): every ```python block of the page runs, in order, in a fresh namespace
     (a later block may use an earlier block's names, as a reader running the page would)."""
     import warnings
+
     from mipdp import ClippingWarning
     blocks = _python_blocks(ROOT / page)
     assert blocks, page

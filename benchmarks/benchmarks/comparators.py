@@ -9,7 +9,7 @@ baseline measured in the same run: a comparator's time over it is the ratio to r
 from mipdp import private_bss
 from mipdp.comparators import dp_kendall, dp_sis, mcmc, noisy_iht, two_stage
 
-from .common import BOUNDS, EPS, N, RELEASE_SEED, S, load, quiet
+from .common import BOUNDS, EPS, RELEASE_SEED, N, S, load, quiet
 
 _METHODS = {
     "private_bss": lambda X, y: private_bss(X, y, S, EPS, bounds=BOUNDS,

@@ -10,7 +10,7 @@ import time
 
 from mipdp import private_bss
 
-from .common import BOUNDS, EPS, N, RELEASE_SEED, S, TINY, load, quiet
+from .common import BOUNDS, EPS, RELEASE_SEED, TINY, N, S, load, quiet
 
 
 def _release(X, y, method):

@@ -16,7 +16,7 @@ dense true columns (``common._sparse_design``), not seed 002's design.
 
 from mipdp import private_bss
 
-from .common import BOUNDS, EPS, LONG_TIMEOUT, N, RELEASE_SEED, S, load, quiet
+from .common import BOUNDS, EPS, LONG_TIMEOUT, RELEASE_SEED, N, S, load, quiet
 
 PRESCREEN_LARGE = ("kendall", 200, 0.3)
 

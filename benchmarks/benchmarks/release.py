@@ -7,7 +7,7 @@ the cache in ``setup`` (generation is not timed; see ``common.py``).
 
 from mipdp import private_bss
 
-from .common import BOUNDS, EPS, LONG_TIMEOUT, N, RELEASE_SEED, S, load, quiet
+from .common import BOUNDS, EPS, LONG_TIMEOUT, RELEASE_SEED, N, S, load, quiet
 
 
 class _Release:

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from numbers import Real
 import functools
 import inspect
-from typing import Callable
+from collections.abc import Callable
+from numbers import Real
 
 import numpy as np
 
-from .._param_validation import (EPSILON, N_JOBS, NEIGHBOUR, POSITIVE_INT, Interval,
-                                 StrOptions)
-from .._validation import bounds_not_private_reason, data_derived_bounds
 from .._neighbours import as_neighbour
+from .._param_validation import EPSILON, N_JOBS, NEIGHBOUR, POSITIVE_INT, Interval, StrOptions
+from .._validation import bounds_not_private_reason, data_derived_bounds
 from ..guarantee import Guarantee, Neighbour
 from ..mechanisms.topk import canonical_lipschitz_topk, gumbel_peeling_topk, laplace_topk
 from ..result import SelectionResult
@@ -95,8 +94,11 @@ def support_size_alias(func: Callable) -> Callable:
     :class:`~mipdp.exceptions.InvalidParameterError`.  ``s`` is checked like ``k``
     (before the data is read).
     """
-    from .._param_validation import InvalidParameterError, validate_parameter_constraints
-    from .._param_validation import make_constraint
+    from .._param_validation import (
+        InvalidParameterError,
+        make_constraint,
+        validate_parameter_constraints,
+    )
     sig = inspect.signature(func)
     names = list(sig.parameters)
     k_pos = names.index("k")

@@ -8,17 +8,23 @@ from typing import Any
 
 import numpy as np
 
+from .._feature_names import keeps_feature_names
+from .._neighbours import neighbours_argument
 from .._parallel import with_n_jobs
 from .._param_validation import check_less_than, validate_params
-from .._validation import (check_bounds, check_random_state, check_X_y, clip_design,
-                           min_samples)
+from .._validation import check_bounds, check_random_state, check_X_y, clip_design, min_samples
 from ..accounting import check_release, record_release
 from ..guarantee import Guarantee
 from ..result import SelectionResult
-from .._feature_names import keeps_feature_names
-from .._neighbours import neighbours_argument
-from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, support_size_alias, check_neighbour, finalize_guarantee,
-                      get_topk, make_result)
+from ._common import (
+    ADD_REMOVE,
+    COMMON_CONSTRAINTS,
+    check_neighbour,
+    finalize_guarantee,
+    get_topk,
+    make_result,
+    support_size_alias,
+)
 
 __all__ = ["dp_sis", "sis_scores"]
 

@@ -10,18 +10,23 @@ import time
 import numpy as np
 from scipy.special import logsumexp
 
+from .._feature_names import keeps_feature_names
+from .._neighbours import neighbours_argument
 from .._parallel import with_n_jobs
 from .._param_validation import check_less_than, validate_params
-from .._validation import (check_epsilon, check_random_state, check_sparsity, check_X_y,
-                           min_samples)
+from .._validation import check_epsilon, check_random_state, check_sparsity, check_X_y, min_samples
 from ..accounting import check_release, record_release
 from ..data import is_sparse
 from ..guarantee import Guarantee
 from ..result import SelectionResult
-from .._feature_names import keeps_feature_names
-from .._neighbours import neighbours_argument
-from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, support_size_alias, check_neighbour, finalize_guarantee,
-                      make_result)
+from ._common import (
+    ADD_REMOVE,
+    COMMON_CONSTRAINTS,
+    check_neighbour,
+    finalize_guarantee,
+    make_result,
+    support_size_alias,
+)
 
 __all__ = ["kendall_tau", "scaled_kendall", "dp_kendall", "dp_kendall_distribution",
            "kendall_sensitivities"]

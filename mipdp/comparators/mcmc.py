@@ -10,17 +10,28 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import lars_path_gram
 
+from .._feature_names import keeps_feature_names
+from .._neighbours import neighbours_argument
 from .._parallel import with_n_jobs
 from .._param_validation import POSITIVE_INT, POSITIVE_REAL, check_less_than, validate_params
-from .._validation import (check_bounds, check_random_state, check_X_y, clip_data,
-                           data_derived_bounds, min_samples)
+from .._validation import (
+    check_bounds,
+    check_random_state,
+    check_X_y,
+    clip_data,
+    data_derived_bounds,
+    min_samples,
+)
 from ..accounting import check_release, record_release
 from ..guarantee import Guarantee
 from ..result import SelectionResult
-from .._feature_names import keeps_feature_names
-from .._neighbours import neighbours_argument
-from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, check_neighbour, finalize_guarantee,
-                      make_result)
+from ._common import (
+    ADD_REMOVE,
+    COMMON_CONSTRAINTS,
+    check_neighbour,
+    finalize_guarantee,
+    make_result,
+)
 
 __all__ = ["mcmc", "l1_ball_lstsq", "project_l1_ball", "l1_ball_lstsq_pgd"]
 

@@ -13,22 +13,32 @@ from __future__ import annotations
 import logging
 import math
 import time
-from typing import Any
 from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
 
-from .._param_validation import (POSITIVE_REAL, Interval, InvalidParameterError,
-                                 check_less_than, validate_params)
-from .._validation import (check_bounds, check_random_state, check_X_y, clip_data,
-                           min_samples)
+from .._feature_names import keeps_feature_names
+from .._neighbours import neighbours_argument
+from .._param_validation import (
+    POSITIVE_REAL,
+    Interval,
+    InvalidParameterError,
+    check_less_than,
+    validate_params,
+)
+from .._validation import check_bounds, check_random_state, check_X_y, clip_data, min_samples
 from ..accounting import check_release, record_release
 from ..guarantee import Guarantee, advanced_epsilon
 from ..result import SelectionResult
-from .._feature_names import keeps_feature_names
-from .._neighbours import neighbours_argument
-from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, check_neighbour, finalize_guarantee,
-                      make_result, support_size_alias)
+from ._common import (
+    ADD_REMOVE,
+    COMMON_CONSTRAINTS,
+    check_neighbour,
+    finalize_guarantee,
+    make_result,
+    support_size_alias,
+)
 
 __all__ = ["noisy_iht", "iht_calibration", "iht_sensitivity", "gradient_step", "peel",
            "DEFAULT_N_ITER", "DEFAULT_STEP", "DEFAULT_RESIDUAL"]

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import logging
-from typing import Callable
+from collections.abc import Callable
 
-from .._param_validation import StrOptions, validate_params
 from .._neighbours import resolve_renamed
+from .._param_validation import StrOptions, validate_params
 from ..result import SelectionResult
 from ._common import COMMON_CONSTRAINTS, REPLACE_ONE, check_neighbour
 from .dp_sis import dp_sis

@@ -11,20 +11,26 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Lasso, lars_path
 
+from .._feature_names import keeps_feature_names
+from .._neighbours import neighbours_argument
 from .._parallel import parallel_map, with_n_jobs
-from .._param_validation import (POSITIVE_INT, POSITIVE_REAL, check_less_than,
-                                 validate_params)
+from .._param_validation import POSITIVE_INT, POSITIVE_REAL, check_less_than, validate_params
 from .._validation import check_random_state, check_X_y, min_samples
+from .._warnings import find_stack_level
 from ..accounting import check_release, record_release
 from ..data import is_sparse
-from .._warnings import find_stack_level
 from ..exceptions import PrivacyLeakWarning
 from ..guarantee import Guarantee
 from ..result import SelectionResult
-from .._feature_names import keeps_feature_names
-from .._neighbours import neighbours_argument
-from ._common import (ADD_REMOVE, COMMON_CONSTRAINTS, support_size_alias, check_neighbour, finalize_guarantee,
-                      get_topk, make_result)
+from ._common import (
+    ADD_REMOVE,
+    COMMON_CONSTRAINTS,
+    check_neighbour,
+    finalize_guarantee,
+    get_topk,
+    make_result,
+    support_size_alias,
+)
 
 __all__ = ["two_stage", "block_vote"]
 

@@ -50,9 +50,8 @@ from .explicit import explicit_search
 from .fixing import screened_columns
 from .master import MasterProblem
 from .progress import Progress
+from .records import ClassBound, EnumerationStats, MistakeScores, RegionBound, TopSupports, _Phase  # noqa: F401
 from .region_search import RegionSearch
-from .records import (ClassBound, EnumerationStats, MistakeScores, RegionBound,  # noqa: F401
-                      TopSupports, _Phase)
 from .warm_start import iht_support, local_search
 
 logger = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ from typing import cast
 import numpy as np
 
 from mipdp.solvers import get_backend
-from mipdp.solvers.base import MIPBackend, SolveResult, SolverError
+from mipdp.solvers.base import MIPBackend, SolverError, SolveResult
 
 from .cuts import RowStack
 

@@ -28,8 +28,12 @@ from __future__ import annotations
 
 from numbers import Integral, Real
 
-from .._param_validation import (InvalidParameterError, Interval, make_constraint,
-                                 validate_parameter_constraints)
+from .._param_validation import (
+    Interval,
+    InvalidParameterError,
+    make_constraint,
+    validate_parameter_constraints,
+)
 from .progress import Progress
 
 __all__ = ["ENUMERATION_OPTIONS", "check_enumeration_options"]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Callable
+from collections.abc import Callable
 
 __all__ = ["Progress"]
 

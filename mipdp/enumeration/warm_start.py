@@ -9,7 +9,7 @@ the outer approximation starts at a one-swap local optimum (usually the optimum)
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -39,8 +39,8 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -80,10 +80,14 @@ def _bss(method: str, *, default_score: bool = False):
             radius=None, time_limit=None):
         if default_score:     # the study's ridge/radius ignored: the rule of the bounds
             ridge = radius = None
-        from ..exceptions import (CertificationError, ClippingWarning, ConditionalPrivacyWarning,
-                                  TimeLimitError)
-        from ..selection import private_bss
+        from ..exceptions import (
+            CertificationError,
+            ClippingWarning,
+            ConditionalPrivacyWarning,
+            TimeLimitError,
+        )
         from ..losses import get_loss
+        from ..selection import private_bss
         if not get_loss(loss).needs_y_bound:      # ±1 labels (hinge): no bound on y
             bounds = (bounds[0], None)
         t0 = time.perf_counter()

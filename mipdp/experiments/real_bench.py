@@ -219,6 +219,7 @@ def kendall_law(X, y, k: int, eps: float,
     chosen so far, not on its order), so it runs at any ``p`` with ``C(p, ≤ k)`` small.
     """
     from scipy.special import logsumexp
+
     from ..comparators.kendall import kendall_sensitivities, scaled_kendall
     X = np.asarray(X, dtype=float)
     p = X.shape[1]

@@ -30,12 +30,12 @@ without one a local cluster is started).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import os
 import time
 import zlib
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 

@@ -114,8 +114,13 @@ def make_private_bss(p: int, s: int, eps: float, *, neighbours: str = "replace_o
         OpenDP is not installed.
     """
     from ..accounting import NOT_RECORDED
-    from ..selection import (PRIVATE_BSS_CONSTRAINTS, _check_method_args, neighbour_scale_factor,
-                             planned_guarantee, private_bss)
+    from ..selection import (
+        PRIVATE_BSS_CONSTRAINTS,
+        _check_method_args,
+        neighbour_scale_factor,
+        planned_guarantee,
+        private_bss,
+    )
     if "random_state" in kwargs:
         raise InvalidParameterError("random_state: an OpenDP measurement must draw fresh "
                                     "randomness at every invocation; do not pass random_state")

@@ -79,7 +79,7 @@ class Loss(ABC):
                              "bounds=(b_x, b_y) or radius=")
         return float(b_y) / (float(b_x) * math.sqrt(s))
 
-    def resolve(self, s: int, b_x: float, b_y: float | None) -> "Loss":
+    def resolve(self, s: int, b_x: float, b_y: float | None) -> Loss:
         """This loss with ``ridge`` / ``radius`` left to the default rule filled in.
 
         A pure function of the public inputs ``(s, b_x, b_y)`` and the loss (never of the
@@ -119,7 +119,7 @@ class Loss(ABC):
         return y
 
     @abstractmethod
-    def bind(self, X, y: np.ndarray) -> "SupportObjective":
+    def bind(self, X, y: np.ndarray) -> SupportObjective:
         """Attach (clipped) data and return the objective over supports.
 
         ``X``: a float array, or a :class:`mipdp.data.ClippedDesign` (a memmap or a

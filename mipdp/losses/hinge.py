@@ -74,9 +74,9 @@ import numpy as np
 
 from .._validation import check_labels_pm1
 from ..exceptions import CertificationError
+from ._batched import BatchedCertifiedSolves
 from ._hinge_active_set import hinge_dual, polish_batch, polish_exact, polish_structure
 from ._newton import SmoothedHinge, ball_newton, gather, margins
-from ._batched import BatchedCertifiedSolves
 from ._tangents import ball_tangent_cuts
 from .base import Loss, SupportObjective
 
@@ -184,7 +184,7 @@ class Hinge(Loss):
         """Labels must be exactly ``-1`` / ``+1`` (any counts, one class included)."""
         return check_labels_pm1(np.asarray(y, dtype=float), "y")
 
-    def bind(self, X: np.ndarray, y: np.ndarray) -> "HingeObjective":
+    def bind(self, X: np.ndarray, y: np.ndarray) -> HingeObjective:
         y = self.check_targets(y)
         return HingeObjective(self, X, y)
 
@@ -211,7 +211,7 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
         self._gram: np.ndarray | None = None
 
     @property
-    def _ZT(self) -> "_SignedRows":
+    def _ZT(self) -> _SignedRows:
         """Rows ``z_k = y_k x_k`` as columns, ``(p, n)``, gathered per support on demand."""
         return _SignedRows(self.X, self.y)
 

@@ -54,8 +54,8 @@ import numpy as np
 
 from .._validation import check_positive
 from ..exceptions import CertificationError
-from ._newton import HuberPiece, ball_newton, margins
 from ._batched import BatchedCertifiedSolves
+from ._newton import HuberPiece, ball_newton, margins
 from ._tangents import ball_tangent_cuts
 from .base import Loss, SupportObjective, _fmt
 from .least_squares import ridge_ball_values
@@ -107,7 +107,7 @@ class Huber(Loss):
         return float(_huber(np.asarray(b_y + b_x * cast(float, self.radius) * np.sqrt(s)),
                             self.huber_delta))
 
-    def bind(self, X: np.ndarray, y: np.ndarray) -> "HuberObjective":
+    def bind(self, X: np.ndarray, y: np.ndarray) -> HuberObjective:
         return HuberObjective(self, X, y)
 
     def __repr__(self) -> str:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal, cast
 import numpy as np
 
 from .._parallel import parallel_map
+
 if TYPE_CHECKING:
     from ..data import ClippedDesign
 
@@ -141,7 +142,7 @@ class LeastSquares(Loss):
     def sample_bound(self, s: int, b_x: float, b_y: float | None) -> float:
         return 0.5 * (b_y + b_x * cast(float, self.radius) * np.sqrt(s)) ** 2
 
-    def bind(self, X: np.ndarray, y: np.ndarray | None) -> "LeastSquaresObjective":
+    def bind(self, X: np.ndarray, y: np.ndarray | None) -> LeastSquaresObjective:
         """The objective on ``(X, y)``; ``X`` a :class:`mipdp.statistics.GramDesign`
         (``y`` then unused: ``ycᵀyc`` and ``Xcᵀyc`` are the design's)."""
         if getattr(X, "kind", None) == "statistics":

@@ -10,7 +10,7 @@ checks of the envelope's shape, the support keys and the value look-up.
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -49,7 +49,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from scipy.special import logsumexp

@@ -48,7 +48,7 @@ import heapq
 import logging
 import math
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -164,14 +164,14 @@ class Region:
             ok[idx[self._in_holes(np.sort(T[idx], axis=1))]] = False
         return ok
 
-    def without(self, supports) -> "Region":
+    def without(self, supports) -> Region:
         """This region with the members among ``supports`` (sorted rows) made holes too."""
         T = np.sort(np.atleast_2d(np.asarray(supports, dtype=np.intp)), axis=1)
         new = {tuple(r) for r in T[self.contains(T)].tolist()} if T.size else set()
         return Region(self.center, self.k, self.p, self.fixed_in, self.fixed_out, self.bound,
                       self.holes | new)
 
-    def split(self, j: int) -> tuple["Region", "Region"]:
+    def split(self, j: int) -> tuple[Region, Region]:
         """The members containing free feature ``j`` and those avoiding it (bounds inherited)."""
         j = int(j)
         if j in set(self.fixed_in.tolist()) | set(self.fixed_out.tolist()):

@@ -32,11 +32,10 @@ import itertools
 import logging
 import math
 import numbers
+from numbers import Real
 
 import numpy as np
 from scipy.special import gammaln, logsumexp, roots_legendre
-
-from numbers import Real
 
 from .._param_validation import EPSILON, POSITIVE_INT, POSITIVE_REAL, Interval, validate_params
 from .._validation import check_epsilon, check_positive, check_random_state, check_sparsity

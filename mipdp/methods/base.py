@@ -16,8 +16,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..enumeration.envelope import build_envelope
 from .._neighbours import neighbours_argument
+from ..enumeration.envelope import build_envelope
 from ..guarantee import Guarantee, Neighbour
 
 __all__ = ["SelectionMethod", "EnvelopeMethod", "Release", "as_neighbour"]

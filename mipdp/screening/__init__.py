@@ -20,11 +20,23 @@ bounds proven in the docstrings) or ``calibration="seed"`` (the seeds' noise for
 reproduce their experiments; no guarantee is claimed). See ``docs/screening.md``.
 """
 
-from .frank_wolfe import (NoiseCalibration, ScreeningResult, advanced_composition,
-                          dp_frank_wolfe, fw_noise)
+from .frank_wolfe import (
+                          NoiseCalibration,
+                          ScreeningResult,
+                          advanced_composition,
+                          dp_frank_wolfe,
+                          fw_noise,
+)
 from .losses import LogisticLoss, Loss, SquaredLoss, get_loss, gradient_sensitivity
-from .rules import (adp_noise, adp_screen, rnm_noise, rnm_screen, safe_screen,
-                    score_sensitivity, screening_scores)
+from .rules import (
+                          adp_noise,
+                          adp_screen,
+                          rnm_noise,
+                          rnm_screen,
+                          safe_screen,
+                          score_sensitivity,
+                          screening_scores,
+)
 
 __all__ = ["dp_frank_wolfe", "adp_screen", "rnm_screen", "screening_scores", "safe_screen",
            "fw_noise", "rnm_noise", "adp_noise", "score_sensitivity", "gradient_sensitivity",

@@ -39,17 +39,28 @@ import math
 import numbers
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Literal, cast
+from typing import Literal, cast
 
 import numpy as np
 from scipy.optimize import brentq
 
-from .._param_validation import (EPSILON_OR_INF, POSITIVE_INT, POSITIVE_REAL, PROBABILITY_OPEN,
-                                 StrOptions, validate_params)
+from .._param_validation import (
+    EPSILON_OR_INF,
+    POSITIVE_INT,
+    POSITIVE_REAL,
+    PROBABILITY_OPEN,
+    StrOptions,
+    validate_params,
+)
+from .._validation import (
+    bounds_not_private_reason,
+    check_positive,
+    check_random_state,
+    data_derived_bounds,
+)
 from .._warnings import find_stack_level
-from .._validation import (bounds_not_private_reason, check_positive, check_random_state,
-                           data_derived_bounds)
 from ..accounting import check_release, record_release
 from ..exceptions import PrivacyLeakWarning
 from ..guarantee import Guarantee, Neighbour, compose
@@ -146,7 +157,7 @@ SEED_NOT_PRIVATE = ("noise calibrated with the seeds' formulas (calibration='see
                     "GUARANTEE")
 
 
-def part_guarantee(cal: "NoiseCalibration", calibration: str) -> Guarantee:
+def part_guarantee(cal: NoiseCalibration, calibration: str) -> Guarantee:
     """The guarantee of one randomised part (optimizer or screening) from its calibration."""
     nb = NEIGHBOUR_OF[calibration]
     if not cal.private:

@@ -52,19 +52,34 @@ import logging
 import math
 import numbers
 import time
-from typing import Iterable, Literal
+from collections.abc import Iterable
+from typing import Literal
 
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import expit
 
-from .._validation import check_positive
 from .._param_validation import validate_params
+from .._validation import check_positive
 from ..accounting import check_release, record_release
-from .frank_wolfe import (CONSTRAINTS, NEIGHBOUR, NoiseCalibration, ScreeningResult,
-                          _check_calibration, _check_eps_delta, _check_n, _check_n_iter, _finish,
-                          _frank_wolfe_core, _planned, _pure_rounds, _Screener, _setup,
-                          advanced_composition, fw_noise)
+from .frank_wolfe import (
+    CONSTRAINTS,
+    NEIGHBOUR,
+    NoiseCalibration,
+    ScreeningResult,
+    _check_calibration,
+    _check_eps_delta,
+    _check_n,
+    _check_n_iter,
+    _finish,
+    _frank_wolfe_core,
+    _planned,
+    _pure_rounds,
+    _Screener,
+    _setup,
+    advanced_composition,
+    fw_noise,
+)
 from .losses import Loss, get_loss, prepare_data
 
 __all__ = ["screening_scores", "safe_screen", "score_sensitivity", "rnm_noise", "adp_noise",

@@ -100,6 +100,7 @@ def barrier_starts(barrier_dir, n_procs, k, dt, register=True):
 if __name__ == "__main__":       # a separate Python program: paths barrier_dir n_procs dt eps
     import json
     import sys
+
     import mipdp  # noqa: F401  (import before the barrier)
     paths = json.loads(sys.argv[1])
     starts = barrier_starts(sys.argv[2], int(sys.argv[3]), len(paths), float(sys.argv[4]))

@@ -162,6 +162,7 @@ def test_total_before_any_spend_is_zero():
 def test_release_in_a_thread_that_cannot_see_the_accountant_refuses():
     """(5) A default accountant is per thread: a release elsewhere must not escape it."""
     import threading
+
     from mipdp import AccountantNotVisibleError, private_bss
     from mipdp.datasets import make_bss_regression
     X, y, _ = make_bss_regression(n=60, p=4, s=1, random_state=0)

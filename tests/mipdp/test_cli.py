@@ -74,10 +74,11 @@ def test_progress_bar_shows_the_phase_and_ticks(monkeypatch):
     """The bar is redrawn by a ticker while nothing reports (the sampling phase)."""
     import io
     import time
+
     import mipdp.cli as cli
     tqdm = pytest.importorskip("tqdm")
     buf = io.StringIO()
-    import mipdp.cli.progress as progress    # where the bars read it
+    import mipdp.cli.progress as progress  # where the bars read it
     monkeypatch.setattr(progress, "TICK_SECONDS", 0.05)
     real = tqdm.auto.tqdm
     monkeypatch.setattr(tqdm.auto, "tqdm", lambda *a, **k: real(
@@ -122,6 +123,7 @@ def _files(tmp_path, seed=0, n=80, p=12):
 def test_load_design_keeps_memmap_and_sparse(tmp_path):
     import numpy as np
     import scipy.sparse as sp
+
     from mipdp.cli import load_design, load_targets
     X, y = _files(tmp_path)
     M = load_design(tmp_path / "X.npy")
@@ -144,6 +146,7 @@ def test_select_passes_X_through_and_releases_as_on_the_array(xfile, tmp_path, m
 
     import numpy as np
     import scipy.sparse as sp
+
     import mipdp.selection as selection
     X, y = _files(tmp_path)
     real = selection.private_bss
@@ -207,7 +210,9 @@ def test_select_without_bounds_uses_ranks(tmp_path, capsys):
     """No --bounds: the rank release (private, no ranges needed); --bounds data is the
     non-private path, and a word that is no option is one line on stderr."""
     import json
+
     import numpy as np
+
     from mipdp import private_bss
     X, y = _files(tmp_path)
     out = tmp_path / "r.json"
@@ -231,6 +236,7 @@ def test_select_without_bounds_uses_ranks(tmp_path, capsys):
 
 def _table(tmp_path):
     import pandas as pd
+
     from mipdp.datasets import make_bss_regression
     X, y, _ = make_bss_regression(n=200, p=6, s=2, random_state=0)
     names = ["cyl", "disp", "hp", "wt", "acc", "year"]

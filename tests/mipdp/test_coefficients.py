@@ -27,11 +27,15 @@ from scipy import integrate
 import mipdp
 from mipdp import audit
 from mipdp.accounting import BudgetAccountant
+from mipdp.coefficients import (
+    PrivateCoefficients,
+    _perturbed_fit,
+    objective_perturbation_calibration,
+    private_coefficients,
+    sample_l2_laplace,
+)
 from mipdp.exceptions import BudgetError
 from mipdp.guarantee import Guarantee
-from mipdp.coefficients import (PrivateCoefficients, _perturbed_fit,
-                                objective_perturbation_calibration, private_coefficients,
-                                sample_l2_laplace)
 
 B = 0.5
 # 4 rows, 2 orthogonal columns inside the clipping box: X^T X = diag(0.5, 0.5), X^T y = (0.5, 0.25)

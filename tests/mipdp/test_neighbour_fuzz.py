@@ -40,9 +40,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from mipdp import PrivateBestSubsetSelector, PrivateBounds, private_bss, private_coefficients
+from mipdp.comparators import dp_kendall, dp_sis, mcmc, prescreen, two_stage
 from mipdp.exceptions import InvalidParameterError
 from mipdp.private_ranges import MAX_GRID_ABS, MIN_WIDEN
-from mipdp.comparators import dp_kendall, dp_sis, mcmc, prescreen, two_stage
 
 # --------------------------------------------------------------------------------------------
 # data

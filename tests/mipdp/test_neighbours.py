@@ -14,15 +14,18 @@ import warnings
 import numpy as np
 import pytest
 
-from mipdp import solvers
-from mipdp import BudgetAccountant, InvalidParameterError, private_bss
-from mipdp.audit import (add_remove_neighbours, audit_exponential, audit_mistakes,
-                         audit_ptr_mistakes, audit_top_r)
+from mipdp import BudgetAccountant, InvalidParameterError, private_bss, selection, solvers
+from mipdp.audit import (
+    add_remove_neighbours,
+    audit_exponential,
+    audit_mistakes,
+    audit_ptr_mistakes,
+    audit_top_r,
+)
 from mipdp.brute_force import all_supports, exponential_mechanism_log_probs, least_squares_value
 from mipdp.exceptions import BudgetError, ConditionalPrivacyWarning
 from mipdp.guarantee import Guarantee, Neighbour
 from mipdp.losses import LeastSquares
-from mipdp import selection
 
 from .test_accounting import Untouchable
 
@@ -227,7 +230,7 @@ def test_misspelt_neighbours_before_data(bad):
 
 
 def test_unsupported_method_refused_before_data(monkeypatch):
-    import mipdp.plan.budget as budget    # where the plan reads the scales
+    import mipdp.plan.budget as budget  # where the plan reads the scales
     monkeypatch.setattr(budget, "ADD_REMOVE_SCALE", {"exponential": 0.5})
     with pytest.raises(InvalidParameterError, match="method='top_r'.*add/remove"):
         private_bss(D, D, 2, 1.0, bounds=BOUNDS, method="top_r", neighbours="add_remove")

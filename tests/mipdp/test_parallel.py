@@ -7,7 +7,7 @@ from scipy.special import logsumexp
 from scipy.stats import chisquare
 
 from mipdp import PrivateBestSubsetSelector, private_bss, solvers
-from mipdp._parallel import (current_n_jobs, effective_n_jobs, n_jobs_context, parallel_map)
+from mipdp._parallel import current_n_jobs, effective_n_jobs, n_jobs_context, parallel_map
 from mipdp.brute_force import all_supports
 from mipdp.data import ClippedDesign
 from mipdp.enumeration import SupportEnumerator

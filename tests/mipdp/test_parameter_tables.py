@@ -10,8 +10,7 @@ import pytest
 from mipdp import InvalidParameterError, private_bss, private_coefficients
 from mipdp.comparators import dp_kendall, dp_sis, mcmc, prescreen, two_stage
 from mipdp.losses import LeastSquares, get_loss
-from mipdp.mechanisms.topk import (canonical_lipschitz_topk, gumbel_peeling_topk,
-                                   laplace_topk)
+from mipdp.mechanisms.topk import canonical_lipschitz_topk, gumbel_peeling_topk, laplace_topk
 from mipdp.screening import adp_screen, dp_frank_wolfe, rnm_screen
 
 from .test_accounting import Untouchable

@@ -92,6 +92,7 @@ def test_screen_rule_exact_privacy_on_neighbours():
 def test_screen_samples_the_gamma_zero_law():
     """run_prescreen's DP-SIS draws follow the exact gamma = 0 law (chi-square)."""
     from scipy import stats
+
     from mipdp.comparators.dp_sis import sis_scores
     from mipdp.mechanisms.topk import canonical_lipschitz_topk_distribution
     rng = np.random.default_rng(3)

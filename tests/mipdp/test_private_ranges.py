@@ -12,8 +12,12 @@ from mipdp.datasets import make_bss_classification, make_bss_regression
 from mipdp.exceptions import BudgetError, InvalidParameterError
 from mipdp.guarantee import Neighbour
 from mipdp.mechanisms.quantile import grid_counts, quantile_log_probabilities
-from mipdp.private_ranges import (PrivateBounds, default_grid, estimate_ranges,
-                                  ranges_log_probabilities)
+from mipdp.private_ranges import (
+    PrivateBounds,
+    default_grid,
+    estimate_ranges,
+    ranges_log_probabilities,
+)
 from mipdp.selection import planned_epsilon, planned_guarantee
 
 

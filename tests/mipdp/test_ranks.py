@@ -309,7 +309,7 @@ def test_kendall_prescreen_and_selector():
 def test_kendall_prescreen_ranks_only_the_kept_columns(monkeypatch):
     """With a Kendall pre-screen only the k kept columns are ranked (the screen is
     rank-invariant), and the release is that of the ranked data."""
-    import mipdp.plan.stages as selection   # where the stages rank
+    import mipdp.plan.stages as selection  # where the stages rank
     X, y = skewed(60, 8, seed=9)
     seen = []
     real = selection.rank_design

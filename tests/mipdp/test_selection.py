@@ -5,9 +5,14 @@ import warnings
 import numpy as np
 import pytest
 
-from mipdp import solvers
-from mipdp import (BackendUnavailableError, ConditionalPrivacyWarning, PrivacyLeakWarning, PrivateBestSubsetSelector,
-                   private_bss)
+from mipdp import (
+    BackendUnavailableError,
+    ConditionalPrivacyWarning,
+    PrivacyLeakWarning,
+    PrivateBestSubsetSelector,
+    private_bss,
+    solvers,
+)
 from mipdp.datasets import make_bss_regression
 
 B = (0.5, 0.5)

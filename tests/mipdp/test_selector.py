@@ -9,9 +9,8 @@ from sklearn.base import clone
 from sklearn.utils.estimator_checks import check_estimator
 
 from mipdp import BudgetAccountant, PrivateBestSubsetSelector, private_bss
-from mipdp.datasets import make_bss_regression
+from mipdp.datasets import make_bss_classification, make_bss_regression
 from mipdp.selector import SELECTOR_PARAMS
-from mipdp.datasets import make_bss_classification
 
 #: scikit-learn checks that do not apply, with the reason (none fail at the moment;
 #: check_array_api_input is skipped by scikit-learn itself unless SCIPY_ARRAY_API is set)
@@ -174,6 +173,7 @@ def test_a_fitted_scaler_in_a_pipeline_is_no_longer_silent(data):
     """(3) StandardScaler then bounds 0.5 clips ~62 % of X: a ClippingWarning says so."""
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
+
     from mipdp import ClippingWarning
     X, y = data
     pipe = make_pipeline(StandardScaler(), PrivateBestSubsetSelector(

@@ -9,8 +9,13 @@ import warnings
 import pytest
 from sklearn.exceptions import DataConversionWarning
 
-from mipdp import (ClippingWarning, ConditionalPrivacyWarning, PrivacyLeakWarning,
-                   PrivateBestSubsetSelector, private_bss)
+from mipdp import (
+    ClippingWarning,
+    ConditionalPrivacyWarning,
+    PrivacyLeakWarning,
+    PrivateBestSubsetSelector,
+    private_bss,
+)
 from mipdp._warnings import find_stack_level, warn
 from mipdp.comparators import two_stage
 from mipdp.datasets import make_bss_regression

@@ -5,7 +5,12 @@ import importlib.util
 import numpy as np
 import pytest
 
-from mipdp.solvers import InvalidParameterError, SolverTimeLimitError, available_backends, get_backend
+from mipdp.solvers import (
+    InvalidParameterError,
+    SolverTimeLimitError,
+    available_backends,
+    get_backend,
+)
 
 BACKENDS = [b for b in ("highs", "gurobi", "pyomo") if b in available_backends()]
 

@@ -15,8 +15,13 @@ import numpy as np
 import pytest
 
 from mipdp import solvers
-from mipdp.solvers import (BACKENDS, BackendUnavailableError, SolverTimeLimitError,
-                     available_backends, get_backend)
+from mipdp.solvers import (
+    BACKENDS,
+    BackendUnavailableError,
+    SolverTimeLimitError,
+    available_backends,
+    get_backend,
+)
 
 INF = np.inf
 

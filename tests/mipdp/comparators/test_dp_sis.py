@@ -9,8 +9,10 @@ from scipy import stats
 
 from mipdp.comparators.dp_sis import dp_sis, sis_scores
 from mipdp.exceptions import PrivacyLeakWarning
-from mipdp.mechanisms.topk import (canonical_lipschitz_topk_distribution,
-                                   gumbel_peeling_topk_distribution)
+from mipdp.mechanisms.topk import (
+    canonical_lipschitz_topk_distribution,
+    gumbel_peeling_topk_distribution,
+)
 from mipdp.result import SelectionResult
 
 B = (0.5, 0.5)

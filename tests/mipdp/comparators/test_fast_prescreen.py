@@ -4,8 +4,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from mipdp.comparators.kendall import (_kendall_counts_cols, _noisy_argmax, dp_kendall,
-                                       scaled_kendall)
+from mipdp.comparators.kendall import (
+    _kendall_counts_cols,
+    _noisy_argmax,
+    dp_kendall,
+    scaled_kendall,
+)
 
 
 def brute_P(x, y):

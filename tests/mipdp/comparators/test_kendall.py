@@ -9,8 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from mipdp.comparators.kendall import (dp_kendall, dp_kendall_distribution, kendall_sensitivities,
-                                       kendall_tau, scaled_kendall)
+from mipdp.comparators.kendall import (
+    dp_kendall,
+    dp_kendall_distribution,
+    kendall_sensitivities,
+    kendall_tau,
+    scaled_kendall,
+)
 from mipdp.result import SelectionResult
 
 

@@ -12,8 +12,13 @@ from mipdp import private_bss
 from mipdp.accounting import BudgetAccountant
 from mipdp.audit import audit_empirical, audit_noisy_iht, max_abs_log_ratio
 from mipdp.comparators import get_method, noisy_iht, prescreen
-from mipdp.comparators.noisy_iht import (gradient_step, iht_calibration, iht_sensitivity,
-                                         laplace_peeling_distribution, peel)
+from mipdp.comparators.noisy_iht import (
+    gradient_step,
+    iht_calibration,
+    iht_sensitivity,
+    laplace_peeling_distribution,
+    peel,
+)
 from mipdp.exceptions import BudgetError, InvalidParameterError, PrivacyLeakWarning
 from mipdp.guarantee import advanced_epsilon
 

@@ -5,8 +5,13 @@ import warnings
 import numpy as np
 import pytest
 
-from mipdp import solvers
-from mipdp import CertificationError, ConditionalPrivacyWarning, TimeLimitError, private_bss
+from mipdp import (
+    CertificationError,
+    ConditionalPrivacyWarning,
+    TimeLimitError,
+    private_bss,
+    solvers,
+)
 from mipdp.datasets import make_bss_regression
 from mipdp.exceptions import BackendUnavailableError, SizeLimitError, SolverError
 from mipdp.solvers.base import SolveResult, SolverTimeLimitError

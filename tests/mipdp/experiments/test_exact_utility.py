@@ -7,8 +7,11 @@ import numpy as np
 import pytest
 
 from mipdp._validation import clip_data
-from mipdp.brute_force import (brute_force_values, exponential_mechanism_log_probs,
-                               least_squares_value)
+from mipdp.brute_force import (
+    brute_force_values,
+    exponential_mechanism_log_probs,
+    least_squares_value,
+)
 from mipdp.datasets import make_bss_classification, make_bss_regression
 from mipdp.experiments import StudyConfig, run_study
 from mipdp.experiments import methods as methods_mod

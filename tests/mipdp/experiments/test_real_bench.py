@@ -77,6 +77,7 @@ def test_best_subset_targets():
 
 def test_hinge_value_is_the_primal_lp():
     from scipy.optimize import linprog
+
     from mipdp.experiments.real_bench import _hinge_value
     rng = np.random.default_rng(2)
     Z = rng.standard_normal((50, 3))

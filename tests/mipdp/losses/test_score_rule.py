@@ -8,8 +8,16 @@ import pytest
 from mipdp import private_bss
 from mipdp._param_validation import InvalidParameterError
 from mipdp.datasets import make_bss_classification, make_bss_regression
-from mipdp.losses import (DEFAULT_RIDGE, SEED_RADIUS, SEED_RIDGE, Hinge, Huber, LeastSquares,
-                          default_score, get_loss)
+from mipdp.losses import (
+    DEFAULT_RIDGE,
+    SEED_RADIUS,
+    SEED_RIDGE,
+    Hinge,
+    Huber,
+    LeastSquares,
+    default_score,
+    get_loss,
+)
 
 
 @pytest.mark.parametrize("loss,expected", [

@@ -17,8 +17,7 @@ from mipdp.enumeration.envelope import build_envelope
 from mipdp.exceptions import CertificationError
 from mipdp.losses import LeastSquares
 from mipdp.mechanisms import ExponentialMechanismSampler
-from mipdp.mechanisms.linear_envelope import (LinearEnvelope, WeightedSubsets,
-                                              best_linear_envelope)
+from mipdp.mechanisms.linear_envelope import LinearEnvelope, WeightedSubsets, best_linear_envelope
 from mipdp.mechanisms.regions import Region, region_members
 
 B = 0.5

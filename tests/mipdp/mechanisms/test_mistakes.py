@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from mipdp.selection import ptr_level
 from mipdp import ConditionalPrivacyWarning, private_bss
 from mipdp.brute_force import all_supports
 from mipdp.mechanisms import MistakesMechanism, ptr_distance, ptr_test
+from mipdp.selection import ptr_level
 
 B = 0.5
 

@@ -14,9 +14,17 @@ import pytest
 from scipy.special import gammaln
 from scipy.stats import chisquare
 
-from mipdp.mechanisms import (MistakesMechanism, TopRMechanism, canonical_lipschitz_topk,
-                              canonical_lipschitz_topk_distribution, gumbel_argmax,
-                              gumbel_peeling_topk, laplace_topk, log_comb, ptr_test)
+from mipdp.mechanisms import (
+    MistakesMechanism,
+    TopRMechanism,
+    canonical_lipschitz_topk,
+    canonical_lipschitz_topk_distribution,
+    gumbel_argmax,
+    gumbel_peeling_topk,
+    laplace_topk,
+    log_comb,
+    ptr_test,
+)
 from mipdp.mechanisms.topk import _log_max_exp_noise
 
 

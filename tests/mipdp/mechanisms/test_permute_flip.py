@@ -2,13 +2,11 @@
 
 import math
 
-from mipdp import solvers
-
 import numpy as np
 import pytest
 from scipy.stats import chisquare, ks_2samp, kstest
 
-from mipdp import private_bss
+from mipdp import private_bss, solvers
 from mipdp.brute_force import all_supports
 from mipdp.enumeration import SupportEnumerator
 from mipdp.enumeration.envelope import build_envelope
@@ -358,9 +356,10 @@ def test_split_decision_ignores_the_time_of_queued_members(monkeypatch):
     (19bbc61).  Batch times now count only once the batch is revealed."""
     import types
 
+    from scipy.stats import binomtest
+
     import mipdp.mechanisms.permute_flip as pf
     from mipdp.mechanisms.regions import Region
-    from scipy.stats import binomtest
     p, s, star, twin = 4, 2, (0, 2), (0, 3)
     q = {(0, 1): -1.0, (0, 2): 0.0, (0, 3): 0.0, (1, 2): -3.0, (1, 3): -8.0, (2, 3): -3.0}
     table = {k: -v for k, v in q.items()}

@@ -4,8 +4,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from mipdp.mechanisms.quantile import (column_grid_counts, grid_counts, private_quantile_index,
-                                       quantile_log_probabilities)
+from mipdp.mechanisms.quantile import (
+    column_grid_counts,
+    grid_counts,
+    private_quantile_index,
+    quantile_log_probabilities,
+)
 
 GRID = np.array([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0])
 #: values a neighbour row may take: below, on, between and above the grid points

@@ -10,10 +10,16 @@ import numpy as np
 import pytest
 from scipy import integrate, optimize, stats
 
-from mipdp.mechanisms.topk import (canonical_lipschitz_topk, canonical_lipschitz_topk_distribution,
-                                   canonical_loss, distribution_as_dict,
-                                   exp_noise_argmax_logprobs, gumbel_peeling_topk,
-                                   gumbel_peeling_topk_distribution, laplace_topk)
+from mipdp.mechanisms.topk import (
+    canonical_lipschitz_topk,
+    canonical_lipschitz_topk_distribution,
+    canonical_loss,
+    distribution_as_dict,
+    exp_noise_argmax_logprobs,
+    gumbel_peeling_topk,
+    gumbel_peeling_topk_distribution,
+    laplace_topk,
+)
 
 
 # ----------------------------------------------------------------------------- helpers

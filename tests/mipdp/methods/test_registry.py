@@ -1,9 +1,9 @@
 """The method registry is the one list: every consumer reads it, every unit's privacy map
 is what :func:`planned_guarantee` reports, and a new unit works end to end."""
 
-from dataclasses import dataclass
 import inspect
 import itertools
+from dataclasses import dataclass
 
 import numpy as np
 import pytest

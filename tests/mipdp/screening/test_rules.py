@@ -12,7 +12,7 @@ def _score_loop(X, y, w, lam, loss):
     n = X.shape[0]
     u = X @ w
     grad_u = loss.derivative(u, y) / n                      # ∇f(u) ∈ R^n
-    gap = max(((u - lam * X[:, j] * sgn) @ grad_u for j in range(X.shape[1]) for sgn in (1, -1)))
+    gap = max((u - lam * X[:, j] * sgn) @ grad_u for j in range(X.shape[1]) for sgn in (1, -1))
     L = loss.kappa_smooth / n
     mu = loss.kappa_strong(1.0, lam) / n
     return np.array([lam * abs(X[:, i] @ grad_u) + u @ grad_u
