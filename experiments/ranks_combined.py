@@ -26,6 +26,7 @@ from ranks_scores import (
     load,
     ls_target,
     overlap,
+    print_table,
     score_A,
     supports_of,
     uniform_ranks,
@@ -78,10 +79,7 @@ def real(a):
                 line[f"{key}@{eps:g}"] = float(law @ ov)
         rows.append(line)
         print(name, flush=True)
-    keys = list(rows[0])
-    print("| " + " | ".join(keys) + " |")
-    for r in rows:
-        print("| " + " | ".join(v if isinstance(v, str) else f"{v:.3f}" for v in r.values()) + " |")
+    print_table(rows)
 
 
 def synthetic(a):

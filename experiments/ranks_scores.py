@@ -180,8 +180,12 @@ def real(args):
             for key, (u, d) in cands.items():
                 line[f"{key}@{eps:g}"] = float(em_law(u, d, eps) @ ov)
         rows.append(line)
-    keys = list(rows[0])
-    print("| " + " | ".join(keys) + " |")
+    print_table(rows)
+
+
+def print_table(rows: list[dict]) -> None:
+    """A markdown table of ``rows`` (dicts with the same keys; floats to 3 decimals)."""
+    print("| " + " | ".join(rows[0]) + " |")
     for r in rows:
         print("| " + " | ".join(v if isinstance(v, str) else f"{v:.3f}" for v in r.values()) + " |")
 

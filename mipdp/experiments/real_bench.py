@@ -99,18 +99,12 @@ class RealConfig:
         from .real_sets import REAL_SETS
         if self.kind != "real":
             raise ValueError(f"kind: a real-data config has kind 'real', got {self.kind!r}")
-        bad = [d for d in self.sets if d not in REAL_SETS]
-        if bad:
-            raise ValueError(f"sets: unknown {bad}; known: {sorted(REAL_SETS)}")
-        bad = [m for m in self.methods if m not in REAL_METHODS]
-        if bad:
-            raise ValueError(f"methods: unknown {bad}; known: {list(REAL_METHODS)}")
-        bad = [m for m in self.synth_methods if m not in SYNTH_METHODS]
-        if bad:
-            raise ValueError(f"synth_methods: unknown {bad}; known: {list(SYNTH_METHODS)}")
-        bad = [d for d in self.synth_designs if d not in DESIGNS]
-        if bad:
-            raise ValueError(f"synth_designs: unknown {bad}; known: {list(DESIGNS)}")
+        for name, known in (("sets", sorted(REAL_SETS)), ("methods", list(REAL_METHODS)),
+                            ("synth_methods", list(SYNTH_METHODS)),
+                            ("synth_designs", list(DESIGNS))):
+            bad = [v for v in getattr(self, name) if v not in known]
+            if bad:
+                raise ValueError(f"{name}: unknown {bad}; known: {known}")
         for f in ("draws", "range_draws", "synth_p", "synth_s", "synth_trials"):
             if int(getattr(self, f)) < 1:
                 raise ValueError(f"{f}: must be >= 1")
