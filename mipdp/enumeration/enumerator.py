@@ -457,8 +457,12 @@ class SupportEnumerator(RegionSearch):
         ph.time += time.perf_counter() - t0
         self.progress.done("optimum", best=best[0], bound=lower, solves=ph.solves)
         if self.stats.optimality_gap > max(self.tol, 1e-6 * self.scale / max(abs(best[0]), 1e-300)):
+            # the gap itself is data: it is in result.stats (not private) when a run ends,
+            # never in an exception's text
+            logger.debug("outer approximation stopped with relative gap %.3g (not private)",
+                         self.stats.optimality_gap)
             raise CertificationError(
-                f"outer approximation stopped with relative gap {self.stats.optimality_gap:.3g}; "
+                "outer approximation stopped before its relative gap reached the tolerance; "
                 "the optimum is not certified and nothing was released")
         if not np.array_equal(best[1], self.center):
             self._recenter(best[1])

@@ -26,6 +26,38 @@ logger = logging.getLogger(__name__)
 __all__ = ["MasterProblem"]
 
 
+def capped_cut(value: float, grad, support, floor: float) -> tuple[float, np.ndarray]:
+    """The cut ``c(T) = value + gᵀ(1_T - 1_S)`` with its entering coefficients capped.
+
+    ``U = value + Σ_{i∈S} max(-g_i, 0) + Σ_{i∉S} max(g_i, 0)`` bounds the cut over every
+    support.  An entering coefficient ``g_i < -(U - floor)`` (``i ∉ S``) is raised to
+    ``-(U - floor)``: a support ``T`` containing such an ``i`` then gets a cut of at most
+    ``U - (U - floor) = floor <= L(T)``, and one containing none keeps ``c(T) <= L(T)``, so
+    the capped cut is still a global lower bound (``floor`` certified for every support).
+    It is exact where it matters (it only drops promises below the floor), and it keeps
+    the master's coefficients within ``(U - floor)/scale``: a tiny ridge gives entering
+    coefficients ``w_i²/(4nλ')`` of 10⁶ and more, against which an integrality
+    tolerance of 10⁻⁶ on ``z_i`` is worth a whole unit of ``η``.  A cut with a non-finite
+    constant or coefficient on ``S`` becomes the floor (valid, vacuous); non-finite
+    entering coefficients (overflow) are capped like the others.
+    """
+    g = np.array(grad, dtype=float)
+    S = np.asarray(support, dtype=np.intp)
+    inS = np.zeros(g.size, dtype=bool)
+    inS[S] = True
+    if not (np.isfinite(value) and np.all(np.isfinite(g[inS]))):
+        return float(floor), np.zeros(g.size)
+    g[~inS & np.isnan(g)] = -np.inf
+    with np.errstate(invalid="ignore", over="ignore"):
+        U = (float(value) + float(np.sum(np.maximum(-g[inS], 0.0)))
+             + float(np.sum(np.maximum(g[~inS], 0.0))))
+    if not np.isfinite(U):
+        return float(floor), np.zeros(g.size)
+    cap = max(U - float(floor), 0.0)
+    g[~inS & (g < -cap)] = -cap
+    return float(value), g
+
+
 class MasterProblem:
     """Cuts, cardinality and region rows over one backend.
 
@@ -95,7 +127,8 @@ class MasterProblem:
         """
         self._cut_supports.add(tuple(int(i) for i in support))
         self.n_cuts += 1
-        g = np.asarray(grad, dtype=float) / self.scale
+        value, g = capped_cut(value, grad, support, self.floor)
+        g = g / self.scale
         rhs = self.to_eta(value) - float(g[np.asarray(support)].sum())
         self._cut_grads.append(g)
         idx = np.concatenate(([self.eta], self.z))

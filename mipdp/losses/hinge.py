@@ -142,6 +142,24 @@ _REFINE_ROUNDS = 1
 #: Newton steps on all samples at the first level, then working sets of this half-width
 _FIRST_ITERS = 3
 _FIRST_OMEGA = 0.3
+#: half-widths of the wider margin windows the exact fallback also tries: at a tiny ridge
+#: the continuation can stall with a margin sample at ``t ≈ γ`` of an earlier level
+#: (its weight near 1), which the last level's window puts among the violators
+_WIDER_HALF_WIDTHS = (1e-9, 1e-8, 1e-7, 1e-6, 1e-5)
+
+
+def _WIDER_WINDOWS(t):
+    """``(t, lo, hi)`` structure windows of the exact fallback beyond the level's own:
+    one-sided (``[-1e-12, h]``) and symmetric (``[-h, h]``), narrow to wide."""
+    return [(t, lo, h) for h in _WIDER_HALF_WIDTHS for lo in (-1e-12, -h)]
+
+
+def _loss_scale(Zt: np.ndarray, radius: float) -> np.ndarray:
+    """``1 + r · max_k ||z_{k,S}||`` per support (``Zt``: (m, s, n)): the largest loss of a
+    sample at a feasible ``β`` on the support, at most the public ``B = 1 + b_x r √s``."""
+    if Zt.shape[2] == 0:
+        return np.ones(Zt.shape[0])
+    return 1.0 + radius * np.sqrt(np.max(np.einsum("msn,msn->mn", Zt, Zt), axis=1))
 
 
 class Hinge(Loss):
@@ -273,6 +291,10 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
         A = np.zeros((m, n)) if want_dual else None
         todo = np.arange(m)
 
+        # a support the strict tolerance cannot certify is accepted by the exact fallback
+        # at the same relative tolerance of its loss scale (module notes)
+        ref = _loss_scale(Zt, r)
+
         def accept(rows, beta, Pc, Dc, a):
             ok = Pc - Dc <= CERT_TOL * np.maximum(1.0, np.abs(Pc))
             k = rows[ok]
@@ -319,7 +341,8 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
         for j, k in enumerate(todo):  # exact fallback, one support at a time
             best: tuple | None = None
             for tt, lo, hi in ((t[j], -1e-12, gamma * (1 + 1e-9)), (t[j], -gamma, 2.0 * gamma),
-                               (cand_t[j], -1e-9, 1e-9), (cand_t[j], -1e-7, 1e-7)):
+                               (cand_t[j], -1e-9, 1e-9), (cand_t[j], -1e-7, 1e-7),
+                               *_WIDER_WINDOWS(t[j])):
                 res = polish_exact(Zt[k], tt, lo, hi, lam, r)
                 if best is None or res[1] - res[2] < best[1] - best[2]:
                     best = res
@@ -327,11 +350,13 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
                     break
             assert best is not None  # the loop above runs at least once
             b, Pk, Dk, a, _ = best
-            if not Pk - Dk <= CERT_TOL * max(1.0, abs(Pk)):
+            if not Pk - Dk <= CERT_TOL * max(ref[k], abs(Pk)):
+                # the message names no support and no gap: both are data (a neighbour
+                # would run), and an exception must not carry them
                 raise CertificationError(
-                    f"hinge: could not certify L(S) for support S = {supports[k].tolist()}: "
-                    f"best duality gap {Pk - Dk:.3g} exceeds {CERT_TOL:g}·max(1, L); nothing "
-                    "was released. Please report this data set.")
+                    f"hinge: could not certify the objective of a support to a duality gap "
+                    f"of {CERT_TOL:g} times its loss scale; nothing was released. Please "
+                    "report this data set.")
             P[k], D[k], B[k] = Pk, Dk, b
             if want_dual:
                 assert A is not None

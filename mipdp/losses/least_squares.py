@@ -39,7 +39,9 @@ def ridge_ball_values(A: np.ndarray, b: np.ndarray, yty: float, n: int, radius: 
     Parameters
     ----------
     A : ndarray, shape (m, s, s)
-        ``X_SᵀX_S + λI`` for each of ``m`` supports (symmetric positive definite).
+        ``X_SᵀX_S + λI`` for each of ``m`` supports (symmetric positive semi-definite;
+        it may be singular in floating point, e.g. a tiny ``λ`` next to a Gram matrix of
+        clipped columns at ``±b_x`` with ``b_x`` large).
     b : ndarray, shape (m, s)
         ``X_Sᵀy``.
     yty : float
@@ -65,53 +67,86 @@ def ridge_ball_values(A: np.ndarray, b: np.ndarray, yty: float, n: int, radius: 
     batched LU solve (about 10x cheaper than an ``s × s`` eigendecomposition); the supports
     whose minimiser lies in the ball get ``(yᵀy - bᵀA⁻¹b) / 2n`` (the ball is inactive, the
     same value as below with ``ν = 0``) and only the others go through the secular equation.
+    LU with partial pivoting is backward stable: the value is that of ``A + E`` with
+    ``||E|| = O(ε_mach ||A||)``, within ``||E|| r²/2n`` of the true one on the ball.  A
+    batch whose LU fails (``A`` singular in floating point) or gives a non-finite solution
+    goes through the eigendecomposition instead.
+
+    The eigendecomposition path is scale-free and backward stable.  Each ``(A, b)`` is
+    divided by ``c = max_k A_kk`` (the minimiser is unchanged; the value is
+    ``(yᵀy + c·m̃)/2n`` with ``m̃`` the minimum of the scaled quadratic), so that no square
+    of an eigenvalue of a Gram matrix at bounds like ``1e100`` overflows.  Eigenvalues
+    below zero (rounding of a singular ``A``) are set to zero, a perturbation of
+    ``O(ε_mach ||A||)``; a direction with eigenvalue zero and no component of ``b`` adds
+    nothing (the pseudo-inverse), one with a component makes the ball active.  The ball
+    multiplier solves the secular equation by Newton's method from the lower bound
+    ``ν_lo = max(0, max_k (|q_k|/r - w_k))`` (``q = Qᵀb``), at or below the root; from
+    there every ``|q_k|/(w_k + ν) <= r``, so nothing overflows or divides by zero.
     """
     if not return_coef and A.shape[0]:
-        beta = np.linalg.solve(A, b[..., None])[..., 0]
-        out = (yty - np.einsum("ms,ms->m", b, beta)) / (2.0 * n)
+        with np.errstate(all="ignore"):
+            try:
+                beta = np.linalg.solve(A, b[..., None])[..., 0]
+            except np.linalg.LinAlgError:    # singular in floating point: eigh below
+                beta = None
+            if beta is not None:
+                out = (yty - np.einsum("ms,ms->m", b, beta)) / (2.0 * n)
+                bad = ~(np.all(np.isfinite(beta), axis=1) & np.isfinite(out))
+                if np.isfinite(radius):
+                    bad |= np.einsum("ms,ms->m", beta, beta) > radius * radius
+        if beta is not None:
+            if np.any(bad):
+                out[bad] = ridge_ball_values(A[bad], b[bad], yty, n, radius, return_coef=True,
+                                             nu0=None if nu0 is None else nu0[bad])[0]
+            return out
+    m, s = b.shape
+    # scale-free: A/c and b/c have the same minimiser; c > 0 (A is positive semi-definite
+    # with a positive ridge on its diagonal; the guard keeps a zero A harmless)
+    c = np.max(np.diagonal(A, axis1=1, axis2=2), axis=1, initial=0.0) if s else np.ones(m)
+    c = np.where(np.isfinite(c) & (c > 0), c, 1.0)
+    w, Q = np.linalg.eigh(A / c[:, None, None])
+    w = np.maximum(w, 0.0)
+    q = np.einsum("mks,mk->ms", Q, b / c[:, None])
+    aq = np.abs(q)
+    nu = np.zeros(m)                 # multipliers of the scaled problem
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if np.isfinite(radius):
-            active = np.einsum("ms,ms->m", beta, beta) > radius * radius
+            inv0 = np.where(aq > 0, aq / w, 0.0)       # |q|/w: inf where w = 0 < |q|
+            active = np.einsum("ms,ms->m", inv0, inv0) > radius * radius
             if np.any(active):
-                out[active] = ridge_ball_values(A[active], b[active], yty, n, radius,
-                                                return_coef=True,
-                                                nu0=None if nu0 is None else nu0[active])[0]
-        return out
-    w, Q = np.linalg.eigh(A)
-    q = np.einsum("mks,mk->ms", Q, b)
-    q2 = q * q
-    nu = np.zeros(w.shape[0])
-    if np.isfinite(radius):
-        r2 = radius * radius
-        active = np.einsum("ms,ms->m", q2, 1.0 / (w * w)) > r2
-        if np.any(active):
-            qa, wa = q2[active], w[active]
-            v = np.zeros(qa.shape[0]) if nu0 is None else np.maximum(nu0[active], 0.0)
-            last = np.full(qa.shape[0], np.inf)
-            todo = np.arange(qa.shape[0])
-            for _ in range(100):
-                d = wa[todo] + v[todo, None]
-                q_t = qa[todo]
-                n2 = np.sum(q_t / (d * d), axis=1)
-                norm = np.sqrt(n2)
-                phi = 1.0 / norm - 1.0 / radius
-                dphi = np.sum(q_t / (d * d * d), axis=1) / (norm * n2)
-                v_new = np.maximum(v[todo] - phi / dphi, 0.0)
-                move = np.abs(v_new - v[todo])
-                # converged, or down to rounding noise: tiny steps that stopped shrinking
-                tiny = move <= 1e-11 * np.maximum(1.0, v_new)
-                done = (move <= 1e-15 * np.maximum(1.0, v_new)) | (tiny & (move >= last[todo]))
-                v[todo] = v_new
-                last[todo] = move
-                todo = todo[~done]
-                if todo.size == 0:
-                    break
-            nu[active] = v
-    d = w + nu[:, None]
-    explained = np.sum(q2 * (w + 2.0 * nu[:, None]) / (d * d), axis=1)
+                qa, wa = q[active], w[active]
+                lo = np.maximum(np.max(np.abs(qa) / radius - wa, axis=1, initial=0.0), 0.0)
+                v = lo.copy() if nu0 is None else np.maximum(nu0[active] / c[active], lo)
+                last = np.full(qa.shape[0], np.inf)
+                todo = np.arange(qa.shape[0])
+                for _ in range(100):
+                    d = wa[todo] + v[todo, None]
+                    q_t = qa[todo]
+                    t = np.where(q_t != 0, q_t / d, 0.0)
+                    n2 = np.sum(t * t, axis=1)
+                    norm = np.sqrt(n2)
+                    phi = 1.0 / norm - 1.0 / radius
+                    dphi = np.sum(np.where(t != 0, t * t / d, 0.0), axis=1) / (norm * n2)
+                    v_new = np.maximum(v[todo] - phi / dphi, lo[todo])
+                    v_new = np.where(np.isfinite(v_new), v_new, v[todo])
+                    move = np.abs(v_new - v[todo])
+                    # converged, or down to rounding noise: tiny steps that stopped shrinking
+                    tiny = move <= 1e-11 * np.maximum(1.0, v_new)
+                    done = ((move <= 1e-15 * np.maximum(1.0, v_new))
+                            | (tiny & (move >= last[todo])))
+                    v[todo] = v_new
+                    last[todo] = move
+                    todo = todo[~done]
+                    if todo.size == 0:
+                        break
+                nu[active] = v
+        d = w + nu[:, None]
+        t = np.where(q != 0, q / d, 0.0)               # the scaled minimiser, eigenbasis
+        explained = c * np.sum(t * t * (w + 2.0 * nu[:, None]), axis=1)
     values = (yty - explained) / (2.0 * n)
     if return_coef:
-        beta = np.einsum("mks,ms->mk", Q, q / d)
-        return values, beta, nu
+        beta = np.einsum("mks,ms->mk", Q, t)
+        return values, beta, c * nu
     return values
 
 

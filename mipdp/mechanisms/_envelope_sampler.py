@@ -9,6 +9,7 @@ checks of the envelope's shape, the support keys and the value look-up.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable
 
@@ -18,6 +19,8 @@ from ..deadline import Deadline
 from ..exceptions import CertificationError
 from ._support_index import SupportIndex
 from .regions import Region
+
+logger = logging.getLogger(__name__)
 
 #: relative slack below a region's bound before an evaluated value counts as a violation
 _VIOLATION_RTOL = 1e-10
@@ -85,10 +88,13 @@ class EnvelopeSampler:
         low = L < b - _VIOLATION_RTOL * np.maximum(1.0, np.abs(L))
         if np.any(low):
             i = int(np.flatnonzero(low)[0])
+            logger.debug("invalid envelope: support %s has L = %r below its region's "
+                         "certified bound %r (not private)", members[i].tolist(),
+                         float(L[i]), float(b[i]))
             raise CertificationError(
-                f"invalid envelope: support {members[i].tolist()} has L = {float(L[i])!r} "
-                f"below its region's certified bound {float(b[i])!r}; nothing was released "
-                "(please report this bug)")
+                "invalid envelope: an evaluated support lies below its region's certified "
+                "bound; nothing was released (please report this bug; the support and the "
+                "values are logged at DEBUG level, labelled not private)")
 
     def _support_key(self, support) -> tuple | None:
         """``support`` as a sorted tuple, or ``None`` if it is not an s-subset of range(p)."""
