@@ -54,14 +54,14 @@ def hinge_dual(a_sum: np.ndarray, w: np.ndarray, lam: float, radius: float,
     return D, lam_p
 
 
-def _structure_beta(ZE, valid, c, lam, radius):
+def _structure_beta(ZE, valid, c, lam, radius, rank_tol=_RANK_TOL):
     """``β``, ``λ'``, the least-norm multipliers ``a_E`` (not clipped; zero on padding) and
     whether ``λ'`` is free (``β`` pinned by ``E`` on the sphere), for each structure."""
     m, s, _ = ZE.shape
     M = np.matmul(ZE, ZE.transpose(0, 2, 1))
     q = ZE.sum(axis=2)
     ev, Q = np.linalg.eigh(M)
-    keep = ev > _RANK_TOL * np.maximum(ev[:, -1:], 1e-300)
+    keep = ev > rank_tol * np.maximum(ev[:, -1:], 1e-300)
     inv = np.where(keep, 1.0 / np.where(keep, ev, 1.0), 0.0)
     Mp = np.einsum("mij,mj,mkj->mik", Q, inv, Q)
     PE = np.einsum("mij,mj,mkj->mik", Q, keep.astype(float), Q)
@@ -172,7 +172,7 @@ def _next_structure(E, V, rows, cols, raw, t_new, tol: float = 1e-12):
 
 
 def polish_exact(Z: np.ndarray, t: np.ndarray, lo: float, hi: float, lam: float,
-                 radius: float):
+                 radius: float, rank_tol: float = _RANK_TOL):
     """One support: the structure's ``β`` with multipliers from bounded least squares.
 
     When ``E`` has more rows than its rank (ties, duplicated or clipped rows) the
@@ -200,7 +200,7 @@ def polish_exact(Z: np.ndarray, t: np.ndarray, lo: float, hi: float, lam: float,
     c = Z[:, V].sum(axis=1)
     ZE = Z[:, E]
     beta, lam_p, _, free = _structure_beta(ZE[None], np.ones((1, ZE.shape[1]), bool), c[None],
-                                           lam, radius)
+                                           lam, radius, rank_tol)
     beta, lam_p = beta[0], float(lam_p[0])
     nb = float(np.linalg.norm(beta))
     if nb > radius:

@@ -13,9 +13,12 @@ is one new pair of classes; the enumeration never changes.
 Certification contract.  Every value a sampler or a cut uses carries a certified bound:
 :meth:`SupportObjective.value_bounds` returns ``(value, lower)`` with
 ``lower <= L(S) <= value`` and ``value - lower <= 1e-12 · max(1, |value|)`` (closed forms:
-``lower = value``, exact up to floating-point rounding); an objective that cannot reach
-this accuracy for some support raises :class:`~mipdp.exceptions.CertificationError`
-instead of returning a value.  Cuts use the certified *lower* bound as their constant.
+``lower = value``, exact up to floating-point rounding), or, where an iterative solver's
+exact fallback cannot reach that, ``1e-12`` of the support's loss scale (the largest loss
+of one sample at a feasible ``β``, at most the public per-sample bound ``B``); an
+objective that cannot reach this accuracy for some support raises
+:class:`~mipdp.exceptions.CertificationError` (whose message carries no data) instead of
+returning a value.  Cuts use the certified *lower* bound as their constant.
 """
 
 from __future__ import annotations

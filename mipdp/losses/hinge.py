@@ -37,11 +37,18 @@ All supports of a batch are solved together on one ``(m, s, n)`` block of the ro
 4. *Exact fallback*: for a support whose least-norm multipliers leave ``[0, 1]`` (ties:
    duplicated or clipped rows put more samples on the margin than ``s``), the multipliers
    and ``λ'`` are found by bounded least squares on the same structure.
-5. A support that no structure certifies raises
-   :class:`~mipdp.exceptions.CertificationError` (nothing uncertified is ever returned).
+   It tries wider margin windows too, then every window again with a finer rank
+   tolerance (nearly parallel margin rows).
+5. A support that no structure certifies to ``1e-12 · max(1, P)`` is accepted at
+   ``1e-12 · max(ℓ_S, P)``, ``ℓ_S = 1 + r · max_k ||z_{k,S}||`` the support's loss scale
+   (the largest loss of one sample at a feasible ``β``, at most the public ``B``: margins
+   are computed with an error of about ``ε_mach · ℓ_S``); one that not even this certifies
+   raises :class:`~mipdp.exceptions.CertificationError` (nothing uncertified is ever
+   returned; the message names neither the support nor the gap, which are data).
 
 Every returned value is the primal ``P`` of a feasible ``β`` (so ``P >= L(S)``), with the
-dual bound ``D <= L(S)`` of an explicit ``a ∈ [0, 1]^n`` and ``P - D <= 1e-12 max(1, P)``.
+dual bound ``D <= L(S)`` of an explicit ``a ∈ [0, 1]^n`` and ``P - D <= 1e-12 max(1, P)``
+(or ``1e-12 max(ℓ_S, P)`` from the fallback, step 5).
 
 Outer-approximation cut (SPEC §3), certified
 ---------------------------------------------
@@ -146,6 +153,9 @@ _FIRST_OMEGA = 0.3
 #: the continuation can stall with a margin sample at ``t ≈ γ`` of an earlier level
 #: (its weight near 1), which the last level's window puts among the violators
 _WIDER_HALF_WIDTHS = (1e-9, 1e-8, 1e-7, 1e-6, 1e-5)
+#: relative eigenvalue tolerance of the margin rows' Gram matrix in the fallback's second
+#: pass (the first uses the default of :mod:`._hinge_active_set`, 1e-11)
+_FINE_RANK_TOL = 1e-14
 
 
 def _WIDER_WINDOWS(t):
@@ -340,10 +350,16 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
                                                         lam, r), t)
         for j, k in enumerate(todo):  # exact fallback, one support at a time
             best: tuple | None = None
-            for tt, lo, hi in ((t[j], -1e-12, gamma * (1 + 1e-9)), (t[j], -gamma, 2.0 * gamma),
-                               (cand_t[j], -1e-9, 1e-9), (cand_t[j], -1e-7, 1e-7),
-                               *_WIDER_WINDOWS(t[j])):
-                res = polish_exact(Zt[k], tt, lo, hi, lam, r)
+            windows = ((t[j], -1e-12, gamma * (1 + 1e-9)), (t[j], -gamma, 2.0 * gamma),
+                       (cand_t[j], -1e-9, 1e-9), (cand_t[j], -1e-7, 1e-7),
+                       *_WIDER_WINDOWS(t[j]))
+            # the level's windows first (as before), then the wider ones, then all of them
+            # again with a finer rank tolerance: margin rows that are nearly parallel (rows
+            # equal up to the 6th digit) span a direction the default tolerance drops
+            for (tt, lo, hi), rank_tol in [(w, None) for w in windows] + [
+                    (w, _FINE_RANK_TOL) for w in windows]:
+                res = polish_exact(Zt[k], tt, lo, hi, lam, r,
+                                   **({} if rank_tol is None else {"rank_tol": rank_tol}))
                 if best is None or res[1] - res[2] < best[1] - best[2]:
                     best = res
                 if best[1] - best[2] <= CERT_TOL * max(1.0, abs(best[1])):
@@ -372,7 +388,8 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
         P : ndarray, shape (m,)
             Primal values ``P >= L(S)`` (of the feasible minimisers ``B``).
         D : ndarray, shape (m,)
-            Dual bounds ``D <= L(S)``, with ``P - D <= 1e-12 max(1, P)``.
+            Dual bounds ``D <= L(S)``, with ``P - D <= 1e-12 max(1, P)`` (or
+            ``1e-12 max(ℓ_S, P)`` from the exact fallback; module notes).
         B : ndarray, shape (m, s)
             Minimisers.
         A : ndarray, shape (m, n) or None

@@ -27,7 +27,10 @@ With ``a = ψ_δ(ρ)`` at the returned ``β`` (``|a_k| <= δ``) and ``w = X_Sᵀ
 with the best ``μ`` for this ``a`` (``λ'' = max(λ, ||w||/r)``) is a lower bound on
 ``L(S)`` (weak duality, from ``ℓ_δ(ρ) = max_{|a| <= δ} aρ - a²/2``), and the primal
 value ``P`` of the feasible ``β`` an upper bound.  Every returned value has
-``P - D <= 1e-12 · max(1, P)``.
+``P - D <= 1e-12 · max(1, P)``; a support the restart from zero cannot certify to that
+is accepted at ``1e-12 · max(ℓ_S, P)``, ``ℓ_S = ℓ_δ(max_k |y_k| + r · max_k ||x_{k,S}||)``
+the support's loss scale (the largest loss of one sample at a feasible ``β``, at most
+the public ``B``; residuals are computed with an error of about ``ε_mach · ℓ_S``).
 
 Outer-approximation cut, certified
 ----------------------------------
@@ -188,7 +191,8 @@ class HuberObjective(BatchedCertifiedSolves, SupportObjective):
     def solve(self, supports: np.ndarray, want_dual: bool = False):
         """Certified values ``P``, dual bounds ``D``, minimisers (and dual weights ``ψ_δ(ρ)``).
 
-        ``D <= L(S) <= P`` and ``P - D <= 1e-12 max(1, P)`` for every support; otherwise
+        ``D <= L(S) <= P`` and ``P - D <= 1e-12 max(1, P)`` (or ``1e-12 max(ℓ_S, P)``,
+        module notes) for every support; otherwise
         :class:`~mipdp.exceptions.CertificationError` is raised.
         """
         return self._solve_batched(supports, want_dual)
