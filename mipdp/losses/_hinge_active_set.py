@@ -225,3 +225,67 @@ def polish_exact(Z: np.ndarray, t: np.ndarray, lo: float, hi: float, lam: float,
     a = V.astype(float)
     a[E] = aE
     return beta, P, D, a, t_new
+
+
+def qp_candidates(Z: np.ndarray, lam: float, radius: float) -> list[np.ndarray]:
+    """Margin vectors ``t`` whose structures the exact fallback should try, from one LP/QP
+    solve of the support's problem by HiGHS (``[]`` if it fails).
+
+    The problem is solved in scaled variables (``Z / c``, ``c = max |Z|``; ``λ/c²``; the
+    ball replaced by the box ``|β_j| <= r/√s`` inside it; the ridge dropped when it is
+    below HiGHS's resolution): ``min Σ ξ_k + λ||β||²`` over ``ξ_k >= 1 - z_kᵀβ``,
+    ``ξ >= 0``.  Its solution only proposes structures: the margins at its ``β``, and the
+    structure of its dual weights (``0 < a_k < 1`` on the margin, ``a_k = 1`` violators).
+    Whatever it proposes is certified or rejected by the caller's duality gap, so a wrong
+    or inaccurate solve costs time, never validity.  Active-set and simplex solutions are
+    basic: on nearly parallel margin rows they pick the rows that pin ``β`` down, which
+    the smoothing continuation's iterates (every such row at ``t ≈ 0``) do not.
+    """
+    import highspy
+    from scipy import sparse
+
+    s, n = Z.shape
+    c = float(np.max(np.abs(Z))) if Z.size else 0.0
+    if not (np.isfinite(c) and c > 0.0):
+        return []
+    Zs = Z / c
+    lam_s = lam / (c * c)
+    box = radius * c / np.sqrt(s)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    inf = highspy.kHighsInf
+    lp = highspy.HighsLp()
+    lp.num_col_ = s + n
+    lp.num_row_ = n
+    lp.col_cost_ = np.r_[np.zeros(s), np.ones(n)]
+    b = box if box < 1e15 else inf
+    lp.col_lower_ = np.r_[np.full(s, -b), np.zeros(n)]
+    lp.col_upper_ = np.r_[np.full(s, b), np.full(n, inf)]
+    lp.row_lower_ = np.ones(n)
+    lp.row_upper_ = np.full(n, inf)
+    A = sparse.hstack([sparse.csc_matrix(Zs.T), sparse.identity(n, format="csc")]).tocsc()
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = A.indptr.astype(np.int32)
+    lp.a_matrix_.index_ = A.indices.astype(np.int32)
+    lp.a_matrix_.value_ = A.data
+    try:
+        h.passModel(lp)
+        if lam_s * min(box, 1e15) ** 2 > 1e-9 and lam_s > 1e-12:
+            h.passHessian(s + n, s, highspy.HessianFormat.kTriangular,
+                          np.arange(s + 1, dtype=np.int32), np.arange(s, dtype=np.int32),
+                          np.full(s, 2.0 * lam_s))
+        h.run()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return []
+        sol = h.getSolution()
+    except Exception:   # a candidate generator only: any failure just proposes nothing
+        return []
+    beta = np.asarray(sol.col_value[:s], dtype=float) / c
+    a = np.clip(np.asarray(sol.row_dual, dtype=float), 0.0, 1.0)
+    if not (np.all(np.isfinite(beta)) and np.all(np.isfinite(a))):
+        return []
+    out = [1.0 - beta @ Z]
+    for tol in (1e-9, 1e-6):
+        frac = (a > tol) & (a < 1.0 - tol)
+        out.append(np.where(frac, 0.0, np.where(a >= 1.0 - tol, 1.0, -1.0)))
+    return out

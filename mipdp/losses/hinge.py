@@ -82,7 +82,13 @@ import numpy as np
 from .._validation import check_labels_pm1
 from ..exceptions import CertificationError
 from ._batched import BatchedCertifiedSolves
-from ._hinge_active_set import hinge_dual, polish_batch, polish_exact, polish_structure
+from ._hinge_active_set import (
+    hinge_dual,
+    polish_batch,
+    polish_exact,
+    polish_structure,
+    qp_candidates,
+)
 from ._newton import SmoothedHinge, ball_newton, gather, margins
 from ._tangents import ball_tangent_cuts
 from .base import Loss, SupportObjective
@@ -356,13 +362,22 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
             # the level's windows first (as before), then the wider ones, then all of them
             # again with a finer rank tolerance: margin rows that are nearly parallel (rows
             # equal up to the 6th digit) span a direction the default tolerance drops
-            for (tt, lo, hi), rank_tol in [(w, None) for w in windows] + [
-                    (w, _FINE_RANK_TOL) for w in windows]:
-                res = polish_exact(Zt[k], tt, lo, hi, lam, r,
-                                   **({} if rank_tol is None else {"rank_tol": rank_tol}))
-                if best is None or res[1] - res[2] < best[1] - best[2]:
-                    best = res
-                if best[1] - best[2] <= CERT_TOL * max(1.0, abs(best[1])):
+            # last, the structures of an LP/QP solve of the support's problem (HiGHS)
+            tries = ([(w, None) for w in windows] + [(w, _FINE_RANK_TOL) for w in windows],
+                     lambda: [((tq, lo, hi), rt)
+                              for tq in qp_candidates(Zt[k], lam, r)
+                              for lo, hi in ((-1e-9, 1e-9), (-1e-6, 1e-6), (-0.5, 0.5))
+                              for rt in (None, _FINE_RANK_TOL)])
+            for group in tries:
+                for (tt, lo, hi), rank_tol in (group if isinstance(group, list) else group()):
+                    res = polish_exact(Zt[k], tt, lo, hi, lam, r,
+                                       **({} if rank_tol is None else {"rank_tol": rank_tol}))
+                    if best is None or res[1] - res[2] < best[1] - best[2]:
+                        best = res
+                    if best[1] - best[2] <= CERT_TOL * max(1.0, abs(best[1])):
+                        break
+                if best is not None and best[1] - best[2] <= CERT_TOL * max(ref[k],
+                                                                           abs(best[1])):
                     break
             assert best is not None  # the loop above runs at least once
             b, Pk, Dk, a, _ = best

@@ -82,3 +82,48 @@ def default_score(loss, s: int, b_x: float, b_y: float | None) -> tuple[float, f
                              f"finite bound, got {b!r}; pass bounds=(b_x, b_y) with b_x, b_y "
                              "> 0, or set ridge= and radius= yourself")
     return DEFAULT_RIDGE, cls.default_radius(int(s), float(b_x), b_y)
+
+
+#: smallest ridge, relative to ``b_x²``, that the certified iterative solvers (hinge, Huber)
+#: accept: below it, some data sets (nearly parallel rows pinning the optimum) cannot be
+#: certified to the required duality gap while their neighbours can (docs/privacy.md,
+#: "Neighbour fuzz")
+MIN_RELATIVE_RIDGE = 1e-6
+
+
+def check_certifiable(loss, bounds) -> None:
+    """Refuse, before any data is read, a score the hinge or Huber solver cannot certify.
+
+    ``λ / b_x²`` is the scale-free ridge (``β̃ = b_x β`` turns the clipped rows into rows of
+    norm at most ``√s``): below :data:`MIN_RELATIVE_RIDGE` the support objective is
+    nearly unregularised and, on data sets whose optimum is pinned by nearly parallel rows,
+    its certified duality gap is out of reach of double precision, so whether a call runs
+    would depend on the data.  Least squares has a closed form and needs no such floor.
+    ``bounds``: the public ``(b_x, b_y)`` (or ``b``) the score is resolved on (the mapped
+    ``±½`` of private ranges and ranks); bounds read off the data are not checked (their
+    release is labelled not private anyway).
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming ``ridge`` and ``bounds``; the message carries public figures only.
+    """
+    from ..exceptions import InvalidParameterError
+    if getattr(loss, "name", None) not in ("hinge", "huber"):
+        return
+    b_x = bounds[0] if isinstance(bounds, (tuple, list)) else bounds
+    if isinstance(b_x, bool) or not isinstance(b_x, (int, float)) or not math.isfinite(b_x) \
+            or b_x <= 0:
+        return
+    ridge = DEFAULT_RIDGE if loss.ridge is None else float(loss.ridge)
+    floor = MIN_RELATIVE_RIDGE * float(b_x) ** 2
+    if ridge < floor:
+        given = "the default ridge" if loss.ridge is None else "ridge"
+        raise InvalidParameterError(
+            f"ridge: loss={loss.name!r} needs ridge >= {MIN_RELATIVE_RIDGE:g}·b_x² = "
+            f"{floor:.3g} with b_x = {float(b_x):g} (the bound on |X| the score is computed "
+            f"on); {given} is {ridge:g}. Below that the support objective is nearly "
+            "unregularised and its certified solver cannot reach its accuracy on some data "
+            "sets, so whether a call runs would depend on the data. Rescale X by a public "
+            "constant so that its bound is near 1 (bounds=(b_x, b_y) then shrink with it), "
+            "or pass a larger ridge=.")

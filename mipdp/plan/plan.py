@@ -30,6 +30,7 @@ from ..enumeration.options import check_enumeration_options
 from ..exceptions import BudgetError, InvalidParameterError
 from ..guarantee import Guarantee, Neighbour
 from ..losses import Loss, get_loss
+from ..losses.score_rule import check_certifiable
 from ..private_ranges import MAPPED_BOUNDS, as_private_bounds
 from ..ranks import RANK_BOUNDS, check_ranks_options, is_ranks
 from .budget import Budget, check_method_args, neighbour_record, neighbour_scale_factor
@@ -177,6 +178,7 @@ def make_plan(args: dict) -> Plan:
         check_ranks_options(loss_obj.name, prescreen, method, neighbours)
     public = MAPPED_BOUNDS if spec is not None else RANK_BOUNDS if ranks else bounds
     loss_obj = _resolve_public_score(loss_obj, a["s"], public)
+    check_certifiable(loss_obj, public)      # hinge, Huber: a floor on λ/b_x², data-free
     budget = Budget.split(a["eps"], n_draws=a["n_draws"], prescreen=prescreen, method=method,
                           delta=delta, eps_test=eps_test, ranges=spec)
     max_eps = a["max_epsilon"]

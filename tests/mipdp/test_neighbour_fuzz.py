@@ -751,18 +751,93 @@ def test_finding_hinge_certification():
 
 
 def test_finding_outer_approximation_gap():
-    """F3: the MIP path (``exhaustive_max = explicit_max = 0``) of top-R on a hinge problem
-    at ridge 1e-8, radius 100 stopped at relative gap 0.03: its cuts had entering
-    coefficients of 10⁶ (``w_i²/4nλ'``), against which HiGHS's integrality tolerance is
-    worth a whole unit of ``η``.  The master now caps them (``capped_cut``)."""
-    X = np.array([[1e300, -1e160, -0.5, 0.0, 3.0, -0.5], [1e-300, -1e300, 0.5, BIG, -1.0, -1.0],
-                  [-0.5, 1.0, 1e160, 0.0, 5e-324, 0.0], [-BIG, 5e-324, -1e300, -1e5, 3.0, 1e5],
-                  [5e-324, -5e-324, -5e-324, -5e-324, -5e-324, 5e-324],
-                  [-1e160, -1e-300, -0.25, -1e5, -0.25, 1e160]])
+    """F3: the MIP path of top-R on a hinge problem at ridge 1e-8, radius 100 (a fuzz data
+    set mapped by ``PrivateBounds`` and pre-screened to 5 columns: the rows below) stopped at
+    relative gap 0.03: its cuts had entering coefficients of 10⁶ (``w_i²/4nλ'``), against
+    which HiGHS's integrality tolerance is worth a whole unit of ``η``.  The master now caps
+    them (``capped_cut``) and certifies the brute-force optimum.  (``private_bss`` now
+    refuses this ridge for the hinge loss before reading data: ``check_certifiable``.)"""
+    from mipdp.brute_force import all_supports
+    from mipdp.enumeration import SupportEnumerator
+    from mipdp.losses import get_loss
+    Z = np.array([[0.5, -0.5, -0.1666569376613329, 0.16691884619963157, -0.5],
+                  [-0.5, -0.5, -0.16665531448757828, 0.1665537472905822, -0.5],
+                  [-0.5, 0.1666381369931226, 0.5, 0.16664502201784454, -0.1685517382873672],
+                  [-0.5, 0.16663780368865225, -0.5, 0.16691884619963157, 0.5],
+                  [-0.5, 0.16663780368865225, -0.1666561260744556, 0.16664502201784454,
+                   -0.1685517382873672],
+                  [-0.5, 0.16663780368865225, -0.16665653186789425, 0.16662220333602895, 0.5]])
     y = np.array([-1.0, -1.0, -1.0, -1.0, 1.0, -1.0])
-    private_bss(X, y, 2, 1.0, method="top_r", loss="hinge", bounds=CUSTOM_PRIVATE, ridge=1e-8,
-                radius=100.0, enumeration_options={"exhaustive_max": 0, "explicit_max": 0},
-                prescreen=("dp_sis", 5, 0.3), random_state=17237)
+    obj = get_loss("hinge", ridge=1e-8, radius=100.0).resolve(2, 0.5, None).bind(Z, y)
+    enum = SupportEnumerator(obj, 2, scale=11.951779686442459, exhaustive_max=0,
+                             explicit_max=0)
+    center, value = enum.optimum()
+    sup = all_supports(5, 2)
+    ref = get_loss("hinge", ridge=1e-8, radius=100.0).resolve(2, 0.5, None).bind(Z, y)
+    P, D, _, _ = ref.solve(sup)
+    assert value <= np.min(P) + 1e-9 and value >= np.min(D) - 1e-9
+
+
+def test_capped_cuts_are_global_lower_bounds():
+    """``capped_cut`` (the master's cap on entering coefficients) keeps every cut below
+    ``max(cut, floor)`` on every support, so below ``L``: brute force over random cuts."""
+    import itertools
+
+    from mipdp.enumeration.master import capped_cut
+    rng = np.random.default_rng(0)
+    p, s = 7, 3
+    for _ in range(300):
+        S = np.sort(rng.choice(p, s, replace=False))
+        g = -np.abs(rng.standard_normal(p)) * 10.0 ** rng.integers(-3, 8, p)
+        if rng.random() < 0.3:
+            g[rng.integers(p)] = rng.standard_normal()      # a positive coefficient
+        a = rng.uniform(0.0, 2.0)
+        floor = rng.uniform(0.0, 0.5) if rng.random() < 0.5 else 0.0
+        a2, g2 = capped_cut(a, g, S, floor)
+        assert np.max(np.abs(g2)) <= max(np.max(np.abs(g)), 0) + 1e-12
+        z0 = np.zeros(p)
+        z0[S] = 1.0
+        for T in itertools.combinations(range(p), s):
+            z = np.zeros(p)
+            z[list(T)] = 1.0
+            orig = a + g @ (z - z0)
+            capped = a2 + g2 @ (z - z0)
+            assert capped <= max(orig, floor) + 1e-9 * max(1.0, abs(orig))
+    # non-finite pieces give a vacuous (floor) cut, never an invalid one
+    a2, g2 = capped_cut(float("nan"), np.zeros(p), np.arange(s), 0.0)
+    assert a2 == 0.0 and not np.any(g2)
+    a2, g2 = capped_cut(1.0, np.r_[-np.inf, np.zeros(p - 1)], np.arange(s), 0.0)
+    assert a2 == 0.0 and not np.any(g2)
+    a2, g2 = capped_cut(1.0, np.r_[np.zeros(s), -np.inf, np.zeros(p - s - 1)], np.arange(s), 0.0)
+    assert np.isfinite(g2).all() and g2[s] == -1.0
+
+
+@pytest.mark.parametrize("loss", ["hinge", "huber"])
+@pytest.mark.parametrize("bounds", ["public", "PrivateBounds"])
+def test_tiny_ridge_refused_before_the_data(loss, bounds):
+    """The hinge and Huber solvers need ``ridge >= 1e-6·b_x²`` (``check_certifiable``):
+    below it the call is refused before any data is read, with the same message on every
+    data set (here, one and its neighbour)."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(12, 4))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0) if loss == "hinge" else X[:, 0]
+    X2 = X.copy()
+    X2[0] = 1e300
+    kw = dict(loss=loss, ridge=1e-8, radius=100.0, random_state=0,
+              bounds=CUSTOM_PRIVATE if bounds == "PrivateBounds"
+              else ((1.0, None) if loss == "hinge" else (1.0, 1.0)))
+    msgs = []
+    for Xd in (X, X2):
+        with pytest.raises(InvalidParameterError, match=r"ridge: .*1e-06·b_x²") as info:
+            private_bss(Xd, y, 2, 1.0, **kw)
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1]
+    with pytest.raises(InvalidParameterError, match="ridge"):   # the default ridge too
+        private_bss(X, y, 2, 1.0, loss=loss, random_state=0,
+                    bounds=(1e4, None) if loss == "hinge" else (1e4, 1.0))
+    # least squares has a closed form: no floor
+    private_bss(X, X[:, 0], 2, 1.0, ridge=1e-8, radius=100.0, bounds=(1.0, 1.0),
+                random_state=0)
 
 
 def test_finding_singular_gram():
