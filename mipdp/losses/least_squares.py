@@ -99,6 +99,66 @@ def ridge_ball_values(A: np.ndarray, b: np.ndarray, yty: float, n: int, radius: 
                 out[bad] = ridge_ball_values(A[bad], b[bad], yty, n, radius, return_coef=True,
                                              nu0=None if nu0 is None else nu0[bad])[0]
             return out
+    m = b.shape[0]
+    with np.errstate(all="ignore"):
+        w, Q = np.linalg.eigh(A)
+        bad = ~np.all(np.isfinite(w), axis=1) | (w[:, 0] <= 0.0) | (w[:, -1] > 1e100)
+        if np.any(bad):   # singular in floating point, or squares that overflow
+            w = np.where(bad[:, None], 1.0, w)
+        values, beta, nu = _plain_eigh_path(w, Q, b, yty, n, radius, nu0)
+    bad |= ~(np.isfinite(values) & np.all(np.isfinite(beta), axis=1) & np.isfinite(nu))
+    if np.any(bad):
+        rv, rb, rn = _robust_eigh_path(A[bad], b[bad], yty, n, radius,
+                                       None if nu0 is None else nu0[bad])
+        values, beta, nu = values.copy(), beta.copy(), nu.copy()
+        values[bad], beta[bad], nu[bad] = rv, rb, rn
+    if return_coef:
+        return values, beta, nu
+    return values
+
+
+def _plain_eigh_path(w, Q, b, yty, n, radius, nu0):
+    """``(values, β, ν)`` from the eigendecomposition ``(w, Q)`` of a well-conditioned ``A``
+    (every ``w > 0``, no overflow): the secular equation by Newton from ``nu0`` or 0."""
+    q = np.einsum("mks,mk->ms", Q, b)
+    q2 = q * q
+    nu = np.zeros(w.shape[0])
+    if np.isfinite(radius):
+        r2 = radius * radius
+        active = np.einsum("ms,ms->m", q2, 1.0 / (w * w)) > r2
+        if np.any(active):
+            qa, wa = q2[active], w[active]
+            v = np.zeros(qa.shape[0]) if nu0 is None else np.maximum(nu0[active], 0.0)
+            last = np.full(qa.shape[0], np.inf)
+            todo = np.arange(qa.shape[0])
+            for _ in range(100):
+                d = wa[todo] + v[todo, None]
+                q_t = qa[todo]
+                n2 = np.sum(q_t / (d * d), axis=1)
+                norm = np.sqrt(n2)
+                phi = 1.0 / norm - 1.0 / radius
+                dphi = np.sum(q_t / (d * d * d), axis=1) / (norm * n2)
+                v_new = np.maximum(v[todo] - phi / dphi, 0.0)
+                move = np.abs(v_new - v[todo])
+                # converged, or down to rounding noise: tiny steps that stopped shrinking
+                tiny = move <= 1e-11 * np.maximum(1.0, v_new)
+                done = (move <= 1e-15 * np.maximum(1.0, v_new)) | (tiny & (move >= last[todo]))
+                v[todo] = v_new
+                last[todo] = move
+                todo = todo[~done]
+                if todo.size == 0:
+                    break
+            nu[active] = v
+    d = w + nu[:, None]
+    explained = np.sum(q2 * (w + 2.0 * nu[:, None]) / (d * d), axis=1)
+    values = (yty - explained) / (2.0 * n)
+    beta = np.einsum("mks,ms->mk", Q, q / d)
+    return values, beta, nu
+
+
+def _robust_eigh_path(A, b, yty, n, radius, nu0):
+    """``(values, β, ν)`` for the members the plain path flags: scale-free and backward
+    stable for a singular ``A`` (see :func:`ridge_ball_values`)."""
     m, s = b.shape
     # scale-free: A/c and b/c have the same minimiser; c > 0 (A is positive semi-definite
     # with a positive ridge on its diagonal; the guard keeps a zero A harmless)
@@ -144,10 +204,8 @@ def ridge_ball_values(A: np.ndarray, b: np.ndarray, yty: float, n: int, radius: 
         t = np.where(q != 0, q / d, 0.0)               # the scaled minimiser, eigenbasis
         explained = c * np.sum(t * t * (w + 2.0 * nu[:, None]), axis=1)
     values = (yty - explained) / (2.0 * n)
-    if return_coef:
-        beta = np.einsum("mks,ms->mk", Q, t)
-        return values, beta, c * nu
-    return values
+    beta = np.einsum("mks,ms->mk", Q, t)
+    return values, beta, c * nu
 
 
 class LeastSquares(Loss):
