@@ -244,6 +244,8 @@ def qp_candidates(Z: np.ndarray, lam: float, radius: float) -> list[np.ndarray]:
     import highspy
     from scipy import sparse
 
+    from mipdp.solvers.highs import _new_highs   # without highspy's first-use banner
+
     s, n = Z.shape
     c = float(np.max(np.abs(Z))) if Z.size else 0.0
     if not (np.isfinite(c) and c > 0.0):
@@ -251,7 +253,7 @@ def qp_candidates(Z: np.ndarray, lam: float, radius: float) -> list[np.ndarray]:
     Zs = Z / c
     lam_s = lam / (c * c)
     box = radius * c / np.sqrt(s)
-    h = highspy.Highs()
+    h = _new_highs()
     h.setOptionValue("output_flag", False)
     inf = highspy.kHighsInf
     lp = highspy.HighsLp()
@@ -271,7 +273,7 @@ def qp_candidates(Z: np.ndarray, lam: float, radius: float) -> list[np.ndarray]:
     try:
         h.passModel(lp)
         if lam_s * min(box, 1e15) ** 2 > 1e-9 and lam_s > 1e-12:
-            h.passHessian(s + n, s, highspy.HessianFormat.kTriangular,
+            h.passHessian(s + n, s, int(highspy.HessianFormat.kTriangular),
                           np.arange(s + 1, dtype=np.int32), np.arange(s, dtype=np.int32),
                           np.full(s, 2.0 * lam_s))
         h.run()

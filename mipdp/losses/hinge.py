@@ -364,10 +364,11 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
             # equal up to the 6th digit) span a direction the default tolerance drops
             # last, the structures of an LP/QP solve of the support's problem (HiGHS)
             tries = ([(w, None) for w in windows] + [(w, _FINE_RANK_TOL) for w in windows],
-                     lambda: [((tq, lo, hi), rt)
-                              for tq in qp_candidates(Zt[k], lam, r)
-                              for lo, hi in ((-1e-9, 1e-9), (-1e-6, 1e-6), (-0.5, 0.5))
-                              for rt in (None, _FINE_RANK_TOL)])
+                     lambda Zk=Zt[k]: [((tq, lo, hi), rt)
+                                       for tq in qp_candidates(Zk, lam, r)
+                                       for lo, hi in ((-1e-9, 1e-9), (-1e-6, 1e-6),
+                                                      (-0.5, 0.5))
+                                       for rt in (None, _FINE_RANK_TOL)])
             for group in tries:
                 for (tt, lo, hi), rank_tol in (group if isinstance(group, list) else group()):
                     res = polish_exact(Zt[k], tt, lo, hi, lam, r,

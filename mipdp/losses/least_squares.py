@@ -99,7 +99,6 @@ def ridge_ball_values(A: np.ndarray, b: np.ndarray, yty: float, n: int, radius: 
                 out[bad] = ridge_ball_values(A[bad], b[bad], yty, n, radius, return_coef=True,
                                              nu0=None if nu0 is None else nu0[bad])[0]
             return out
-    m = b.shape[0]
     with np.errstate(all="ignore"):
         w, Q = np.linalg.eigh(A)
         bad = ~np.all(np.isfinite(w), axis=1) | (w[:, 0] <= 0.0) | (w[:, -1] > 1e100)

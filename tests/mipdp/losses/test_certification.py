@@ -240,3 +240,21 @@ def test_exact_fallback_path_certifies_every_support(monkeypatch):
     v, lo = check_bounds(obj, sup)
     assert obj.n_fallback == len(sup)
     np.testing.assert_allclose(v, ref, rtol=0, atol=1e-12)
+
+
+def test_hinge_fallback_qp_candidates_certify_nearly_parallel_rows(capfd):
+    """The exact fallback's LP/QP structures (HiGHS): on margin rows equal up to their 6th
+    digit their basic solution pins ``β``; polished, the candidate certifies.  No banner or
+    solver output reaches stdout."""
+    from mipdp.losses._hinge_active_set import polish_exact, qp_candidates
+    Z = np.array([[0.5, 0.5, 0.5, 0.5, -0.5, 0.5],
+                  [0.16665450290070097, 0.16665531448757828, 0.16665653186789425,
+                   0.1666561260744556, -0.1666561260744556, 0.16665531448757828]])
+    cands = qp_candidates(Z, 1e-8, 100.0)
+    assert cands
+    best = min((polish_exact(Z, t, -1e-9, 1e-9, 1e-8, 100.0, rank_tol=1e-14) for t in cands),
+               key=lambda r: r[1] - r[2])
+    assert best[2] <= best[1] <= best[2] + TOL * max(1.0, best[1])
+    assert capfd.readouterr().out == ""
+    assert qp_candidates(np.zeros((2, 3)), 1.0, 1.0) == []          # nothing to scale
+    assert len(qp_candidates(Z, 1.0, 1.0)) == 3                     # with the Hessian
