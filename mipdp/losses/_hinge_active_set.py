@@ -244,7 +244,7 @@ def qp_candidates(Z: np.ndarray, lam: float, radius: float) -> list[np.ndarray]:
     import highspy
     from scipy import sparse
 
-    from mipdp.solvers.highs import _new_highs   # without highspy's first-use banner
+    from mipdp.solvers.highs import _new_highs  # without highspy's first-use banner
 
     s, n = Z.shape
     c = float(np.max(np.abs(Z))) if Z.size else 0.0
