@@ -25,7 +25,6 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-import numbers
 import sys
 from collections.abc import Callable
 from numbers import Integral, Real

@@ -36,7 +36,7 @@ LazyOracle = Callable[[np.ndarray], Sequence[Row]]
 # The errors live in the bottom layer :mod:`mipdp.exceptions` (imported by the package and
 # the backends alike, importing neither); re-exported here for the adapters.
 from mipdp.exceptions import (  # noqa: E402
-    BackendUnavailableError,
+    BackendUnavailableError,  # noqa: F401  (unused here: re-exported for the adapters)
     InvalidParameterError,
     SizeLimitError,
     SolverError,

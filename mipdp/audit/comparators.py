@@ -41,9 +41,10 @@ def audit_topk(eps_values: Iterable[float] = (0.5, 1.0, 4.0), d: int = 6, k: int
     shifts = np.array(list(itertools.product((-1.0, 0.0, 1.0), repeat=d))) * sensitivity
     rows = []
     mechs: list[tuple[str, Callable[..., np.ndarray]]] = [
-             ("canonical Lipschitz top-k (gamma=%g)" % g,
-              lambda f, e, g=g: canonical_lipschitz_topk_distribution(f, k, e, sensitivity, gamma=g)[1])
-             for g in (0.0, 0.5, 1.0)]
+        (f"canonical Lipschitz top-k (gamma={g:g})",
+         lambda f, e, g=g: canonical_lipschitz_topk_distribution(f, k, e, sensitivity,
+                                                                 gamma=g)[1])
+        for g in (0.0, 0.5, 1.0)]
     mechs.append(("Gumbel peeling top-k",
                   lambda f, e: gumbel_peeling_topk_distribution(f, k, e, sensitivity)[1]))
     for name, dist in mechs:

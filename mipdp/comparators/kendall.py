@@ -12,7 +12,6 @@ from scipy.special import logsumexp
 
 from .._feature_names import keeps_feature_names
 from .._neighbours import neighbours_argument
-from .._parallel import with_n_jobs
 from .._param_validation import check_less_than, validate_params
 from .._validation import check_epsilon, check_random_state, check_sparsity, check_X_y, min_samples
 from ..accounting import check_release, record_release

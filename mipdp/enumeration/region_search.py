@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -27,8 +28,6 @@ from .records import ClassBound, EnumerationStats, MistakeScores, RegionBound, T
 
 #: Gram entries (``m s²``) per batch of the exhaustive evaluation of all supports
 _EXHAUSTIVE_BATCH_ENTRIES = 1 << 14
-
-from collections.abc import Callable
 
 logger = logging.getLogger("mipdp.enumeration.enumerator")
 

@@ -1,5 +1,6 @@
 """The Guarantee record: text form, composition, neighbour notions, status flags."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -26,7 +27,7 @@ def test_text_forms_and_flags():
     assert n.conditional("x") is n                     # a void guarantee stays void
     with pytest.raises(ValueError):
         Guarantee(1.0, condition="c", proven=True)
-    with pytest.raises(Exception):                      # frozen
+    with pytest.raises(dataclasses.FrozenInstanceError):  # frozen
         g.epsilon = 2.0
 
 

@@ -9,12 +9,17 @@ compared).
 """
 
 import logging
+import re
+import warnings
 
 import numpy as np
 import pytest
 
+from mipdp import private_bss
 from mipdp.comparators import dp_kendall, dp_sis, mcmc, noisy_iht, two_stage
+from mipdp.exceptions import ClippingWarning
 from mipdp.mechanisms.topk import canonical_lipschitz_topk
+from mipdp.result import SelectionResult
 
 B = 0.5
 
@@ -104,13 +109,6 @@ def test_screening_clip_count_is_labelled(caplog):
 
 
 # -- issue 28 (6): private_bss's info, timings and log lines -----------------------------------
-import re
-import warnings
-
-from mipdp import private_bss
-from mipdp.exceptions import ClippingWarning
-from mipdp.result import SelectionResult
-
 _MIP = {"exhaustive_max": 0, "explicit_max": 0}
 BSS = {
     "exponential": lambda X, y: private_bss(X, y, 2, 1.0, bounds=(B, B), random_state=0),

@@ -11,7 +11,7 @@ from mipdp.accounting import BudgetAccountant
 from mipdp.datasets import make_bss_classification, make_bss_regression
 from mipdp.exceptions import BudgetError, InvalidParameterError
 from mipdp.guarantee import Neighbour
-from mipdp.mechanisms.quantile import grid_counts, quantile_log_probabilities
+from mipdp.mechanisms.quantile import grid_counts
 from mipdp.private_ranges import (
     PrivateBounds,
     default_grid,

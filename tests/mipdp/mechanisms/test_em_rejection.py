@@ -7,7 +7,6 @@ import pytest
 from scipy.special import logsumexp
 from scipy.stats import chisquare
 
-from mipdp import solvers
 from mipdp.brute_force import all_supports
 from mipdp.enumeration import SupportEnumerator
 from mipdp.enumeration.envelope import build_envelope

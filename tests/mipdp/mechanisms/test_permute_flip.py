@@ -24,7 +24,10 @@ def test_truncated_maximum_has_its_law():
     rng = np.random.default_rng(0)
     m, t = 7, 1.5
     x = np.array([truncated_exp_max(rng, m, t) for _ in range(4000)])
-    cdf = lambda y: (-np.expm1(-np.clip(y, 0, t)) / -math.expm1(-t)) ** m
+
+    def cdf(y):
+        return (-np.expm1(-np.clip(y, 0, t)) / -math.expm1(-t)) ** m
+
     assert np.all((x >= 0) & (x <= t))
     assert kstest(x, cdf).pvalue > 1e-3
     y = np.array([truncated_exp_max(rng, 10**15) for _ in range(2000)])  # no overflow
@@ -334,7 +337,10 @@ def test_law_with_splits_at_random_pops(monkeypatch, first, largest):
     monkeypatch.setattr(pf, "_FIRST_QUEUE", first)
     monkeypatch.setattr(pf, "_MAX_QUEUE", largest)
     table, single, sv, regions, refine, sup, logp = _synthetic(7, 3, 0, 1.5)
-    values = lambda rows: np.array([table[tuple(r)] for r in np.asarray(rows).tolist()])
+
+    def values(rows):
+        return np.array([table[tuple(r)] for r in np.asarray(rows).tolist()])
+
     smp = PermuteAndFlipSampler(values, single, sv, list(regions), 7, 2.0, 1.0, refine=refine)
     coin = np.random.default_rng(99)
     smp._want_split = lambda st, best: st.region.size > 1 and coin.random() < 0.2
@@ -453,7 +459,10 @@ def _additive(p, s, seed, loose):
     single = np.array(single, dtype=np.intp)
     sv = np.array([table[tuple(r)] for r in single.tolist()])
     cuts = _Cuts([0.0, -0.5], np.vstack([w, 0.7 * w]))
-    values = lambda rows: np.array([table[tuple(r)] for r in np.asarray(rows).tolist()])
+
+    def values(rows):
+        return np.array([table[tuple(r)] for r in np.asarray(rows).tolist()])
+
     q = -vals
     return values, single, sv, regions, cuts, sup, permute_and_flip_log_law(q - q.max())
 
