@@ -678,7 +678,7 @@ class ClippedDesign:
             else:
                 out = np.zeros(self.p)
                 with _one_blas_thread():
-                    for r0, r1, c0, c1, T in self.tiles():
+                    for _r0, _r1, c0, c1, T in self.tiles():
                         out[c0:c1] += np.einsum("ij,ij->j", T, T)
                 self._col_sq = out
         return self._col_sq
@@ -700,7 +700,7 @@ class ClippedDesign:
             elif self._tile[1] == self.p:   # full-width tiles: row blocks
                 G = np.zeros((self.p, self.p))
                 with _one_blas_thread():
-                    for r0, r1, c0, c1, T in self.tiles():
+                    for _r0, _r1, _c0, _c1, T in self.tiles():
                         G += T.T @ T
                 self._gram = G
             else:

@@ -138,7 +138,7 @@ class MemoryStore:
 
     def history(self) -> list[dict]:
         return [_history_row(i + 1, t, m, g, pid, host)
-                for i, (g, (t, m, pid, host)) in enumerate(zip(self.records, self.meta))]
+                for i, (g, (t, m, pid, host)) in enumerate(zip(self.records, self.meta, strict=True))]
 
     def __getstate__(self):
         state = dict(self.__dict__)

@@ -73,9 +73,13 @@ def audit_dp_sis(eps: float = 1.0, p: int = 6, k: int = 2, n: int = 30,
     """Exact audit of DP-SIS (scores ``|x_jᵀy|`` on clipped data + top-k) under both notions."""
     rows = []
     for neighbour, sens in (("replace-one", 2 * B * B), ("add/remove-one", B * B)):
-        for topk, dist in (("canonical_lipschitz", lambda f: canonical_lipschitz_topk_distribution(
-                f, k, eps, sens)[1]), ("peeling", lambda f: gumbel_peeling_topk_distribution(
-                f, k, eps, sens)[1])):
+        # sens is bound per notion: the closures are called within this iteration only
+        mechs: tuple[tuple[str, Callable[[np.ndarray], np.ndarray]], ...] = (
+            ("canonical_lipschitz",
+             lambda f, sens=sens: canonical_lipschitz_topk_distribution(f, k, eps, sens)[1]),
+            ("peeling",
+             lambda f, sens=sens: gumbel_peeling_topk_distribution(f, k, eps, sens)[1]))
+        for topk, dist in mechs:
             worst, pairs = 0.0, 0
             for kind, seed in itertools.product(("random", "ties"), seeds):
                 X, y = _instance(kind, seed, n, p)

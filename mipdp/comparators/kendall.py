@@ -445,7 +445,7 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbours: str = "r
         if todo:
             P = _kendall_counts_cols(X, _column(X, j), np.asarray(todo))[0]   # P is symmetric
             n_pairs += len(todo)
-            for c, v in zip(todo, np.abs(P / max(n - 1, 1))):
+            for c, v in zip(todo, np.abs(P / max(n - 1, 1)), strict=True):
                 pair_cache[(j, c)] = float(v)
         return np.array([pair_cache[(j, c)] for c in chosen])
 

@@ -276,7 +276,7 @@ class SupportEnumerator(RegionSearch):
         for lo in range(0, a_idx.size, chunk):
             a, j = a_idx[lo:lo + chunk], j_idx[lo:lo + chunk]
             sup = np.sort(np.column_stack([rest[a], j]), axis=1)
-            for row, v in zip(sup.tolist(), swaps[a, j].tolist()):
+            for row, v in zip(sup.tolist(), swaps[a, j].tolist(), strict=True):
                 self.found.setdefault(tuple(map(feat, row)), v)
 
     def _solve(self, phase: _Phase, oracle, gap: float, *, name: str = "search", fields=None):
@@ -413,7 +413,7 @@ class SupportEnumerator(RegionSearch):
         rows = self._master_rows(center, *self._evaluate_cut(center)[1:])
         if self.n_warm_cuts > 0:
             flat = np.argsort(swaps, axis=None)[:self.n_warm_cuts]
-            for a, j in zip(*np.unravel_index(flat, swaps.shape)):
+            for a, j in zip(*np.unravel_index(flat, swaps.shape), strict=True):
                 S = np.sort(np.r_[np.delete(center, a), j])
                 rows.extend(self._master_rows(S, *self._evaluate_cut(S)[1:]))
         self.master.backend.add_rows(rows)

@@ -325,7 +325,7 @@ def canonical_lipschitz_topk_distribution(scores, k: int, eps: float, sensitivit
 
 def distribution_as_dict(subsets: np.ndarray, log_prob: np.ndarray) -> dict:
     """``{frozenset(subset): probability}`` from the array form of a distribution."""
-    return {frozenset(int(i) for i in row): float(np.exp(lp)) for row, lp in zip(subsets, log_prob)}
+    return {frozenset(int(i) for i in row): float(np.exp(lp)) for row, lp in zip(subsets, log_prob, strict=True)}
 
 
 # --------------------------------------------------------------- Gumbel peeling

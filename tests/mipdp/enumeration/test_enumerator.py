@@ -17,14 +17,14 @@ CASES = [(seed, p, s, kind, ridge, radius)
 def brute(X, y, s, ridge, radius):
     sup = all_supports(X.shape[1], s)
     vals = np.array([least_squares_value(X, y, S, ridge, radius) for S in sup])
-    return {tuple(S): v for S, v in zip(sup.tolist(), vals)}
+    return {tuple(S): v for S, v in zip(sup.tolist(), vals, strict=True)}
 
 
 def check_top(top, table, R):
     ref = np.sort(np.fromiter(table.values(), float))[:R]
     assert top.supports.shape == (R, top.supports.shape[1])
     np.testing.assert_allclose(top.values, ref, rtol=1e-10, atol=1e-13)
-    for S, v in zip(top.supports.tolist(), top.values):
+    for S, v in zip(top.supports.tolist(), top.values, strict=True):
         assert table[tuple(S)] == pytest.approx(v, rel=1e-10, abs=1e-13)
     assert len({tuple(S) for S in top.supports.tolist()}) == R
 

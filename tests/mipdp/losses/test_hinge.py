@@ -91,7 +91,7 @@ def test_sensitivity_formula_and_sample_bound(instance):
 
 def brute(obj, p, s):
     sup = all_supports(p, s)
-    return {tuple(S): v for S, v in zip(sup.tolist(), obj.values(sup))}
+    return {tuple(S): v for S, v in zip(sup.tolist(), obj.values(sup), strict=True)}
 
 
 CASES = [(seed, p, s, ridge, radius) for seed, (p, s, ridge, radius) in enumerate(
@@ -108,7 +108,7 @@ def check_enumeration(obj, p, s, scale, backend):
         R = min(R, N)
         top = SupportEnumerator(obj, s, scale=scale, backend=backend).top_supports(R)
         np.testing.assert_allclose(top.values, allv[:R], rtol=1e-10, atol=1e-13)
-        for S, v in zip(top.supports.tolist(), top.values):
+        for S, v in zip(top.supports.tolist(), top.values, strict=True):
             assert table[tuple(S)] == pytest.approx(v, rel=1e-10, abs=1e-13)
         assert len({tuple(S) for S in top.supports.tolist()}) == R
     ms = SupportEnumerator(obj, s, scale=scale, backend=backend).mistake_scores()

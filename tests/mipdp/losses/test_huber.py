@@ -63,7 +63,7 @@ def test_sensitivity_formula():
 
 def brute(obj, p, s):
     sup = all_supports(p, s)
-    return {tuple(S): v for S, v in zip(sup.tolist(), obj.values(sup))}
+    return {tuple(S): v for S, v in zip(sup.tolist(), obj.values(sup), strict=True)}
 
 
 CASES = [(seed, p, s, ridge, radius, hd) for seed, (p, s, ridge, radius, hd) in enumerate(
@@ -86,7 +86,7 @@ def test_enumeration_matches_brute_force(instance, case, backend):
         top = SupportEnumerator(obj, s, scale=scale, backend=backend).top_supports(R)
         np.testing.assert_allclose(top.values, allv[:R], rtol=1e-10, atol=1e-13)
         assert all(table[tuple(S)] == pytest.approx(v, rel=1e-10, abs=1e-13)
-                   for S, v in zip(top.supports.tolist(), top.values))
+                   for S, v in zip(top.supports.tolist(), top.values, strict=True))
     ms = SupportEnumerator(obj, s, scale=scale, backend=backend).mistake_scores()
     center = set(ms.center.tolist())
     K = min(s, p - s)

@@ -40,7 +40,7 @@ def test_cuts_are_global_lower_bounds(instance, radius):
         _, v, g = obj.value_and_cut(S)
         z0 = np.zeros(8)
         z0[S] = 1
-        for T, vT in zip(sup, vals):
+        for T, vT in zip(sup, vals, strict=True):
             z = np.zeros(8)
             z[T] = 1
             assert v + g @ (z - z0) <= vT + 1e-12

@@ -77,7 +77,7 @@ def test_explicit_law_is_dp_for_both_neighbour_notions():
     rng = np.random.default_rng(2)
     eps = 1.0
     worst = {"replace_one": 0.0, "add_remove": 0.0}
-    for trial in range(12):
+    for _ in range(12):
         q = -rng.exponential(1.5, size=6)
         base = permute_and_flip_log_law(q)
         for i in range(q.size):  # push candidate i down and the others up, and back
@@ -306,7 +306,7 @@ def _synthetic(p, s, seed, loose, holes=True):
     as singletons, one region per mistake class (bound: the true minimum less ``loose``)."""
     from mipdp.mechanisms.regions import Region, region_members
     sup = all_supports(p, s)
-    table = dict(zip(map(tuple, sup.tolist()), np.random.default_rng(seed).exponential(size=len(sup))))
+    table = dict(zip(map(tuple, sup.tolist()), np.random.default_rng(seed).exponential(size=len(sup)), strict=True))
     single, regions = [tuple(range(s))], []
     for k in range(1, min(s, p - s) + 1):
         R = Region(np.arange(s), k, p)
@@ -445,7 +445,7 @@ def _additive(p, s, seed, loose):
     w = rng.uniform(0.0, 1.2, size=p)
     w[:s] = 0.0
     vals = w[sup].sum(axis=1) + rng.exponential(0.4, size=len(sup))
-    table = dict(zip(map(tuple, sup.tolist()), vals))
+    table = dict(zip(map(tuple, sup.tolist()), vals, strict=True))
     single, regions = [tuple(range(s))], []
     for k in range(1, min(s, p - s) + 1):
         R = Region(np.arange(s), k, p)
