@@ -415,8 +415,9 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbours: str = "r
     features and only where needed: round ``l >= 2`` completes the scores of the
     features whose upper bound (known terms only) plus Gumbel noise can still win
     (:func:`_lazy_noisy_argmax`), typically a handful per round, each needing
-    ``O(l)`` correlations; the output distribution is unchanged. Ties in the data are handled by tau-a
-    (tied pairs count 0), which keeps the sensitivity; no data jitter is used.
+    ``O(l)`` correlations; the output distribution is unchanged. Ties in the data are
+    handled by tau-a (tied pairs count 0), which keeps the sensitivity; no data jitter is
+    used.
     """
     t0 = time.perf_counter()
     eps = float(eps)

@@ -230,8 +230,8 @@ def _below_level(enum: SupportEnumerator, region: Region, level: float, *,
     Returns ``(supports, values, regions)`` — the members below the level (for the
     singletons, with their exact values) and the leaves — or ``None`` when the region needs
     more than ``max_leaves`` leaves, when no leaf could be searched, or when
-    ``enum.explicit_max`` is 0 (no explicit search): the caller then keeps the region whole.  The work done is kept (cuts,
-    evaluated supports); nothing else changes.
+    ``enum.explicit_max`` is 0 (no explicit search): the caller then keeps the region
+    whole.  The work done is kept (cuts, evaluated supports); nothing else changes.
     """
     from .explicit import explicit_search
 

@@ -409,7 +409,8 @@ class RegionSearch:
                 a, j = np.unravel_index(np.argmin(swaps), swaps.shape)
                 S = np.r_[np.delete(center, a), j]
             self._recenter(np.sort(np.asarray(S)))
-        raise CertificationError("mistake classes: could not settle the optimum")  # pragma: no cover
+        raise CertificationError(  # pragma: no cover
+            "mistake classes: could not settle the optimum")
 
     def exact_abs_tol(self) -> float:
         """Accuracy at which a class minimum counts as exact (the optimum phase's tolerance)."""

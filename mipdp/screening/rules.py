@@ -261,7 +261,8 @@ def rnm_noise(n: int, l1_radius: float, n_iter: int, eps: float, delta: float | 
     eps, delta = _check_eps_delta(eps, delta, "eps_screen", "delta_screen")
     sens = score_sensitivity(n, l1_radius, loss, bounds, calibration)["per_coordinate"]
     if calibration == "seed":
-        formula = "b = Δ/ε_iter, Δ = 2λ/n + 2λ²/n + 2λ(1+λ)/n (seed 004 Alg. 2; seed 003 for logistic)"
+        formula = ("b = Δ/ε_iter, Δ = 2λ/n + 2λ²/n + 2λ(1+λ)/n "
+                   "(seed 004 Alg. 2; seed 003 for logistic)")
         mech = "report-noisy-min over the p scores (Laplace); zero j if its noisy score < 0"
     else:
         formula = "b_sel = 4Δ/ε_iter, b_thr = 2Δ/ε_iter, Δ from score_sensitivity (replace-one)"
@@ -402,13 +403,15 @@ def _screen_iterations(n_iter: int, screen_every, screen_at) -> list[int]:
         try:
             its = sorted({int(t) for t in screen_at})
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"screen_at: expected iteration numbers in 1..n_iter, got {screen_at!r}") from exc
+            raise ValueError("screen_at: expected iteration numbers in 1..n_iter, "
+                             f"got {screen_at!r}") from exc
         if not its or its[0] < 1 or its[-1] > n_iter:
             raise ValueError(f"screen_at: iterations must lie in 1..{n_iter}, got {screen_at!r}")
         return its
     if isinstance(screen_every, bool) or not isinstance(screen_every, numbers.Integral) \
             or not 1 <= int(screen_every) <= n_iter:
-        raise ValueError(f"screen_every: expected an integer in 1..n_iter = {n_iter}, got {screen_every!r}")
+        raise ValueError(f"screen_every: expected an integer in 1..n_iter = {n_iter}, "
+                         f"got {screen_every!r}")
     return list(range(int(screen_every), n_iter + 1, int(screen_every)))
 
 

@@ -69,7 +69,8 @@ def test_matches_brute_force_highs(instance, case, path):
     run_case(instance, case, "highs", path)
 
 
-@pytest.mark.parametrize("case", CASES[::3], ids=[f"{c[3]}-p{c[1]}-s{c[2]}-{c[0]}" for c in CASES[::3]])
+@pytest.mark.parametrize("case", CASES[::3],
+                         ids=[f"{c[3]}-p{c[1]}-s{c[2]}-{c[0]}" for c in CASES[::3]])
 def test_matches_brute_force_every_backend(instance, case, backend):
     if backend == "highs":
         pytest.skip("covered above")
@@ -98,7 +99,8 @@ def test_larger_instance_against_brute_force(instance, path):
     check_mistakes(enum.mistake_scores(), table, 20, 3)
 
 
-@pytest.mark.parametrize("case", CASES[::2], ids=[f"{c[3]}-p{c[1]}-s{c[2]}-{c[0]}" for c in CASES[::2]])
+@pytest.mark.parametrize("case", CASES[::2],
+                         ids=[f"{c[3]}-p{c[1]}-s{c[2]}-{c[0]}" for c in CASES[::2]])
 def test_exhaustive_mode_matches_brute_force(instance, case):
     seed, p, s, kind, ridge, radius = case
     X, y = instance(seed, n=40 + 5 * seed, p=p, kind=kind if p >= 7 else "well")

@@ -123,7 +123,8 @@ def test_cut_is_the_gradient_of_the_perspective_relaxation(instance, shifted):
 
 def test_sensitivity_formula():
     loss = LeastSquares(ridge=120.0, radius=1.1)
-    assert loss.sensitivity(3000, 5, 0.5, 0.5) == pytest.approx((0.5 + 0.5 * 1.1 * np.sqrt(5)) ** 2 / 6000)
+    assert loss.sensitivity(3000, 5, 0.5, 0.5) == pytest.approx(
+        (0.5 + 0.5 * 1.1 * np.sqrt(5)) ** 2 / 6000)
 
 
 def test_bad_parameters():

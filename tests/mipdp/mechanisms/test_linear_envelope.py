@@ -104,7 +104,7 @@ def test_best_linear_envelope_takes_the_least_mass():
     assert best_linear_envelope(R, a[:0], G[:0], 0.0, 2.0, 0.0) is None
 
 
-# -- the exponential mechanism with linear envelopes ------------------------------------------------
+# -- the exponential mechanism with linear envelopes ------------------------------------------
 
 def _problem(instance, seed, p, kind, n=80):
     X, y = instance(seed, n=n, p=p, kind=kind)

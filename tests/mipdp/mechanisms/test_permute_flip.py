@@ -306,7 +306,8 @@ def _synthetic(p, s, seed, loose, holes=True):
     as singletons, one region per mistake class (bound: the true minimum less ``loose``)."""
     from mipdp.mechanisms.regions import Region, region_members
     sup = all_supports(p, s)
-    table = dict(zip(map(tuple, sup.tolist()), np.random.default_rng(seed).exponential(size=len(sup)), strict=True))
+    vals = np.random.default_rng(seed).exponential(size=len(sup))
+    table = dict(zip(map(tuple, sup.tolist()), vals, strict=True))
     single, regions = [tuple(range(s))], []
     for k in range(1, min(s, p - s) + 1):
         R = Region(np.arange(s), k, p)
