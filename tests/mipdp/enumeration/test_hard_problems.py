@@ -82,8 +82,8 @@ def _check(problem, path, backend="highs"):
     for R in (7, default_R(p, s) + 25):
         top = _enum(problem, path, backend).top_supports(R)
         np.testing.assert_allclose(top.values, order[:R], rtol=1e-9, atol=1e-12)
-        index = {tuple(S): v for S, v in zip(sup.tolist(), vals)}
-        for S, v in zip(top.supports.tolist(), top.values):
+        index = {tuple(S): v for S, v in zip(sup.tolist(), vals, strict=True)}
+        for S, v in zip(top.supports.tolist(), top.values, strict=True):
             assert index[tuple(S)] == pytest.approx(v, rel=1e-9, abs=1e-12)
     enum = _enum(problem, path, backend)
     ms = enum.mistake_scores()
