@@ -72,6 +72,7 @@ def _add_remove_neighbours(X, y, rng, n_pairs=3):
 def audit_dp_sis(eps: float = 1.0, p: int = 6, k: int = 2, n: int = 30,
                  seeds: Iterable[int] = (0, 1, 2)) -> list[dict]:
     """Exact audit of DP-SIS (scores ``|x_jᵀy|`` on clipped data + top-k) under both notions."""
+    seeds = tuple(seeds)   # read once per notion and law below: a generator would run dry
     rows = []
     laws = (("canonical_lipschitz", canonical_lipschitz_topk_distribution),
             ("peeling", gumbel_peeling_topk_distribution))
