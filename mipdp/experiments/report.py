@@ -1,14 +1,24 @@
-"""Markdown tables of a study directory (the tables of docs/experiments.md).
+"""The tables of docs/experiments.md: rendered from results, and the one command that makes them.
 
-    python experiments/report_tables.py results/seed002_ls [--metrics exact p_truth f1 time_s]
-    python experiments/report_tables.py --update-doc docs/experiments.md --results results
+    mipdp experiment report experiments/studies.toml --results results \
+          --update-doc docs/experiments.md [--smoke] [--only NAME ...] [--no-run]
 
-``--update-doc`` rewrites every block of the page between ``<!-- table STUDY METRIC -->``
-and ``<!-- /table -->`` with the current table of ``results/STUDY``, and every block
-between ``<!-- real STUDY -->`` and ``<!-- /real -->`` with ``results/STUDY/tables.md``
-(the tables the real-data benchmark, ``kind = "real"``, writes).
+runs every study of the studies file whose results are missing (:func:`run_missing`),
+then rewrites the blocks of the page (:func:`update_doc`):
 
-Per (n, method): mean over finished trials ± standard error; ``p_truth`` is the exact
+* ``<!-- table STUDY METRIC [digits=K] [sci] [notrials] -->`` ... ``<!-- /table -->``: the
+  table of one metric of a runner study (:func:`tables`);
+* ``<!-- real STUDY -->`` ... ``<!-- /real -->``: ``results/STUDY/tables.md`` of the
+  real-data benchmark (``kind = "real"``);
+* ``<!-- study STUDY [K] -->`` ... ``<!-- /study -->``: the K-th table (default: all) of
+  a module study (``results/STUDY/tables.md``, :mod:`mipdp.experiments.studies`).
+
+A block whose results are absent is left as it is.  ``--smoke`` runs every study at tiny
+sizes into ``RESULTS/smoke/`` (and reads the page's tables from there): it proves the
+studies run end to end, and its figures mean nothing.
+
+Per (n, method) of a runner study: mean over finished trials ± standard error;
+``p_truth`` is the exact
 probability that one draw is the truth (an interval ``lo–hi`` where the bounds are only
 certified), ``em`` the exponential mechanism's own certified P(truth) on the same data
 (the mean over every reference cell of that n, whatever the methods' trial counts);
@@ -21,19 +31,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 import numpy as np
 
 from mipdp.experiments.runner import load_table, summarize
 
-ORDER = ["exponential", "exponential_default", "top_r", "mistakes", "mcmc", "samp_agg", "dp_sis", "kendall",
-         "marginal", "abess"]
+ORDER = ["exponential", "exponential_default", "top_r", "mistakes", "mcmc", "samp_agg", "dp_sis",
+         "kendall", "marginal", "abess"]
 
 
-def _fmt(mean, se, digits=3):
+def _fmt(mean, se, digits=3, sci=False):
     if mean is None or (isinstance(mean, float) and np.isnan(mean)):
         return "—"
+    if sci:
+        return f"{mean:.{digits}e}"
     return f"{mean:.{digits}f} ± {se:.{digits}f}" if se > 0 else f"{mean:.{digits}f}"
 
 
@@ -52,14 +65,16 @@ def _references(root: Path) -> dict:
     return out
 
 
-def tables(root: Path, metrics: list[str], header: bool = True) -> str:
+def tables(root: Path, metrics: list[str], header: bool = True, digits: int = 3,
+           sci: bool = False, trials_column: bool = True) -> str:
     study = json.loads((root / "study.json").read_text())
     summ = summarize(load_table(root))
     methods = [m for m in ORDER if m in set(summ["method"])] + sorted(
         set(summ["method"]) - set(ORDER))
-    out = [] if not header else [f"Study `{root.name}`: design {study.get('design', 'seed002')}, ρ = {study['rho']}, "
-           f"p = {study['p']}, s = {study['s']}, ε = {study['eps']}, loss {study['loss']}, "
-           f"{study['draws']} draws per trial; trials per cell in the last column."]
+    out = [] if not header else [
+        f"Study `{root.name}`: design {study.get('design', 'seed002')}, ρ = {study['rho']}, "
+        f"p = {study['p']}, s = {study['s']}, ε = {study['eps']}, loss {study['loss']}, "
+        f"{study['draws']} draws per trial; trials per cell in the last column."]
     by = summ.set_index(["method", "n"])
     ns = sorted(set(summ["n"]))
     refs = _references(root)
@@ -76,8 +91,9 @@ def tables(root: Path, metrics: list[str], header: bool = True) -> str:
             head = ["n"] + cols
             if header:
                 out.append(f"\n**{metric}** (mean over trials ± SE):\n")
-        out.append("| " + " | ".join(head) + " | trials |")
-        out.append("|" + "---|" * (len(head) + 1))
+        tail = " | trials |" if trials_column else " |"
+        out.append("| " + " | ".join(head) + tail)
+        out.append("|" + "---|" * (len(head) + int(trials_column)))
         for n in ns:
             row = [str(n)]
             trials = []
@@ -103,7 +119,7 @@ def tables(root: Path, metrics: list[str], header: bool = True) -> str:
                 elif metric == "time_s":
                     row.append(f"{r['time_s_mean']:.1f}")
                 else:
-                    row.append(_fmt(r[f"{metric}_mean"], r[f"{metric}_se"]))
+                    row.append(_fmt(r[f"{metric}_mean"], r[f"{metric}_se"], digits, sci))
                 if r["trials"] > 0 and unf:
                     row[-1] += f" ({unf} not finished)"
             if metric == "p_truth" and "exponential" in cols and (("exponential", n) in by.index):
@@ -112,47 +128,145 @@ def tables(root: Path, metrics: list[str], header: bool = True) -> str:
             elif metric == "p_truth" and "exponential" in cols:
                 row.append("—")
             done = [t for t in trials if t > 0]
-            row.append(str(min(done)) if done and min(done) == max(done)
-                       else f"{min(done)}–{max(done)}" if done else "0")
+            if trials_column:
+                row.append(str(min(done)) if done and min(done) == max(done)
+                           else f"{min(done)}–{max(done)}" if done else "0")
             out.append("| " + " | ".join(row) + " |")
     return "\n".join(out)
 
 
-def update_doc(doc: Path, results: Path) -> None:
-    import re
+_TABLE = re.compile(r"(<!-- table (\S+) (\S+)((?: \S+)*) -->\n)(.*?)(<!-- /table -->)", re.S)
+_REAL = re.compile(r"(<!-- real (\S+) -->\n)(.*?)(<!-- /real -->)", re.S)
+_STUDY = re.compile(r"(<!-- study (\S+)(?: (\d+))? -->\n)(.*?)(<!-- /study -->)", re.S)
+
+
+def _table_options(tokens: str) -> dict:
+    opts: dict = {}
+    for tok in tokens.split():
+        if tok.startswith("digits="):
+            opts["digits"] = int(tok.split("=", 1)[1])
+        elif tok == "sci":
+            opts["sci"] = True
+        elif tok == "notrials":
+            opts["trials_column"] = False
+        else:
+            raise ValueError(f"table marker: unknown option {tok!r} (digits=K, sci, notrials)")
+    return opts
+
+
+def update_doc(doc: Path, results: Path) -> list[str]:
+    """Rewrite every table block of ``doc`` whose results exist; returns the blocks written.
+
+    Blocks: ``<!-- table STUDY METRIC [options] -->``, ``<!-- real STUDY -->`` and
+    ``<!-- study STUDY [K] -->`` (see the module docstring).
+    """
+    from .studies import split_tables
+    doc, results = Path(doc), Path(results)
     text = doc.read_text(encoding="utf-8")
-    pat = re.compile(r"(<!-- table (\S+) (\S+) -->\n)(.*?)(<!-- /table -->)", re.S)
+    written: list[str] = []
 
     def fill(m):
         root = results / m.group(2)
         if not (root / "study.json").exists():
             return m.group(0)
-        return m.group(1) + tables(root, [m.group(3)], header=False).strip() + "\n" + m.group(5)
-
-    text = pat.sub(fill, text)
-    real = re.compile(r"(<!-- real (\S+) -->\n)(.*?)(<!-- /real -->)", re.S)
+        written.append(f"table {m.group(2)} {m.group(3)}")
+        body = tables(root, [m.group(3)], header=False, **_table_options(m.group(4)))
+        return m.group(1) + body.strip() + "\n" + m.group(6)
 
     def fill_real(m):
         f = results / m.group(2) / "tables.md"
         if not f.exists():
             return m.group(0)
+        written.append(f"real {m.group(2)}")
         return m.group(1) + f.read_text(encoding="utf-8").strip() + "\n" + m.group(4)
 
-    doc.write_text(real.sub(fill_real, text), encoding="utf-8")
+    def fill_study(m):
+        f = results / m.group(2) / "tables.md"
+        if not f.exists():
+            return m.group(0)
+        found = split_tables(f.read_text(encoding="utf-8"))
+        if m.group(3) is not None:
+            k = int(m.group(3))
+            if not 1 <= k <= len(found):
+                raise ValueError(f"{doc}: block 'study {m.group(2)} {k}': "
+                                 f"{f} has {len(found)} table(s)")
+            found = found[k - 1:k]
+        written.append(f"study {m.group(2)}" + (f" {m.group(3)}" if m.group(3) else ""))
+        body = "\n\n".join("\n".join(t) for t in found)
+        return m.group(1) + body + "\n" + m.group(5)
+
+    text = _TABLE.sub(fill, text)
+    text = _REAL.sub(fill_real, text)
+    text = _STUDY.sub(fill_study, text)
+    doc.write_text(text, encoding="utf-8")
+    return written
 
 
-def main() -> None:
+def doc_blocks(doc: Path) -> list[str]:
+    """The study names the table blocks of a page read."""
+    text = Path(doc).read_text(encoding="utf-8")
+    names = [m.group(2) for m in _TABLE.finditer(text)]
+    names += [m.group(2) for m in _REAL.finditer(text)]
+    names += [m.group(2) for m in _STUDY.finditer(text)]
+    return list(dict.fromkeys(names))
+
+
+def is_done(entry, results: Path) -> bool:
+    """Has the study results under ``results`` (a runner study: any; a module: its tables)?"""
+    root = Path(results) / entry.name
+    if entry.kind == "module":
+        return (root / "tables.md").exists()
+    if entry.kind == "real":
+        return (root / "tables.md").exists()
+    return (root / "study.json").exists()
+
+
+def run_entry(entry, results: Path, smoke: bool = False, jobs: int | None = None) -> Path:
+    """Run one study of a studies file into ``results`` (resuming a runner study)."""
+    from .studies import run_module_study
+    if entry.kind == "module":
+        return run_module_study(entry.name, entry.module, entry.module_runs(smoke), results,
+                                smoke=smoke)
+    cfg = entry.runner_config(smoke)
+    njobs = jobs if jobs is not None else (1 if smoke else int(entry.run.get("jobs", 1)))
+    if entry.kind == "real":
+        from .real_bench import run_real_study
+        run_real_study(cfg, results, jobs=njobs)
+    else:
+        from .runner import run_study
+        run_study(cfg, results, jobs=njobs)
+    return Path(results) / entry.name
+
+
+def run_missing(entries: dict, results: Path, smoke: bool = False, only=None,
+                jobs: int | None = None, log=None) -> list[str]:
+    """Run every study of ``entries`` (or of ``only``) without results; returns their names."""
+    import time
+    names = list(only) if only else list(entries)
+    unknown = [n for n in names if n not in entries]
+    if unknown:
+        raise ValueError(f"only: unknown studies {unknown}; known: {list(entries)}")
+    ran = []
+    for name in names:
+        entry = entries[name]
+        if is_done(entry, results):
+            continue
+        t0 = time.perf_counter()
+        run_entry(entry, results, smoke=smoke, jobs=jobs)
+        if log is not None:
+            log(f"{name}: ran in {time.perf_counter() - t0:.1f} s -> {Path(results) / name}")
+        ran.append(name)
+    return ran
+
+
+def main(argv=None) -> None:
+    """``python -m mipdp.experiments.report RESULTS/STUDY``: the tables of one runner study."""
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("root", nargs="?")
+    ap.add_argument("root")
     ap.add_argument("--metrics", nargs="+", default=["p_truth", "exact", "f1", "time_s"])
-    ap.add_argument("--update-doc", help="rewrite the table blocks of this markdown page")
-    ap.add_argument("--results", default="results", help="results directory (--update-doc)")
-    args = ap.parse_args()
-    if args.update_doc:
-        update_doc(Path(args.update_doc), Path(args.results))
-    else:
-        print(tables(Path(args.root), args.metrics))
+    args = ap.parse_args(argv)
+    print(tables(Path(args.root), args.metrics))
 
 
 if __name__ == "__main__":

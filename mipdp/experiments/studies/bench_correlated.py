@@ -44,6 +44,13 @@ _VARIANTS = {"split": {}, "mip": {"envelope_split": False}, "plain": {"shifted_c
              "before": {"shifted_cuts": False, "linear_envelopes": False}}
 
 
+
+def _checkout() -> str:
+    """The checkout holding this file (the parent of ``mipdp/``)."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
+
+
 def _child(spec: dict) -> dict:
     import warnings
 
@@ -67,7 +74,7 @@ def _child(spec: dict) -> dict:
 
 
 def _run(spec: dict) -> dict:
-    src = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    src = _checkout()
     env = dict(os.environ, PYTHONPATH=src + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child",
                            json.dumps(spec)], capture_output=True, text=True, env=env, cwd=src)

@@ -35,7 +35,17 @@ import time
 
 import numpy as np
 
-from ._memmap import write_ar1_memmap  # noqa: E402
+if __package__:
+    from ._memmap import write_ar1_memmap
+else:  # run as a file by a child process, with another checkout's mipdp on the path
+    from _memmap import write_ar1_memmap  # type: ignore[no-redef]
+
+
+
+def _checkout() -> str:
+    """The checkout holding this file (the parent of ``mipdp/``)."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
 
 
 def _write(path: str, n: int, p: int, rho: float, seed: int, chunk: int = 2000) -> np.ndarray:
@@ -100,7 +110,7 @@ def main(argv=None) -> None:
     if a.child:
         print(json.dumps(_child(json.loads(a.child))))
         return
-    src = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    src = _checkout()
     env = dict(os.environ, PYTHONPATH=src + os.pathsep + os.environ.get("PYTHONPATH", ""))
     with tempfile.TemporaryDirectory(dir=a.dir) as d:
         xp, yp = os.path.join(d, "X.npy"), os.path.join(d, "y.npy")

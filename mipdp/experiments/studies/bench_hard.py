@@ -46,8 +46,15 @@ import warnings
 
 import numpy as np
 
+
+def _checkout() -> str:
+    """The checkout holding this file (the parent of ``mipdp/``)."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
+
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+ROOT = _checkout()
 BASELINE = "1713b66"
 PROBLEMS = ("hinge_demo", "cancer", "digits", "noise_ls")
 METHODS = ("top_r", "mistakes", "exponential")

@@ -57,7 +57,17 @@ import time
 
 import numpy as np
 
-from ._memmap import write_ar1_memmap  # noqa: E402
+if __package__:
+    from ._memmap import write_ar1_memmap
+else:  # run as a file by a child process, with another checkout's mipdp on the path
+    from _memmap import write_ar1_memmap  # type: ignore[no-redef]
+
+
+
+def _checkout() -> str:
+    """The checkout holding this file (the parent of ``mipdp/``)."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
 
 
 def _rss_mb() -> float:

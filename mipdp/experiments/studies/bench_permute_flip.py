@@ -116,23 +116,35 @@ def utility(rhos, ns, trials, draws, ball, laws_only=False):
                           f"{em['first']:.2f}s PF {pf['first']:.2f}s; further EM "
                           f"{1e3 * em['further']:.3f}ms PF {1e3 * pf['further']:.3f}ms", flush=True)
     print()
-    print("| ρ | n | neighbours | EM P(truth), ball law | PF P(truth), ball law | PF − EM | "
-          "EM freq | PF freq | EM certified | PF certified | first draw EM / PF (s) | "
+    print(f"| ρ | n | neighbours | EM P(truth), {ball}-ball law | PF P(truth), {ball}-ball law | "
+          "PF − EM | EM freq | PF freq | EM certified | PF certified | first draw EM / PF (s) | "
           "further draw EM / PF (ms) |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         em, pf = r["em"], r["pf"]
+        if math.isnan(em["first"]):      # laws only: no sampler columns
+            runs = ["—"] * 6
+        else:
+            runs = [f"{em['freq']:.3f}", f"{pf['freq']:.3f}",
+                    f"{em['cert'][0]:.3f}–{em['cert'][1]:.3f}",
+                    f"{pf['cert'][0]:.3f}–{pf['cert'][1]:.3f}",
+                    f"{em['first']:.2f} / {pf['first']:.2f}",
+                    f"{1e3 * em['further']:.3f} / {1e3 * pf['further']:.3f}"]
         print(f"| {r['rho']:g} | {r['n']} | {r['notion']} | {r['em_law']:.3f} | "
-              f"{r['pf_law']:.3f} | {r['pf_law'] - r['em_law']:+.3f} | {em['freq']:.3f} | "
-              f"{pf['freq']:.3f} | {em['cert'][0]:.3f}–{em['cert'][1]:.3f} | "
-              f"{pf['cert'][0]:.3f}–{pf['cert'][1]:.3f} | {em['first']:.2f} / "
-              f"{pf['first']:.2f} | {1e3 * em['further']:.3f} / {1e3 * pf['further']:.3f} |")
+              f"{r['pf_law']:.3f} | {r['pf_law'] - r['em_law']:+.3f} | " + " | ".join(runs)
+              + " |")
     return rows
 
 
+def _p(p: int) -> str:
+    return f"{p:,}".replace(",", " ") if p >= 10_000 else str(p)
+
+
 def timing(ps, n, trials):
-    print("| p | n | data set | EM first draw (s) | PF first draw (s) | PF / EM |")
-    print("|---|---|---|---|---|---|")
+    many = len(trials) > 1
+    print("| p | n | " + ("data set | " if many else "") + "EM first draw (s) | "
+          "PF first draw (s) | PF / EM |")
+    print("|---|---|" + ("---|" if many else "") + "---|---|---|")
     for p in ps:
         for trial in trials:
             X, y, truth = make_bss_regression(n=n, p=p, s=S, random_state=trial)
@@ -141,8 +153,8 @@ def timing(ps, n, trials):
                 t0 = time.perf_counter()
                 private_bss(X, y, S, EPS, bounds=(B, B), method=method, random_state=trial)
                 t[method] = time.perf_counter() - t0
-            print(f"| {p} | {n} | {trial} | {t['exponential']:.2f} | "
-                  f"{t['permute_and_flip']:.2f} | "
+            print(f"| {_p(p)} | {n} | " + (f"{trial} | " if many else "")
+                  + f"{t['exponential']:.2f} | {t['permute_and_flip']:.2f} | "
                   f"{t['permute_and_flip'] / t['exponential']:.2f} |", flush=True)
 
 

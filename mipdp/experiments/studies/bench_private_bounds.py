@@ -51,7 +51,7 @@ def p_truth(X, y, truth, s, eps, bounds, seed, time_limit):
         res = private_bss(X, y, s, eps, bounds=bounds, random_state=seed, time_limit=time_limit)
     except (TimeLimitError, ValueError) as exc:    # ValueError: see the module docstring
         print(f"    release failed: {type(exc).__name__}: {str(exc)[:120]}", flush=True)
-        return 0.0, 0.0, None
+        return 0.0, 0.0, "timed out" if isinstance(exc, TimeLimitError) else "failed"
     lo, hi = res.probability_bounds(truth)
     return 0.5 * (lo + hi), hi - lo, res
 
@@ -72,13 +72,15 @@ def main(argv=None) -> None:
     a = ap.parse_args(argv)
     sd_y = population_sd_y(a.p, a.s)
     print(f"design: p={a.p}, s={a.s}, rho=0.1, eps={a.eps}; population sd(y) = {sd_y:.3f}")
-    cols = [("b=0.5", (0.5, 0.5)), ("oracle IQR", (0.674, 0.674 * sd_y))]
-    cols += [(f"private {f:g}", PrivateBounds(fraction=f)) for f in a.fractions]
+    cols = [("numeric `b = 0.5`", (0.5, 0.5)),
+            ("numeric, population IQR", (0.674, 0.674 * sd_y))]
+    cols += [(f"private f = {f:g}", PrivateBounds(fraction=f)) for f in a.fractions]
     rows = []
     for n in a.n:
         row = {"n": n}
         for tag, bounds in cols:
             vals, gaps, widths, t, timeouts = [], [], [], 0.0, 0
+            bad = {"failed": 0, "timed out": 0}
             for d in range(a.datasets):
                 X, y, truth = make_bss_regression(n=n, p=a.p, s=a.s, random_state=1000 + d)
                 reps = a.reps if isinstance(bounds, PrivateBounds) else 1
@@ -88,14 +90,17 @@ def main(argv=None) -> None:
                     t += time.perf_counter() - t0
                     vals.append(v)
                     gaps.append(g)
-                    if res is None:
+                    if isinstance(res, str):
                         timeouts += 1
+                        bad[res] += 1
                         continue
                     pr = res.info.get("private_ranges")
                     if pr is not None:
                         widths.append((pr["x_range"][0, 1] - pr["x_range"][0, 0],
                                        pr["y_range"][1] - pr["y_range"][0]))
             row[tag] = float(np.mean(vals))
+            row[tag + " note"] = "".join(f" ({k} of {len(vals)} {why})"
+                                         for why, k in bad.items() if k)
             extra = ""
             if widths:
                 w = np.array(widths)
@@ -111,7 +116,8 @@ def main(argv=None) -> None:
     print("\n| n | " + " | ".join(t for t, _ in cols) + " |")
     print("|---|" + "---|" * len(cols))
     for row in rows:
-        print(f"| {row['n']} | " + " | ".join(f"{row[t]:.3f}" for t, _ in cols) + " |")
+        print(f"| {row['n']} | " + " | ".join(f"{row[t]:.3f}{row[t + ' note']}" for t, _ in cols)
+              + " |")
 
     # -- cost of the ranges stage in p ------------------------------------------------------------
     print("\ncost of the ranges stage alone (n = 3000; per column = shared=False):")

@@ -205,13 +205,19 @@ def main(argv=None) -> None:
                         w.writerows(rows)
     methods = [m for m in METHODS if f"{m}_P" in rows[0]]
     methods += [k[:-2] for k in rows[0] if k.startswith("em_ridge") and k.endswith("_P")]
-    print("\n| data (n, p) | s | ε | target (OLS best subset) | chance | "
-          + " | ".join(f"{m}: P / overlap" for m in methods) + " |")
-    print("|---|---|---|---|---|" + "---|" * len(methods))
+    labels = {"em_seed": "EM, seed's score", "em_default": "EM, default score",
+              "em_private_ranges": "EM, private ranges", "kendall": "DPKendall",
+              "dp_sis": "DP-SIS"}
+    print("\n| data | n | p | s | ε | chance | "
+          + " | ".join(labels.get(m, f"EM, ridge {m[len('em_ridge'):]}") for m in methods)
+          + " |")
+    print("|---|---|---|---|---|---|" + "---|" * len(methods))
     for r in rows:
         cells = [f"{r[m + '_P']:.3f} / {r[m + '_overlap']:.2f}" for m in methods]
-        print(f"| {r['data']} ({r['n']}, {r['p']}) | {r['s']} | {r['eps']:g} | {r['target']} | "
+        print(f"| {r['data']} | {r['n']} | {r['p']} | {r['s']} | {r['eps']:g} | "
               f"{r['chance']:.2f} | " + " | ".join(cells) + " |")
+    print("\ntargets (exhaustive OLS best subset): " + "; ".join(
+        f"{r['data']} s={r['s']}: {r['target']}" for r in rows if r["eps"] == rows[0]["eps"]))
 
 
 if __name__ == "__main__":

@@ -45,7 +45,17 @@ import time
 
 import numpy as np
 
-from ._memmap import write_ar1_memmap  # noqa: E402
+if __package__:
+    from ._memmap import write_ar1_memmap
+else:  # run as a file by a child process, with another checkout's mipdp on the path
+    from _memmap import write_ar1_memmap  # type: ignore[no-redef]
+
+
+
+def _checkout() -> str:
+    """The checkout holding this file (the parent of ``mipdp/``)."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
 
 
 def _data(p: int, n: int, rho: float, path: str | None = None):
@@ -138,7 +148,7 @@ def _run(spec: dict, src: str | None = None) -> dict:
     env = dict(os.environ)
     # this checkout (the parent of experiments/), or another one (e.g. the main branch),
     # first on the path of the child
-    src = src or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    src = src or _checkout()
     env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
     proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)],
                           capture_output=True, text=True, env=env, cwd=src)
