@@ -1,6 +1,6 @@
 """Real-data benchmark: expected overlap with the exhaustive best subset (issue 29).
 
-A configuration with ``kind = "real"`` (``experiments/configs/real_data.toml``) runs, for
+A configuration with ``kind = "real"`` (``experiments/studies.toml --study real_data``) runs, for
 every real set of :mod:`mipdp.experiments.real_sets`, every ``s`` and ``ε`` and every
 method, the **expected overlap** ``E|S ∩ S*| / s`` of one release ``S`` with the target
 ``S*``, and ``P(S = S*)``:
