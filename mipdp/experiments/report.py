@@ -6,8 +6,8 @@
 runs every study of the studies file whose results are missing (:func:`run_missing`),
 then rewrites the blocks of the page (:func:`update_doc`):
 
-* ``<!-- table STUDY METRIC [digits=K] [sci] [notrials] -->`` ... ``<!-- /table -->``: the
-  table of one metric of a runner study (:func:`tables`);
+* ``<!-- table STUDY METRIC [digits=K] [sci] [notrials] [methods=a,b,...] -->`` ...
+  ``<!-- /table -->``: the table of one metric of a runner study (:func:`tables`);
 * ``<!-- real STUDY -->`` ... ``<!-- /real -->``: ``results/STUDY/tables.md`` of the
   real-data benchmark (``kind = "real"``);
 * ``<!-- study STUDY [K] -->`` ... ``<!-- /study -->``: the K-th table (default: all) of
@@ -66,11 +66,13 @@ def _references(root: Path) -> dict:
 
 
 def tables(root: Path, metrics: list[str], header: bool = True, digits: int = 3,
-           sci: bool = False, trials_column: bool = True) -> str:
+           sci: bool = False, trials_column: bool = True,
+           order: list[str] | None = None) -> str:
     study = json.loads((root / "study.json").read_text())
     summ = summarize(load_table(root))
-    methods = [m for m in ORDER if m in set(summ["method"])] + sorted(
-        set(summ["method"]) - set(ORDER))
+    order = ORDER if order is None else order
+    methods = [m for m in order if m in set(summ["method"])] + sorted(
+        set(summ["method"]) - set(order))
     out = [] if not header else [
         f"Study `{root.name}`: design {study.get('design', 'seed002')}, ρ = {study['rho']}, "
         f"p = {study['p']}, s = {study['s']}, ε = {study['eps']}, loss {study['loss']}, "
@@ -149,8 +151,11 @@ def _table_options(tokens: str) -> dict:
             opts["sci"] = True
         elif tok == "notrials":
             opts["trials_column"] = False
+        elif tok.startswith("methods="):
+            opts["order"] = tok.split("=", 1)[1].split(",")
         else:
-            raise ValueError(f"table marker: unknown option {tok!r} (digits=K, sci, notrials)")
+            raise ValueError(f"table marker: unknown option {tok!r} (digits=K, sci, notrials, "
+                             "methods=a,b,...)")
     return opts
 
 

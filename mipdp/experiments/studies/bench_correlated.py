@@ -21,9 +21,10 @@ time in a fresh subprocess:
 sampler's certified interval on P(release = truth) with its width.  The ratio rows are
 baseline / split, measured in the same run.
 
-    python -m mipdp.experiments.studies.bench_correlated                          # p = 100, n = 1000..8000
+    python -m mipdp.experiments.studies.bench_correlated  # p = 100, n = 1000..8000
     python -m mipdp.experiments.studies.bench_correlated --p 1000 --n 4000 --rho 0.7
-    python -m mipdp.experiments.studies.bench_correlated --n 4000 --rho 0.7 --method permute_and_flip
+    python -m mipdp.experiments.studies.bench_correlated --n 4000 --rho 0.7 \
+        --method permute_and_flip
     python -m mipdp.experiments.studies.bench_correlated --baselines before plain constant
 """
 

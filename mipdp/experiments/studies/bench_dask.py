@@ -18,7 +18,7 @@ Both use ε = 1, b_x = b_y = 0.5, the default score, ``random_state=0``; the rel
 be equal (the script says so).  Reported: wall-clock time, the phases above 0.5 s, peak RSS
 of the client process.
 
-    python -m mipdp.experiments.studies.bench_dask --p 100000 --n 3000          # about 2 x 1.2 GB file
+    python -m mipdp.experiments.studies.bench_dask --p 100000 --n 3000  # about 2 x 1.2 GB file
     python -m mipdp.experiments.studies.bench_dask --p 20000 --n 2000 --workers 2
 """
 
@@ -38,7 +38,7 @@ import numpy as np
 if __package__:
     from ._memmap import write_ar1_memmap
 else:  # run as a file by a child process, with another checkout's mipdp on the path
-    from _memmap import write_ar1_memmap  # type: ignore[no-redef]
+    from _memmap import write_ar1_memmap  # type: ignore[import-not-found,no-redef]
 
 
 

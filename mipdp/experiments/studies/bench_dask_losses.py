@@ -42,7 +42,7 @@ def main(argv=None) -> None:
         count["n"] += 1
         return orig_fn(*a, **kw)
 
-    dask.base.DaskMethodsMixin.compute, dask.compute = method, fn
+    dask.base.DaskMethodsMixin.compute, dask.compute = method, fn  # type: ignore[method-assign]
     rng = np.random.default_rng(0)
     n, p = args.n, args.p
     X = 0.25 * rng.standard_normal((n, p))

@@ -109,7 +109,7 @@ class _Peak(threading.Thread):
 
 
 def _rss() -> int:
-    import psutil
+    import psutil  # type: ignore[import-untyped]
     return psutil.Process().memory_info().rss
 
 

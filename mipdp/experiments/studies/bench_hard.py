@@ -24,9 +24,9 @@ default the commit issue 11 started from, unpacked under ``--cache``).  Each run
 ``time_limit=--limit`` (``private_bss`` raises ``CertificationError`` when it runs out:
 the table then says ``>limit``).  The table prints both times and their ratio.
 
-    python -m mipdp.experiments.studies.bench_hard                              # everything (~30 min)
+    python -m mipdp.experiments.studies.bench_hard  # everything (~30 min)
     python -m mipdp.experiments.studies.bench_hard --problems cancer --methods top_r
-    python -m mipdp.experiments.studies.bench_hard --no-baseline                # the current code only
+    python -m mipdp.experiments.studies.bench_hard --no-baseline  # the current code only
 
 Targets (2-core machine): hinge_demo <= 5 s; cancer <= 5 s; digits <= 30 s (top-R) and
 <= 10 s (default); noise_ls <= 30 s (top-R).
@@ -170,7 +170,8 @@ def main(argv=None) -> None:
     ap.add_argument("--worker", nargs=2, metavar=("PROBLEM", "METHOD"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
-        print(json.dumps(worker(*args.worker, args.limit, args.cancer_rows)), flush=True)
+        name, method = args.worker
+        print(json.dumps(worker(name, method, args.limit, args.cancer_rows)), flush=True)
         return
     old_tree = None if args.no_baseline else baseline_tree(args.baseline, args.cache)
     print(f"current tree {ROOT}; today's code: "
@@ -189,7 +190,8 @@ def main(argv=None) -> None:
                   f"today {_fmt(old, args.limit):>20s}{extra}", flush=True)
             if old is not None and not old["ok"] and "time_limit" not in old.get("error", ""):
                 print(f"   today's code failed: {old.get('error')}", flush=True)
-    print("\n| problem | method | today (s) | new (s) | today / new | target (s) | MIP solves (new) |")
+    print("\n| problem | method | today (s) | new (s) | today / new | target (s) | "
+          "MIP solves (new) |")
     print("|---|---|---|---|---|---|---|")
     for name, method, new, old in rows:
         ratio = "—"

@@ -9,7 +9,8 @@ eps = 1).  For every (p, n) and trial (data seed), and every method:
 * ``top_r`` and ``mistakes`` (exact class minima): their exact probability of the truth;
 
 beside the exponential mechanism's own P(release = truth), computed independently of
-the sampler by :func:`mipdp.experiments.em_reference.em_truth_probability`: every support within ``--ball`` mistakes of the truth is evaluated (the
+the sampler by :func:`mipdp.experiments.em_reference.em_truth_probability`: every support
+within ``--ball`` mistakes of the truth is evaluated (the
 3-mistake ball at p = 100, the 2-ball at p = 1000 and the 1-ball at p = 10 000 by default:
 the 3-ball has 1.6e9 supports at p = 1000), and the rest is bounded by certified MIP class
 bounds around the truth, which gives an interval ``[lo, hi]``.

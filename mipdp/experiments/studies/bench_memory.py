@@ -54,13 +54,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 
 import numpy as np
 
 if __package__:
     from ._memmap import write_ar1_memmap
 else:  # run as a file by a child process, with another checkout's mipdp on the path
-    from _memmap import write_ar1_memmap  # type: ignore[no-redef]
+    from _memmap import write_ar1_memmap  # type: ignore[import-not-found,no-redef]
 
 
 
@@ -117,6 +118,8 @@ def _data_path(X, y, s, kw) -> dict:
     from mipdp.losses import LeastSquares
     tracemalloc.start()
     t0 = time.perf_counter()
+    Xv: Any
+    yv: Any
     Xv, yv = check_X_y(X, y, lazy=True)
     if kw["bounds"] == "private":     # the ranges' release, then the lazy mapped design
         from mipdp.private_ranges import PrivateBounds, estimate_ranges
@@ -146,7 +149,7 @@ def child(args) -> dict:
         out["input_mb"] = (X.data.nbytes + X.indices.nbytes + X.indptr.nbytes) / 2 ** 20
         if args.mode == "dense_baseline":
             X = X.toarray()
-        kw = dict(bounds=(1.0, 2.0))
+        kw: dict[str, Any] = dict(bounds=(1.0, 2.0))
     else:
         path = args.path
         X = np.load(path, mmap_mode="r")
@@ -273,8 +276,9 @@ def main(argv=None) -> None:
         base = [r for r in rows if r.get("case") == case and r.get("mode") == "dense_baseline"
                 and "error" not in r]
         if lazy and base:
-            print(f"{case}: peak RSS increase lazy / densified baseline = "
-                  f"{max(lazy[0]['rss_increase_mb'], 1e-9) / max(base[0]['rss_increase_mb'], 1e-9):.3f}")
+            ratio = (max(lazy[0]['rss_increase_mb'], 1e-9)
+                     / max(base[0]['rss_increase_mb'], 1e-9))
+            print(f"{case}: peak RSS increase lazy / densified baseline = {ratio:.3f}")
         traced = [r for r in lazy if "tracemalloc_peak_mb" in r]
         if traced:
             t = traced[0]

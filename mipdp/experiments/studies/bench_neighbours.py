@@ -20,7 +20,7 @@ gives:
   (``sqrt(q(1-q)/draws)``, ``q`` the nearest end; 0 inside): ``|z| <= 3`` is "within
   sampling error".
 
-    python -m mipdp.experiments.studies.bench_neighbours                                # default score
+    python -m mipdp.experiments.studies.bench_neighbours  # default score
     python -m mipdp.experiments.studies.bench_neighbours --ridge 5 --radius 0.45
     python -m mipdp.experiments.studies.bench_neighbours --ridge 120 --radius 1.1
 

@@ -23,7 +23,8 @@ beside the exponential mechanism alone on the same data (same process)::
 
 Example::
 
-    python -m mipdp.experiments.studies.bench_prescreen --p 100000 --n 2000 --s 5 --eps 10 --k 1000 \\
+    python -m mipdp.experiments.studies.bench_prescreen --p 100000 --n 2000 --s 5 --eps 10 \\
+        --k 1000 \\
         --fraction 0.2 --draws 20 --reps 3 --methods dp_sis kendall --seed 0
 """
 
@@ -32,6 +33,7 @@ from __future__ import annotations
 import argparse
 import platform
 import time
+from typing import Any
 
 import numpy as np
 
@@ -164,8 +166,9 @@ def containment(args) -> None:
     """P(truth ⊂ private top-k of the DP-SIS scores) for several rules (no MIP)."""
     from mipdp.mechanisms.topk import canonical_lipschitz_topk, gumbel_peeling_topk
     rng = np.random.default_rng(args.seed)
-    rules = {f"canonical gamma={g:g}": (lambda sc, k, e, g=g: canonical_lipschitz_topk(
-        sc, k, e, 0.5, rng, gamma=g)) for g in (0.0, 0.25, 0.5, 1.0)}
+    rules: dict[str, Any] = {
+        f"canonical gamma={g:g}": (lambda sc, k, e, g=g: canonical_lipschitz_topk(
+            sc, k, e, 0.5, rng, gamma=g)) for g in (0.0, 0.25, 0.5, 1.0)}
     rules["peeling"] = lambda sc, k, e: gumbel_peeling_topk(sc, k, e, 0.5, rng)
     hits: dict = {}
     for i in range(args.datasets):
@@ -175,7 +178,8 @@ def containment(args) -> None:
         for e in (0.1, 0.2, 0.4):
             for k in args.sweep_k:
                 for name, f in rules.items():
-                    hits.setdefault((e, k, name), []).append(bool(np.isin(support, f(sc, k, e)).all()))
+                    hits.setdefault((e, k, name), []).append(
+                        bool(np.isin(support, f(sc, k, e)).all()))
     print(f"# seed 002 design n={args.sweep_n} p=100 s=5; {args.datasets} data sets, one draw each")
     print("eps    k  rule                      P(truth ⊂ top-k)")
     for (e, k, name), v in sorted(hits.items()):
@@ -191,7 +195,8 @@ def sweep(args) -> None:
     bounds = (0.5, 0.5)
     print(f"# seed 002 design: n={args.sweep_n} p={p} s={s} rho=0.1 eps={eps} bounds={bounds}; "
           f"{args.datasets} data sets x {args.draws} draws; timings under load (2 shared cores)")
-    em, cells = [], {}
+    em: list = []
+    cells: dict = {}
     t0 = time.perf_counter()
     for i in tqdm(range(args.datasets)):
         X, y, support = make_bss_regression(n=args.sweep_n, p=p, s=s, rho=0.1,

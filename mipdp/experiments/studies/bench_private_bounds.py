@@ -25,13 +25,15 @@ cost of the ranges stage alone at p = 100 and p = 10⁴ (n = 3000), and of one w
 ``--p-big`` with numeric vs private bounds (a ratio measured in the same run).
 
     python -m mipdp.experiments.studies.bench_private_bounds
-    python -m mipdp.experiments.studies.bench_private_bounds --n 1000 2000 4000 --fractions 0.05 0.1 0.2
+    python -m mipdp.experiments.studies.bench_private_bounds --n 1000 2000 4000 \
+        --fractions 0.05 0.1 0.2
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 import numpy as np
 
@@ -72,7 +74,7 @@ def main(argv=None) -> None:
     a = ap.parse_args(argv)
     sd_y = population_sd_y(a.p, a.s)
     print(f"design: p={a.p}, s={a.s}, rho=0.1, eps={a.eps}; population sd(y) = {sd_y:.3f}")
-    cols = [("numeric `b = 0.5`", (0.5, 0.5)),
+    cols: list[tuple[str, Any]] = [("numeric `b = 0.5`", (0.5, 0.5)),
             ("numeric, population IQR", (0.674, 0.674 * sd_y))]
     cols += [(f"private f = {f:g}", PrivateBounds(fraction=f)) for f in a.fractions]
     rows = []
@@ -135,7 +137,8 @@ def main(argv=None) -> None:
     if a.big:
         X, y, truth = make_bss_regression(n=a.n_big, p=a.p_big, s=a.s, random_state=a.p_big)
         times = {}
-        for tag, bounds in (("b=0.5", (0.5, 0.5)), ("private 0.1", PrivateBounds())):
+        big: list[tuple[str, Any]] = [("b=0.5", (0.5, 0.5)), ("private 0.1", PrivateBounds())]
+        for tag, bounds in big:
             t0 = time.perf_counter()
             res = private_bss(X, y, a.s, a.eps, bounds=bounds, random_state=0)
             times[tag] = time.perf_counter() - t0

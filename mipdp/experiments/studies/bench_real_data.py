@@ -39,6 +39,7 @@ import itertools
 import math
 import time
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -48,7 +49,7 @@ from mipdp.comparators.kendall import dp_kendall_distribution
 from mipdp.losses import SEED_RADIUS, SEED_RIDGE
 
 #: public ranges from the variables' definitions (round; chosen without the data's extremes)
-RANGES = {
+RANGES: dict[str, dict[str, Any]] = {
     "diabetes": {"age": (18, 90), "sex": (1, 2), "bmi": (15, 50), "bp": (60, 140),
                  "s1": (100, 350), "s2": (40, 250), "s3": (20, 100), "s4": (1, 10),
                  "s5": (3, 7), "s6": (50, 150), "y": (0, 400)},
@@ -146,7 +147,8 @@ def run(name, s, eps, a):
     Xu, yu, X, y, cols, clipped = mapped(name)
     p = Xu.shape[1]
     target = best_subset_ols(Xu, yu, s)
-    out = dict(data=name, n=Xu.shape[0], p=p, s=s, eps=eps, target=",".join(cols[i] for i in target),
+    out = dict(data=name, n=Xu.shape[0], p=p, s=s, eps=eps,
+               target=",".join(cols[i] for i in target),
                clipped_X=clipped[0], clipped_y=clipped[1], chance=s / p)
     cells = [("em_seed", dict(ridge=SEED_RIDGE, radius=SEED_RADIUS)), ("em_default", {})]
     cells += [(f"em_ridge{lam:g}", dict(ridge=lam)) for lam in a.ridges]
@@ -159,9 +161,9 @@ def run(name, s, eps, a):
         Ps, Os = [], []
         for r in range(a.range_draws):
             res = private_bss(X, y, s, eps, bounds="private", random_state=r)
-            P, O = law_metrics(*em_law(res, p, s), target, s)
+            P, ov = law_metrics(*em_law(res, p, s), target, s)
             Ps.append(P)
-            Os.append(O)
+            Os.append(ov)
         out["em_private_ranges_P"], out["em_private_ranges_overlap"] = np.mean(Ps), np.mean(Os)
     try:                                   # exact when the ordered selections are few
         sup, pr = dp_kendall_distribution(Xu, yu, s, eps)
@@ -196,7 +198,8 @@ def main(argv=None) -> None:
         for s in a.s:
             for eps in a.eps:
                 rows.append(run(name, s, eps, a))
-                print({k: (round(v, 3) if isinstance(v, float) else v) for k, v in rows[-1].items()},
+                print({k: (round(v, 3) if isinstance(v, float) else v)
+                       for k, v in rows[-1].items()},
                       flush=True)
                 if a.csv:
                     with open(a.csv, "w", newline="") as f:

@@ -24,9 +24,11 @@ clipping, first products) and the peak RSS (``VmHWM``) against the file's size.
 
     python -m mipdp.experiments.studies.bench_scale                       # everything below
     python -m mipdp.experiments.studies.bench_scale --p 10000 --n 3000 --rho-p 100
-    python -m mipdp.experiments.studies.bench_scale --p 1000000 --n 2000 --rho-p --memmap /tmp/bench \
+    python -m mipdp.experiments.studies.bench_scale --p 1000000 --n 2000 --rho-p \
+        --memmap /tmp/bench \
         --draws 1
-    python -m mipdp.experiments.studies.bench_scale --p 1000000 --n 2000 --rho-p --memmap /tmp/bench \
+    python -m mipdp.experiments.studies.bench_scale --p 1000000 --n 2000 --rho-p \
+        --memmap /tmp/bench \
         --draws 1 --no-default --no-abess --prescreen dp_sis 20 0.8
 
 ``--prescreen METHOD K FRACTION`` adds the variant ``private_bss(..., prescreen=(METHOD, K,
@@ -48,7 +50,7 @@ import numpy as np
 if __package__:
     from ._memmap import write_ar1_memmap
 else:  # run as a file by a child process, with another checkout's mipdp on the path
-    from _memmap import write_ar1_memmap  # type: ignore[no-redef]
+    from _memmap import write_ar1_memmap  # type: ignore[import-not-found,no-redef]
 
 
 
@@ -106,7 +108,8 @@ def _child(spec: dict) -> dict:
         out["truth"] = bool(np.array_equal(S, np.sort(truth)))
     else:
         from mipdp import private_bss
-        done, last = {}, {}
+        done: dict = {}
+        last: dict = {}
 
         def progress(ev):   # phases finished so far (reported if the time limit stops the call)
             last.update(phase=ev["phase"], at=round(time.perf_counter() - t0, 1))

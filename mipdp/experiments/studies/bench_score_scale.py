@@ -13,7 +13,8 @@ same data, checks that the releases are identical, prints each phase's time per
 ``1 / ((1 - f) + f/N)``.  ``--abess`` fits abess (non-private best subset, support size
 5) on the same data in the same run; ``--parallel-fraction`` profiles an ``n_jobs=1`` call
 and prints the share of each phase spent in the parallel maps (Amdahl's ``f``, less
-sensitive to a loaded machine than a ratio of two runs).  The load average is printed with every row (the
+sensitive to a loaded machine than a ratio of two runs).  The load average is printed with
+every row (the
 machine may be shared):
 
     python -m mipdp.experiments.studies.bench_score_scale --p 10000 100000 --n 3000 --draws 100 \
@@ -36,7 +37,7 @@ from mipdp.datasets import make_bss_regression
 
 
 def _load() -> str:
-    return "load %.1f %.1f %.1f" % os.getloadavg()
+    return "load {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
 
 
 def _other(timings: dict) -> float:
@@ -103,7 +104,7 @@ def _parallel_fraction(X, y, a, p) -> None:
     tm["other"] = _other(tm)
     tm["class_k"] = sum(v for k, v in tm.items() if k.startswith("class_"))
     par: dict = {}
-    for (_, _, name), (_, _, _, _, callers) in pstats.Stats(prof).stats.items():
+    for (_, _, name), (_, _, _, _, callers) in pstats.Stats(prof).stats.items():  # type: ignore[attr-defined]
         if name == "parallel_map":
             for c, v in callers.items():
                 ph = _CALLER_PHASE.get(c[2], c[2])
@@ -154,7 +155,8 @@ def main(argv=None) -> None:
             if a.abess:
                 _abess(X, y, truth, p, a.n)
             continue
-        scores = [("default", {})] + ([("seed", dict(ridge=120.0, radius=1.1))]
+        scores: list[tuple[str, dict]] = [("default", {})] + (
+            [("seed", dict(ridge=120.0, radius=1.1))]
                                       if a.seed_score else [])
         for tag, kw in scores:
             t0 = time.perf_counter()

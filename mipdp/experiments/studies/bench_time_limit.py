@@ -9,7 +9,7 @@ limit itself, in the same run.
 
 Usage::
 
-    python -m mipdp.experiments.studies.bench_time_limit                 # n = 3000, p = 20 000; limits 3, 10
+    python -m mipdp.experiments.studies.bench_time_limit  # n = 3000, p = 20 000; limits 3, 10
     python -m mipdp.experiments.studies.bench_time_limit --n 1000 --p 5000 --limits 1 3
 
 Timings depend on the machine and its load.

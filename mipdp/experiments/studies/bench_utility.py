@@ -25,6 +25,7 @@ import argparse
 import csv
 import time
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -35,7 +36,8 @@ from mipdp.experiments.em_reference import em_truth_probability
 from mipdp.experiments.methods import get_adapter
 from mipdp.losses import SEED_RADIUS, SEED_RIDGE
 
-DESIGNS = {"rho0.1": dict(design="seed002", rho=0.1), "rho0.7": dict(design="seed002", rho=0.7),
+DESIGNS: dict[str, dict[str, Any]] = {"rho0.1": dict(design="seed002", rho=0.1),
+                                      "rho0.7": dict(design="seed002", rho=0.7),
            "cancel": dict(design="cancel", rho=0.7)}
 SCORES = {"em_default": {}, "em_seed": dict(ridge=SEED_RIDGE, radius=SEED_RADIUS)}
 COMPARATORS = ("mcmc", "mcmc3000", "kendall", "dp_sis", "samp_agg")
@@ -118,11 +120,12 @@ def print_table(rows, reference: bool = True) -> None:
     print(f"\n| design | n | EM default: {ref}freq; first release (s) | EM seed: {ref}freq; "
           "first release (s) | MCMC | MCMC 3000 | DPKendall | DP-SIS | Samp-Agg |")
     print("|---|---|---|---|---|---|---|---|---|")
-    keys = sorted({(r["design"], r["n"]) for r in rows}, key=lambda k: (list(DESIGNS).index(k[0]), k[1]))
+    keys = sorted({(r["design"], r["n"]) for r in rows},
+                  key=lambda k: (list(DESIGNS).index(k[0]), k[1]))
     for d, n in keys:
         cell = [r for r in rows if r["design"] == d and r["n"] == n]
 
-        def m(k):
+        def m(k, cell=cell):
             return float(np.mean([r[k] for r in cell]))
         em = []
         for name in SCORES:

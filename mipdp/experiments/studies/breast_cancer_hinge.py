@@ -1,6 +1,6 @@
 """Private sparse classification on scikit-learn's breast-cancer data (hinge loss).
 
-Run:  python -m mipdp.experiments.studies.breast_cancer_hinge            (≈ 10 min on 2 shared cores)
+Run:  python -m mipdp.experiments.studies.breast_cancer_hinge  (≈ 10 min on 2 shared cores)
       python -m mipdp.experiments.studies.breast_cancer_hinge --quick    (one ε, top-R only)
 
 Standardise on the training split, clip to b_x = 0.5 (the bound is fixed in advance, not
@@ -62,7 +62,8 @@ def run(eps_values=(0.5, 1.0, 5.0), n_draws: int = 20, methods=("top_r", "mistak
             accs = [_acc(Xtr, ytr, Xte, yte, sup) for sup in res.supports]
             cand = np.asarray(res.candidates)
             best = cand[0]
-            p_top = math.fsum(res.probability(c) for c in cand) if res.R is not None else float("nan")
+            p_top = (math.fsum(res.probability(c) for c in cand) if res.R is not None
+                     else float("nan"))
             distinct = len({tuple(s) for s in np.asarray(res.supports).tolist()})
             print(f"| {res.info['method_run']} | {eps:g} | {p_top:.4f} | "
                   f"{res.probability(best):.2e} | {distinct} | {np.mean(accs):.3f} | "

@@ -50,7 +50,7 @@ def main(argv=None) -> None:
         captured["sampler"] = self
         raise _Stop
 
-    em_rejection.ExponentialMechanismSampler.sample = stop
+    em_rejection.ExponentialMechanismSampler.sample = stop  # type: ignore[method-assign]
     X, y, _ = make_bss_regression(n=a.n, p=a.p, s=5, rho=a.rho, random_state=a.seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

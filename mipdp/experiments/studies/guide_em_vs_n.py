@@ -74,7 +74,7 @@ def plot(rows: list[dict], path: Path, trials: int, draws: int) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(6.6, 4.4))
-    for (p, color) in zip(sorted({r["p"] for r in rows}), ("C0", "C1", "C2")):
+    for (p, color) in zip(sorted({r["p"] for r in rows}), ("C0", "C1", "C2"), strict=False):
         sel = [r for r in rows if r["p"] == p]
         ns = sorted({r["n"] for r in sel})
         f = [np.nanmean([r["freq"] for r in sel if r["n"] == n]) for n in ns]
@@ -137,7 +137,7 @@ def main(argv=None) -> None:
                     w = csv.DictWriter(fh, fieldnames=FIELDS)
                     w.writeheader()
                     w.writerows(rows)
-    plot(rows, out.with_suffix(".png"), max(r["trial"] for r in rows) + 1, args.draws)
+    plot(rows, out.with_suffix(".png"), int(max(int(r["trial"]) for r in rows)) + 1, args.draws)
     print(out.with_suffix(".png"))
 
 

@@ -1,7 +1,8 @@
 """The missing intercept (docs/guide.md): what un-centred data does to the release.
 
 Seed 002's design (p = 100, s = 5, n = 3000, ε = 1, bounds 0.5, the default score of
-:func:`mipdp.losses.default_score`), three trials (about 45 s on a shared 2-core machine).  Three versions of the same data:
+:func:`mipdp.losses.default_score`), three trials (about 45 s on a shared 2-core machine).
+Three versions of the same data:
 
 * ``centred``: as generated (every column and y have mean 0);
 * ``offset``: the null columns 0, 2, 4, ... shifted by +0.25 and y by +0.25 (as raw,

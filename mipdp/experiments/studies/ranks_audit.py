@@ -68,6 +68,7 @@ def score_table(X, y, s: int, loss_name: str, sup, ridge=None):
     if loss_name == "least_squares":
         V = uniform_ranks(y)
         G = U.T @ U
+        assert loss.ridge is not None and loss.radius is not None   # resolved above
         A = G[sup[:, :, None], sup[:, None, :]] + loss.ridge * np.eye(s)
         b = (U.T @ V)[sup]
         return n * ridge_ball_values(A, b, float(V @ V), n, loss.radius), loss

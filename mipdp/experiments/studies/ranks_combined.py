@@ -11,9 +11,9 @@ Exact laws by brute force (every support) at small p; the same measures as
 experiments/ranks_scores.py (expected overlap with the exhaustive LS best subset, s = 3,
 on the five tuning sets; P(truth) on seed 002's design at rho = 0.7, p = 12).
 
-    PYTHONPATH=.:experiments python -m mipdp.experiments.studies.ranks_combined --real --synthetic
-    PYTHONPATH=.:experiments python -m mipdp.experiments.studies.ranks_combined --redundancy --real --synthetic
-    PYTHONPATH=.:experiments python -m mipdp.experiments.studies.ranks_combined --redundancy --p30
+    python -m mipdp.experiments.studies.ranks_combined --real --synthetic
+    python -m mipdp.experiments.studies.ranks_combined --redundancy --real --synthetic
+    python -m mipdp.experiments.studies.ranks_combined --redundancy --p30
 """
 from __future__ import annotations
 
@@ -93,7 +93,8 @@ def synthetic(a):
             X, y, truth = make_bss_regression(n, p, s, rho=0.7, random_state=1000 + t)
             hit = np.all(sup == np.sort(truth), axis=1).astype(float)
             for eps in a.eps:
-                acc.setdefault(f"DPK@{eps:g}", []).append(float(kendall_law(X, y, s, eps, sup) @ hit))
+                acc.setdefault(f"DPK@{eps:g}", []).append(
+                    float(kendall_law(X, y, s, eps, sup) @ hit))
                 for key, law in laws(X, y, s, sup, a.shares, a.kinds, eps).items():
                     acc.setdefault(f"{key}@{eps:g}", []).append(float(law @ hit))
         print(f"rho=0.7 p=12 n={n}: " + "  ".join(f"{k}={np.mean(v):.3f}" for k, v in acc.items()),
@@ -109,7 +110,7 @@ def redundancy_laws(X, y, s, sup, gammas, shares, eps):
     T = np.abs(np.column_stack([kendall_tau(X, X[:, j]) for j in range(p)]))
     out = {}
     for g in gammas:
-        pair = sum(T[sup[:, i], sup[:, l]] for i in range(s) for l in range(i + 1, s))
+        pair = sum(T[sup[:, i], sup[:, j]] for i in range(s) for j in range(i + 1, s))
         uK = (n / 2.0) * (t[sup].sum(1) - g / (s - 1) * pair) / (s * (2 + g))
         for a in shares:
             out[f"R{g:g}/{a:g}"] = em_law((1 - a) * uF + a * uK, 1.0, eps)

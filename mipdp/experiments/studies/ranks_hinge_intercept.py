@@ -38,7 +38,8 @@ def run(rhos=(None,)):
         tgt = hinge_target(X, y, s)
         ov = overlap(sup, tgt, s)
         U = rank_design(X)
-        print(f"{name} n={n} p={p} mean(y)={y.mean():+.3f} target={tgt.tolist()} chance={s / p:.3f}")
+        print(f"{name} n={n} p={p} mean(y)={y.mean():+.3f} target={tgt.tolist()} "
+              f"chance={s / p:.3f}")
         Uc = np.c_[U, np.full(n, 0.5)]
         supc = np.c_[sup, np.full(len(sup), p)]
         runs = []

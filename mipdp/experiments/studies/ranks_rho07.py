@@ -34,7 +34,7 @@ def main(argv=None) -> None:
     a = ap.parse_args(argv)
     for n in a.ns:
         for eps in a.eps:
-            acc = {"ranks": [], "known": [], "kendall": []}
+            acc: dict[str, list[float]] = {"ranks": [], "known": [], "kendall": []}
             t = {"ranks": 0.0, "known": 0.0}
             for trial in range(a.trials):
                 X, y, truth = make_bss_regression(n, a.p, a.s, rho=a.rho, random_state=trial)
@@ -45,7 +45,8 @@ def main(argv=None) -> None:
                     acc[key].append(hit_rate(r.supports, truth))
                 k = dp_kendall(X, y, a.s, eps, n_draws=a.draws, random_state=trial)
                 acc["kendall"].append(hit_rate(k.supports, truth))
-            print(f"n={n} eps={eps:g}: " + "  ".join(f"{k}={np.mean(v):.3f}" for k, v in acc.items())
+            print(f"n={n} eps={eps:g}: "
+                  + "  ".join(f"{k}={np.mean(v):.3f}" for k, v in acc.items())
                   + f"  time ranks/known = {t['ranks']:.1f}/{t['known']:.1f} s", flush=True)
 
 

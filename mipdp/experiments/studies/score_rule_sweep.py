@@ -9,7 +9,8 @@ of the first release; the seed's score (λ = 120, r = 1.1) beside it.  The rule
 shipped in :func:`mipdp.losses.default_score` is the best cell of this sweep that holds
 on every design (docs/guide.md, "The default score").
 
-    python -m mipdp.experiments.studies.score_rule_sweep --trials 2 --out results/score_rule_sweep.csv
+    python -m mipdp.experiments.studies.score_rule_sweep --trials 2 \
+        --out results/score_rule_sweep.csv
 """
 
 from __future__ import annotations
@@ -19,13 +20,15 @@ import csv
 import itertools
 import math
 import time
+from typing import Any
 
 import numpy as np
 
 from mipdp import private_bss
 from mipdp.datasets import make_bss_regression
 
-DESIGNS = {"rho0.1": dict(design="seed002", rho=0.1), "rho0.7": dict(design="seed002", rho=0.7),
+DESIGNS: dict[str, dict[str, Any]] = {"rho0.1": dict(design="seed002", rho=0.1),
+                                      "rho0.7": dict(design="seed002", rho=0.7),
            "cancel": dict(design="cancel", rho=0.7)}
 
 

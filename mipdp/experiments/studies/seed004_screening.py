@@ -17,7 +17,8 @@ Metrics against the true support S* (|S*| = 70): TPR = |nz ∩ S*|/|S*|, FPR = |
 F1 = TP/(TP + (FP + FN)/2) (seed 004's definition), sparsity = |nz|/d; mean ± standard error
 over trials (a fresh dataset and fresh noise per trial).
 
-    python -m mipdp.experiments.studies.seed004_screening --trials 20 --out results/seed004_screening.md
+    python -m mipdp.experiments.studies.seed004_screening --trials 20 \
+        --out results/seed004_screening.md
 """
 
 from __future__ import annotations
@@ -75,14 +76,14 @@ def run_trial(job: tuple) -> tuple[dict, dict]:
     out, noise = {}, {}
     for cal in a["calibrations"]:
         runs = {
-            "DP-FW": lambda: screening.dp_frank_wolfe(X, y, lam, T, a["eps1"], a["delta1"],
-                                                      calibration=cal, random_state=rng_alg,
-                                                      **common),
-            "ADP-Screen": lambda: screening.adp_screen(X, y, lam, T, **budgets, screen_every=50,
-                                                       calibration=cal, random_state=rng_alg,
-                                                       **common),
-            "RNM-Screen": lambda: screening.rnm_screen(X, y, lam, T, **budgets, calibration=cal,
-                                                       random_state=rng_alg, **common),
+            "DP-FW": lambda cal=cal: screening.dp_frank_wolfe(
+                X, y, lam, T, a["eps1"], a["delta1"], calibration=cal, random_state=rng_alg,
+                **common),
+            "ADP-Screen": lambda cal=cal: screening.adp_screen(
+                X, y, lam, T, **budgets, screen_every=50, calibration=cal,
+                random_state=rng_alg, **common),
+            "RNM-Screen": lambda cal=cal: screening.rnm_screen(
+                X, y, lam, T, **budgets, calibration=cal, random_state=rng_alg, **common),
         }
         for name, run in runs.items():
             with warnings.catch_warnings():
@@ -107,7 +108,7 @@ def run_trial(job: tuple) -> tuple[dict, dict]:
 
 def summarise(rows: list[dict]) -> dict:
     labels = list(rows[0])
-    table = {}
+    table: dict = {}
     for lab in labels:
         table[lab] = {}
         for m in METRICS:
