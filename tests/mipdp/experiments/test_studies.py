@@ -117,3 +117,18 @@ def test_every_study_runs_in_smoke_mode(name, tmp_path, capsys):
     assert main(args) == 0
     root = tmp_path / name
     assert (root / "tables.md").exists() or (root / "study.json").exists()
+
+
+def test_the_docs_name_only_studies_that_exist():
+    """Every study module and named study the docs mention exists; no removed script."""
+    entries = load_studies(FILE)
+    pages = [ROOT / "README.md", ROOT / "benchmarks" / "README.md",
+             *sorted((ROOT / "docs").glob("*.md"))]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for mod in re.findall(r"mipdp\.experiments\.studies\.([a-z]\w*)", text):
+            assert mod in STUDIES, f"{page.name}: unknown study module {mod}"
+        for name in re.findall(r"--study (\w+)", text):
+            assert name in entries, f"{page.name}: no study {name} in {FILE.name}"
+        assert not re.search(r"(?<![\w/])experiments/(?!studies\.toml)\w+\.(py|toml)", text), \
+            f"{page.name} names a removed file of experiments/"
