@@ -28,6 +28,7 @@ import io
 import json
 import logging
 import time
+import warnings
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -155,7 +156,8 @@ def run_module_study(name: str, module: str, runs: list[dict[str, Any]], results
     for argv in argvs:
         logger.info("study %s: python -m %s %s", name, mod.__name__, " ".join(argv))
         print(f"$ python -m {mod.__name__} {' '.join(argv)}".rstrip(), file=buf)
-        with contextlib.redirect_stdout(buf):
+        # warnings filters set by a study stay inside it (several run in one process)
+        with contextlib.redirect_stdout(buf), warnings.catch_warnings():
             mod.main(argv)
     wall = time.perf_counter() - t0
     text = buf.getvalue()

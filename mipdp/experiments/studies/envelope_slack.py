@@ -50,14 +50,17 @@ def main(argv=None) -> None:
         captured["sampler"] = self
         raise _Stop
 
-    em_rejection.ExponentialMechanismSampler.sample = stop  # type: ignore[method-assign]
     X, y, _ = make_bss_regression(n=a.n, p=a.p, s=5, rho=a.rho, random_state=a.seed)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
+    original = em_rejection.ExponentialMechanismSampler.sample
+    em_rejection.ExponentialMechanismSampler.sample = stop  # type: ignore[method-assign]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             private_bss(X, y, 5, 1.0, bounds=(0.5, 0.5), random_state=a.seed)
-        except _Stop:
-            pass
+    except _Stop:
+        pass
+    finally:    # the sampler is restored: other studies may run in this process
+        em_rejection.ExponentialMechanismSampler.sample = original  # type: ignore[method-assign]
     m = captured.get("sampler")
     if m is None:
         print("no region: the envelope is exact (every support evaluated)")
