@@ -2,8 +2,6 @@
 
 from pathlib import Path
 
-import pytest
-
 from mipdp.cli import build_parser, main
 from mipdp.experiments.config import load_studies
 

@@ -16,7 +16,6 @@ from mipdp.datasets import make_bss_classification, make_bss_regression
 from mipdp.experiments import StudyConfig, run_study
 from mipdp.experiments import methods as methods_mod
 from mipdp.experiments.em_reference import em_truth_probability
-from mipdp.experiments.metrics import SupportLoss
 from mipdp.experiments.runner import REFERENCE
 
 
