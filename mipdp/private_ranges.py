@@ -49,7 +49,7 @@ only under replace-one neighbours (where ``n`` is public) when
 ``n ε_q >= AUTO_PER_COLUMN (log m + 3)``; otherwise the shared range.  Time:
 ``O(n p log m)`` (each entry placed on the grid once; ``O(nnz log m)`` for a sparse ``X``);
 at ``p = 10⁴``, ``n = 3000`` this is well under a second
-(``experiments/bench_private_bounds.py``).
+(study ``private_bounds`` of ``experiments/studies.toml``).
 
 Memory: ``X`` is never copied whole (docs/design.md, "Memory", "Private clipping ranges").
 It is validated lazily (``check_X_y(..., lazy=True)``); the grid counts are accumulated one
@@ -179,7 +179,8 @@ class PrivateBounds:
         Gaussian column) and clips the rest: heavy clipping costs the selection little
         and a narrow range keeps the signal large against the bound (seed 002's ``b =
         0.5`` does the same to standard Gaussian columns).  ``widen = 3`` (about ``±2σ``)
-        dropped P(truth) from 0.97 to 0.18 at n = 2000 (``experiments/bench_private_bounds.py``).
+        dropped P(truth) from 0.97 to 0.18 at n = 2000 (study ``private_bounds`` of
+        ``experiments/studies.toml``).
         Below :data:`MIN_WIDEN` (0.01) it is refused; every range is also at least
         :data:`MIN_RANGE_WIDTH` ``· max(1, |centre|)`` wide.
     grid : array-like, optional
