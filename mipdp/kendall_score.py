@@ -198,7 +198,7 @@ class KendallRedundancyObjective:
     gamma : float, default :data:`DEFAULT_GAMMA`
     """
 
-    cheap_values = True
+    cheap_values = False
     shifted_cuts = False
 
     def __init__(self, X, y, s: int, gamma: float = DEFAULT_GAMMA) -> None:
