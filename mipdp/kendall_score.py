@@ -109,17 +109,16 @@ def kendall_score_sensitivity(s: int, gamma: float = DEFAULT_GAMMA,
 
 
 # ------------------------------------------------------------------------------ pairs
-def _scaled_tau(X: np.ndarray, cols: np.ndarray, j: int) -> np.ndarray:
-    from .comparators.kendall import scaled_kendall
-    return np.abs(np.atleast_1d(scaled_kendall(X[:, cols], X[:, j])))
-
-
 class _PairCache:
-    """``|T_jl|`` computed on demand, kept in a sorted key table (vectorised lookups)."""
+    """``|T_jl|`` computed on demand, kept in a sorted key table (vectorised lookups).
 
-    def __init__(self, X: np.ndarray) -> None:
-        self.X = X
-        self.p = X.shape[1]
+    The counts come from the columns' dense ranks (:class:`mipdp._kendall_fast.DenseRanks`,
+    computed once): exact integers, whichever column a pair is computed from.
+    """
+
+    def __init__(self, ranks) -> None:
+        self.ranks = ranks
+        self.p = ranks.p
         self.keys = np.zeros(0, dtype=np.int64)
         self.vals = np.zeros(0)
         self.n_computed = 0
@@ -148,7 +147,8 @@ class _PairCache:
         new_vals = np.empty(keys.size)
         # group by the index that occurs most, so each group is one vectorised call
         for first, other, idx in _groups(a, b):
-            new_vals[idx] = _scaled_tau(self.X, other, first)
+            P = self.ranks.P(self.ranks.column(first), other)
+            new_vals[idx] = np.abs(P) / max(self.ranks.n - 1, 1)
         self.n_computed += keys.size
         allk = np.concatenate([self.keys, keys])
         allv = np.concatenate([self.vals, new_vals])
@@ -202,20 +202,22 @@ class KendallRedundancyObjective:
     shifted_cuts = False
 
     def __init__(self, X, y, s: int, gamma: float = DEFAULT_GAMMA) -> None:
-        from .comparators.kendall import scaled_kendall
+        from ._kendall_fast import DenseRanks
         from .data import is_sparse
         X = X.toarray() if is_sparse(X) else X
-        self.X = np.asarray(X, dtype=np.float64)
+        self.X = X                                     # not copied: the ranks are kept
         self.y = np.asarray(y, dtype=np.float64).ravel()
-        self.n, self.p = self.X.shape
+        self.n, self.p = X.shape
         self.s = int(s)
         self.gamma = check_gamma(gamma)
         self.gp = self.gamma / max(self.s - 1, 1)      # γ' = γ/(s−1): weight of one pair
         self.loss = _ScoreLoss()
         self.n_evaluations = 0
         #: |T_jy| for every column (DPKendall's scale (n/2)|τ_a|)
-        self.t = np.abs(np.atleast_1d(scaled_kendall(self.X, self.y)))
-        self.pairs = _PairCache(self.X)
+        self.ranks = DenseRanks(np.asarray(X, dtype=np.float64))
+        self.t = (np.abs(self.ranks.P(DenseRanks.of_vector(self.y), np.arange(self.p)))
+                  / max(self.n - 1, 1))
+        self.pairs = _PairCache(self.ranks)
         # rounding: R is a sum of s + C(s,2) terms each <= n/2; L = s/2 − R/n
         self._round = 64.0 * np.finfo(float).eps * (self.s + self.s ** 2) * (1.0 + self.gp)
 
