@@ -363,7 +363,9 @@ class MethodStage(Stage):
                     "score')")
             old = stage.notes
             if plan.neighbour is Neighbour.ADD_REMOVE:
-                note += ", not monotone: weights exp(-eps F(S) / (2 Delta)), Delta uniform in n"
+                note += (", not monotone: weights exp(-eps F(S) / (2 Delta)), Delta uniform in n"
+                         if plan.ranks else
+                         ", not monotone: weights exp(eps R(S) / (2 Delta)), Delta uniform in n")
                 old = old.replace(_add_remove_note(sensitivity), "").strip("; ")
             stage = replace(stage, notes=f"{old}; {note}" if old else note)
         return stage
