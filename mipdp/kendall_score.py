@@ -302,7 +302,7 @@ class KendallRedundancyObjective:
             return out
         R = float(self.scores(S[None])[0])
         c = self._inner(S)
-        cols = np.stack([self.pairs.column(int(l), outside) for l in S])    # (s, |out|)
+        cols = np.stack([self.pairs.column(int(m), outside) for m in S])    # (s, |out|)
         tot = cols.sum(axis=0)
         for a in range(s):
             # R(S − a + j) = R − t_a + γ' c_a + t_j − γ' (Σ_{l∈S} T_jl − T_ja)

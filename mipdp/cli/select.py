@@ -57,7 +57,7 @@ def _select(args: argparse.Namespace) -> int:
 
 
 def _parse_bounds(values, loss: str):
-    """``--bounds``: ``ranks`` (the default), ``kendall``, ``private``, ``data`` or ``B_X [B_Y]``."""
+    """``--bounds``: ``ranks`` (default), ``kendall``, ``private``, ``data`` or ``B_X [B_Y]``."""
     if values is None:
         return "ranks"
     if len(values) == 1 and values[0] in ("ranks", "kendall", "private", "data"):

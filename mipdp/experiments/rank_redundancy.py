@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import math
 import time
 
 import numpy as np
@@ -98,7 +97,8 @@ def truth_probability(t, T, truth, gammas, eps_values):
     for g in gammas:
         for e in eps_values:
             lz = logsumexp(acc[(g, e)])
-            out[(g, e)] = float(np.exp(e * (lin - g / (s - 1) * pen) / (2 * sensitivity(s, g)) - lz))
+            r = lin - g / (s - 1) * pen
+            out[(g, e)] = float(np.exp(e * r / (2 * sensitivity(s, g)) - lz))
     return out
 
 
@@ -286,7 +286,6 @@ def mixtures(sets, loader, ss, gamma, shares, eps_values, truth_of=None):
 
 def mixtures_rho(ns, p, s, gamma, shares, eps_values, seeds):
     from ..datasets import make_bss_regression
-    from .real_bench import kendall_law
     sup = supports_of(p, s)
     for n in ns:
         acc = {}

@@ -29,16 +29,16 @@ from .._validation import check_epsilon, check_random_state, data_derived_bounds
 from ..enumeration.options import check_enumeration_options
 from ..exceptions import BudgetError, InvalidParameterError
 from ..guarantee import Guarantee, Neighbour
+from ..kendall_score import check_kendall_options, is_kendall
 from ..losses import Loss, get_loss
 from ..private_ranges import MAPPED_BOUNDS, as_private_bounds
-from ..kendall_score import check_kendall_options, is_kendall
 from ..ranks import RANK_BOUNDS, check_ranks_options, is_ranks
 from .budget import Budget, check_method_args, neighbour_record, neighbour_scale_factor
 from .stages import (
     BoundsStage,
     ClipStage,
-    KendallScoreStage,
     EnumerateStage,
+    KendallScoreStage,
     MethodStage,
     PrescreenStage,
     PrivateRangesStage,

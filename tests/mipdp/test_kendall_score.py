@@ -46,8 +46,8 @@ def brute_scores(X, y, sup, gamma):
 
     t = np.array([abs(tau(X[:, j], y)) for j in range(p)])
     T = np.zeros((p, p))
-    for j, l in itertools.combinations(range(p), 2):
-        T[j, l] = T[l, j] = abs(tau(X[:, j], X[:, l]))
+    for j, k in itertools.combinations(range(p), 2):
+        T[j, k] = T[k, j] = abs(tau(X[:, j], X[:, k]))
     s = sup.shape[1]
     pen = sum(T[sup[:, a], sup[:, b]] for a in range(s) for b in range(a + 1, s)) if s > 1 else 0
     return t[sup].sum(1) - gamma / max(s - 1, 1) * pen
@@ -84,7 +84,7 @@ def test_per_pair_range_is_the_proven_bound(s, gamma):
     cfg = np.array(list(itertools.product([-1, 0, 1], repeat=s + 1)))
     d, e = cfg[:, :s], cfg[:, s]
     A = d * e[:, None]
-    B = np.stack([d[:, j] * d[:, l] for j, l in pairs], 1)
+    B = np.stack([d[:, j] * d[:, k] for j, k in pairs], 1)
     ro = ar = 0.0
     for sg in itertools.product([-1, 1], repeat=len(pairs)):    # σ_j = 1 w.l.o.g.
         h = A.sum(1) - gp * (B @ np.array(sg))
