@@ -187,8 +187,9 @@ class KendallRedundancyObjective:
 
     Implements the interface of :class:`mipdp.losses.base.SupportObjective`: ``values``,
     ``value_bounds``, ``value_and_cut``, ``extra_cuts``, ``one_swap_values`` and a warm
-    start ``warm_support``.  ``X`` is read once into a dense float64 array (the Kendall
-    statistics depend on ranks only).
+    start ``warm_support``.  The columns of ``X`` are ranked once
+    (:class:`mipdp._kendall_fast.DenseRanks`, ``8 n p`` bytes; a sparse ``X`` is densified
+    first): the Kendall statistics depend on ranks only.
 
     Parameters
     ----------
