@@ -147,10 +147,11 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         ``"exponential"``: the exponential mechanism ``P(S) ∝ exp(-ε L(S) / (2Δ))`` over
         all supports, sampled exactly: pure ε-DP per draw for every dataset (the envelope
         built from the data only changes the running time).  ``"top_r"``: the seed's
-        truncation to the ``R`` best supports, pure ε-DP for any fixed ``R``.  ``"mistakes"``: ε-DP only when the
-        optimum is stable (``L(S_(2)) - L(S_(1)) > 2Δ``); pass ``delta`` (and
-        ``eps_test``) to add a propose-test-release guard that falls back to top-R and
-        makes the release ``(ε + ε_test, δ)``-DP unconditionally.  Without ``delta`` a
+        truncation to the ``R`` best supports, pure ε-DP for any fixed ``R``.
+        ``"mistakes"``: ε-DP only when the optimum is stable
+        (``L(S_(2)) - L(S_(1)) > 2Δ``); pass ``delta`` (and ``eps_test``) to add a
+        propose-test-release guard that falls back to top-R and makes the release
+        ``(ε + ε_test, δ)``-DP unconditionally.  Without ``delta`` a
         :class:`~mipdp.exceptions.ConditionalPrivacyWarning` is issued.
         ``"permute_and_flip"``: ``argmax_S -ε L(S) / (2Δ) + E_S`` with ``E_S`` i.i.d.
         Exp(1) over all supports (permute-and-flip, McKenna & Sheldon 2020), sampled
@@ -219,9 +220,9 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         moves every ``F(S)`` up by an amount in ``[0, B]``), and the exponential
         mechanism, top-R and mistakes samplers use weights ``exp(-ε F / B)``, i.e. the
         scale ``B/(2n)`` in place of ``B/n``: the same utility at half the ε
-        (docs/privacy.md, "MIP methods under add/remove neighbours", proves it per method).  Not available
-        with ``prescreen`` (the pre-screeners run under replace-one) nor for a method
-        outside :data:`ADD_REMOVE_SCALE`: both raise
+        (docs/privacy.md, "MIP methods under add/remove neighbours", proves it per
+        method).  Not available with ``prescreen`` (the pre-screeners run under
+        replace-one) nor for a method outside :data:`ADD_REMOVE_SCALE`: both raise
         :class:`~mipdp.exceptions.InvalidParameterError` before the data is read.  The
         guarantee's ``sensitivity`` is then ``B`` (data-free); an add/remove guarantee
         converts to replace-one with ``guarantee.as_replace_one()`` (twice the ε).

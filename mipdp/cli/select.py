@@ -98,9 +98,9 @@ def _report_selection(args, res, bounds, prescreen) -> int:
                   else [res.feature_names_in[S].tolist() for S in res.supports],
                   "epsilon": _json_number(res.epsilon), "delta": _json_number(res.delta),
                   "is_private": res.is_private, "guarantee": str(res.guarantee),
-                  "bounds": bounds if isinstance(bounds, str) else list(bounds), "s": args.s, "eps_per_draw": args.eps,
-                  "n_draws": args.draws, "prescreen": None if prescreen is None
-                  else list(prescreen)}
+                  "bounds": bounds if isinstance(bounds, str) else list(bounds), "s": args.s,
+                  "eps_per_draw": args.eps, "n_draws": args.draws,
+                  "prescreen": None if prescreen is None else list(prescreen)}
         with open(args.out, "w", encoding="utf-8") as fh:
             json.dump(record, fh, indent=2)
         print(f"written: {args.out}")

@@ -12,7 +12,6 @@ from scipy.special import logsumexp
 
 from .._feature_names import keeps_feature_names
 from .._neighbours import neighbours_argument
-from .._parallel import with_n_jobs
 from .._param_validation import check_less_than, validate_params
 from .._validation import check_epsilon, check_random_state, check_sparsity, check_X_y, min_samples
 from ..accounting import check_release, record_release
@@ -416,8 +415,9 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbours: str = "r
     features and only where needed: round ``l >= 2`` completes the scores of the
     features whose upper bound (known terms only) plus Gumbel noise can still win
     (:func:`_lazy_noisy_argmax`), typically a handful per round, each needing
-    ``O(l)`` correlations; the output distribution is unchanged. Ties in the data are handled by tau-a
-    (tied pairs count 0), which keeps the sensitivity; no data jitter is used.
+    ``O(l)`` correlations; the output distribution is unchanged. Ties in the data are
+    handled by tau-a (tied pairs count 0), which keeps the sensitivity; no data jitter is
+    used.
     """
     t0 = time.perf_counter()
     eps = float(eps)
@@ -446,7 +446,7 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbours: str = "r
         if todo:
             P = _kendall_counts_cols(X, _column(X, j), np.asarray(todo))[0]   # P is symmetric
             n_pairs += len(todo)
-            for c, v in zip(todo, np.abs(P / max(n - 1, 1))):
+            for c, v in zip(todo, np.abs(P / max(n - 1, 1)), strict=True):
                 pair_cache[(j, c)] = float(v)
         return np.array([pair_cache[(j, c)] for c in chosen])
 
