@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DenseRanks", "discordant_rows"]
+__all__ = ["DenseRanks", "discordant_rows", "discordant_sorted"]
 
 try:  # pragma: no branch - the compiled kernel of scipy.stats.kendalltau
     from scipy.stats._stats import _kendall_dis as _scipy_dis
@@ -63,6 +63,26 @@ def discordant_rows(x_sorted: np.ndarray, Y: np.ndarray) -> np.ndarray:
     # lexicographic (x, y) order: within a tie of x, y ascending adds no inversion
     order = np.lexsort((Y, np.broadcast_to(x_sorted, Y.shape)), axis=1)
     return _count_inversions(np.take_along_axis(Y, order, axis=1) - 1)
+
+
+def discordant_sorted(xs: np.ndarray, ys: np.ndarray, same_x: np.ndarray) -> np.ndarray | None:
+    """Strictly discordant pairs of each row, rows in lexicographic ``(x, y)`` order.
+
+    ``xs`` (m, n) the sorted x values, ``ys`` (m, n) the 0-based dense y ranks in that
+    order, ``same_x`` (m, n − 1) where neighbours of ``xs`` are equal.  The compiled
+    kernel's count (``None`` when it is not importable: the caller merge-counts).
+    """
+    if _scipy_dis is None:  # pragma: no cover - scipy moved it
+        return None
+    m, n = ys.shape
+    Y = np.ascontiguousarray(ys, dtype=np.intp) + 1
+    distinct = np.arange(1, n + 1, dtype=np.intp)
+    tied = same_x.any(axis=1)
+    out = np.empty(m, dtype=np.int64)
+    for r in range(m):
+        x = _dense_1based(xs[r]) if tied[r] else distinct
+        out[r] = _scipy_dis(x, Y[r])
+    return out
 
 
 class DenseRanks:

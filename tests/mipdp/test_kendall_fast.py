@@ -32,3 +32,18 @@ def test_counts_equal_the_merge_count_with_ties(monkeypatch, compiled):
     for j in cols:
         P, *_ = _kendall_counts_cols(X, X[:, j])
         np.testing.assert_array_equal(D.P(D.column(j), cols), P)
+
+
+def test_comparator_counts_with_and_without_the_compiled_kernel(monkeypatch):
+    """DPKendall's counts (compiled discordant count) equal the vectorised merge count."""
+    rng = np.random.default_rng(3)
+    for trial in range(12):
+        X, y = _data(n=int(rng.integers(2, 50)), seed=trial)
+        if trial % 2:
+            y = rng.normal(size=X.shape[0])
+        fast_counts = _kendall_counts_cols(X, y)
+        with monkeypatch.context() as m:
+            m.setattr(fast, "_scipy_dis", None)
+            merge_counts = _kendall_counts_cols(X, y)
+        for a, b in zip(fast_counts, merge_counts):
+            np.testing.assert_array_equal(a, b)
