@@ -77,7 +77,7 @@ def discordant_sorted(xs: np.ndarray, ys: np.ndarray, same_x: np.ndarray) -> np.
     m, n = ys.shape
     Y = np.ascontiguousarray(ys, dtype=np.intp) + 1
     distinct = np.arange(1, n + 1, dtype=np.intp)
-    tied = same_x.any(axis=1)
+    tied = np.asarray(same_x.any(axis=1), dtype=bool)
     out = np.empty(m, dtype=np.int64)
     for r in range(m):
         x = _dense_1based(xs[r]) if tied[r] else distinct

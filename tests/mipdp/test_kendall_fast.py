@@ -45,5 +45,5 @@ def test_comparator_counts_with_and_without_the_compiled_kernel(monkeypatch):
         with monkeypatch.context() as m:
             m.setattr(fast, "_scipy_dis", None)
             merge_counts = _kendall_counts_cols(X, y)
-        for a, b in zip(fast_counts, merge_counts):
+        for a, b in zip(fast_counts, merge_counts, strict=True):
             np.testing.assert_array_equal(a, b)
