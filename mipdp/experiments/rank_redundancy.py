@@ -21,7 +21,7 @@ p = 100, s = 5, n = 2000 / 4000 (seeds 0, 1, 2, as the issue's measurement).
     PYTHONPATH=. python -m mipdp.experiments.rank_redundancy rho07 --gamma 0.75
     PYTHONPATH=. python -m mipdp.experiments.rank_redundancy mix tune        # mixtures
 
-How γ = 0.75 was chosen: on the 11 tuning cells (5 sets × ε = 1, 5, and p = 30 at n = 1000,
+How γ = 0.75 was chosen: on the 14 tuning cells (5 sets × ε = 1, 5, and p = 30 at n = 1000,
 2000 × ε), γ = 0.5, 0.75 and 1 are within DPKendall − 0.03 on all of them (0 and 0.25
 are not: Baseball and p = 30 at ε = 5); the sum
 of the margins over DPKendall is largest at γ = 0.75 (1.08; 0.99 at γ = 0.5, 0.95 at
