@@ -48,7 +48,7 @@ METHODS = _registry.method_names()
 PRIVATE_BSS_CONSTRAINTS = {
     "X": "no_validation", "y": "no_validation",
     "s": POSITIVE_INT, "eps": EPSILON,
-    "bounds": ["bounds", StrOptions({"private", "ranks", "data"}), PrivateBounds],
+    "bounds": ["bounds", StrOptions({"private", "ranks", "kendall", "data"}), PrivateBounds],
     "ridge": [None] + POSITIVE_REAL,
     "radius": [None, Interval(Real, 0, None, closed="neither", allow_inf=True)],
     "loss": [str, Loss], "method": [_registry.MethodOptions()],
@@ -109,7 +109,13 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         proven for ranks (:func:`mipdp.ranks.rank_sensitivity`; docs/privacy.md,
         "Rank-based scores"): pure ε-DP under both neighbour notions, no ranges needed,
         least squares and hinge only, pre-screen ``"kendall"`` only (anything else raises
-        before the data is read).  ``"data"``: the bounds are read off the data with a
+        before the data is read).  ``"kendall"``: no transform and no ranges; supports
+        are scored by the redundancy-aware Kendall score ``R(S) = Σ_{j∈S}|T_jy| −
+        γ/(s−1) Σ_{j<l∈S}|T_jl|`` (``T = (n/2) τ_a``, ``γ = 0.75``) with its proven
+        sensitivity ``2s`` (replace-one) or ``s(3/2 + γ/4)`` (add/remove)
+        (:mod:`mipdp.kendall_score`; docs/privacy.md, "Redundancy-aware Kendall score"):
+        pure ε-DP, least squares only, pre-screen ``"kendall"`` only.
+        ``"data"``: the bounds are read off the data with a
         :class:`~mipdp.exceptions.PrivacyLeakWarning` and the result is marked **not
         private** (``result.is_private`` is False, ``result.epsilon`` is NaN).  For
         ``loss="hinge"`` ``b_y`` is ignored (the labels are ±1; pass ``(b_x, None)``).

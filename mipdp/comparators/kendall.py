@@ -11,6 +11,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._feature_names import keeps_feature_names
+from .._kendall_fast import discordant_sorted
 from .._neighbours import neighbours_argument
 from .._param_validation import check_less_than, validate_params
 from .._validation import check_epsilon, check_random_state, check_sparsity, check_X_y, min_samples
@@ -167,7 +168,9 @@ def _kendall_counts_cols(X: np.ndarray, y: np.ndarray, cols: np.ndarray | None =
         if tied.size:
             order[tied] = np.argsort(xb[tied], axis=1, kind="stable")
         ys = ry_sorted[order]
-        n_d = _count_inversions(ys)                      # strictly discordant pairs
+        n_d = discordant_sorted(xs, ys, same_x)          # strictly discordant pairs:
+        if n_d is None:                                  # scipy's compiled kernel, or
+            n_d = _count_inversions(ys)                  # the vectorised merge count
         txb = np.zeros(xs.shape[0], dtype=np.int64)
         txy = np.zeros(xs.shape[0], dtype=np.int64)
         if tied.size:

@@ -399,7 +399,9 @@ class SupportEnumerator(RegionSearch):
         obj = self.objective
         kw: dict[str, Any] = ({} if self._clock.end is None
                               else {"check": lambda: self._remaining("warm start")})
-        S0 = iht_support(obj.X, obj.y, self.s, getattr(obj.loss, "ridge", 1.0), **kw)
+        warm = getattr(obj, "warm_support", None)    # a score with its own warm start
+        S0 = (warm(self.s) if warm is not None
+              else iht_support(obj.X, obj.y, self.s, getattr(obj.loss, "ridge", 1.0), **kw))
         center, value, swaps = local_search(obj, S0, **kw)
         self.center, self._center_swaps = center, swaps
         self.found[tuple(center.tolist())] = value
