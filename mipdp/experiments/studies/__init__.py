@@ -40,6 +40,7 @@ logger = logging.getLogger(__name__)
 
 #: study module name -> what it measures (the module's docstring says how)
 STUDIES: dict[str, str] = {
+    "bounds_free_speed": "time of the bounds-free releases against known bounds",
     "bench_correlated": "correlated designs: envelope variants and certified intervals",
     "bench_dask": "Dask input at scale (memory and time of the client)",
     "bench_dask_losses": "the losses' sufficient statistics on dask arrays",
@@ -64,6 +65,7 @@ STUDIES: dict[str, str] = {
     "mcmc_mixing": "MCMC's frequency of the truth against its chain length",
     "noisy_iht_prescreen": "noisy IHT after a pre-screen at p = 1000",
     "prescreen_large_p": "pre-screen time on a p = 1e6 memmap",
+    "rank_redundancy": "the redundancy-aware Kendall score: exact laws, tuning and held-out",
     "ranks_audit": "exact neighbour audit of the rank score",
     "ranks_combined": "combined rank scores (least squares and Kendall)",
     "ranks_hinge_intercept": "hinge on ranks with and without a constant column",
@@ -113,7 +115,7 @@ def params_to_argv(params: dict[str, Any], out: Path | None = None) -> list[str]
             argv += [text(v) for v in value]
         else:
             argv += [flag, text(value)]
-    return argv + positional
+    return positional + argv   # first: an option taking a list would swallow them
 
 
 def split_tables(text: str) -> list[list[str]]:

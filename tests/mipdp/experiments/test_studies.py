@@ -59,8 +59,8 @@ def test_params_to_argv_and_tables():
     argv = params_to_argv({"trials": 3, "comparator_draws": 30, "n": [1, 2], "timing": True,
                            "quick": False, "positional": ["tall"], "csv": "{out}/r.csv"},
                           Path("R"))
-    assert argv == ["--trials", "3", "--comparator-draws", "30", "--n", "1", "2", "--timing",
-                    "--csv", "R/r.csv", "tall"]
+    assert argv == ["tall", "--trials", "3", "--comparator-draws", "30", "--n", "1", "2",
+                    "--timing", "--csv", "R/r.csv"]
     text = "x\n| a | b |\n|---|---|\n| 1 | 2 |\nnoise\n| a | b |\n|---|---|\n| 3 | 4 |\n\n|c|\n"
     tables = split_tables(text)
     assert len(tables) == 2                      # "|c|" alone is no table

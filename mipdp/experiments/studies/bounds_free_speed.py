@@ -5,7 +5,7 @@ Seed 002's design (rho = 0.1, s = 5, eps = 1, one draw, n = 3000): known bounds 
 warm-up call (imports); the median wall-clock time and its ratio to the known-bounds
 release (the machine is shared: compare ratios, not seconds).
 
-    PYTHONPATH=. python -m mipdp.experiments.bounds_free_speed --p 100 10000 --reps 3
+    PYTHONPATH=. python -m mipdp.experiments.studies.bounds_free_speed --p 100 10000 --reps 3
 """
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ KINDS = {"known": (0.5, 0.5), "ranks": "ranks", "kendall": "kendall"}
 
 
 def main(argv=None):
-    from ..datasets import make_bss_regression
-    from ..selection import private_bss
+    from ...datasets import make_bss_regression
+    from ...selection import private_bss
     ap = argparse.ArgumentParser()
     ap.add_argument("--p", type=int, nargs="+", default=[100, 10_000])
     ap.add_argument("--n", type=int, default=3000)

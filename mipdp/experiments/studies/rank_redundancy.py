@@ -15,11 +15,11 @@ Baseball; s = 3) and seed 002's design at ρ = 0.7, p = 30, s = 3 (seeds 2000+).
 the benchmark's 8 real regression sets (s = 3, 5) and seed 002's design at ρ = 0.7,
 p = 100, s = 5, n = 2000 / 4000 (seeds 0, 1, 2, as the issue's measurement).
 
-    PYTHONPATH=. python -m mipdp.experiments.rank_redundancy tune            # γ grid
-    PYTHONPATH=. python -m mipdp.experiments.rank_redundancy tune_rho --ns 1000 2000
-    PYTHONPATH=. python -m mipdp.experiments.rank_redundancy heldout --gamma 0.75 --ranks
-    PYTHONPATH=. python -m mipdp.experiments.rank_redundancy rho07 --gamma 0.75
-    PYTHONPATH=. python -m mipdp.experiments.rank_redundancy mix tune        # mixtures
+    PYTHONPATH=. python -m mipdp.experiments.studies.rank_redundancy tune            # γ grid
+    PYTHONPATH=. python -m mipdp.experiments.studies.rank_redundancy tune_rho --ns 1000 2000
+    PYTHONPATH=. python -m mipdp.experiments.studies.rank_redundancy heldout --gamma 0.75 --ranks
+    PYTHONPATH=. python -m mipdp.experiments.studies.rank_redundancy rho07 --gamma 0.75
+    PYTHONPATH=. python -m mipdp.experiments.studies.rank_redundancy mix tune        # mixtures
 
 How γ = 0.75 was chosen: on the 14 tuning cells (5 sets × ε = 1, 5, and p = 30 at n = 1000,
 2000 × ε), γ = 0.5, 0.75 and 1 are within DPKendall − 0.03 on all of them (0 and 0.25
@@ -42,7 +42,7 @@ __all__ = ["kendall_parts", "score_all", "em_law", "truth_probability", "kendall
 
 def kendall_parts(X, y):
     """``(|T_jy|, |T_jl|)`` on DPKendall's scale ``(n/2) τ_a``."""
-    from ..comparators.kendall import scaled_kendall
+    from ...comparators.kendall import scaled_kendall
     X = np.asarray(X, dtype=float)
     p = X.shape[1]
     t = np.abs(scaled_kendall(X, y))
@@ -113,7 +113,7 @@ def truth_probability(t, T, truth, gammas, eps_values):
 
 def kendall_truth_probability(t, T, truth, eps, neighbours="replace_one"):
     """Exact P(DPKendall returns ``truth``): the sum over the truth's orderings."""
-    from ..comparators.kendall import kendall_sensitivities
+    from ...comparators.kendall import kendall_sensitivities
     s1, s2 = kendall_sensitivities(neighbours)
     k = len(truth)
     p = t.size
@@ -169,7 +169,7 @@ HELDOUT = ("CPS1985", "DoctorVisits", "NMES1988", "Workinghours", "College", "Ho
 
 
 def _real_rows(sets, loader, ss, gammas, eps_values, with_ranks=False):
-    from .real_bench import best_subset, kendall_law
+    from ..real_bench import best_subset, kendall_law
     rows = []
     for name in sets:
         X, y = loader(name)
@@ -198,7 +198,7 @@ def _ranks_overlap(X, y, s, eps, sup, ov):
     """The current bounds='ranks' release's exact expected overlap."""
     import warnings
 
-    from ..selection import private_bss
+    from ...selection import private_bss
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = private_bss(X, y, s, eps, bounds="ranks", random_state=0)
@@ -211,13 +211,13 @@ def _fmt(row):
 
 
 def _heldout_loader(name):
-    from .real_sets import load_real_set
+    from ..real_sets import load_real_set
     d = load_real_set(name)
     return d.X, d.y
 
 
 def rho07(ns, p, s, eps_values, gammas, seeds):
-    from ..datasets import make_bss_regression
+    from ...datasets import make_bss_regression
     for n in ns:
         acc = {}
         t0 = time.perf_counter()
@@ -259,7 +259,7 @@ def mixture_laws(X, y, s, sup, gamma, shares, eps):
     units, at the same ε."""
     import warnings
 
-    from ..selection import private_bss
+    from ...selection import private_bss
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = private_bss(X, y, s, eps, bounds="ranks", random_state=0)
@@ -274,7 +274,7 @@ def mixture_laws(X, y, s, sup, gamma, shares, eps):
 
 
 def mixtures(sets, loader, ss, gamma, shares, eps_values, truth_of=None):
-    from .real_bench import best_subset, kendall_law
+    from ..real_bench import best_subset, kendall_law
     for name in sets:
         X, y = loader(name)
         n, p = X.shape
@@ -294,7 +294,7 @@ def mixtures(sets, loader, ss, gamma, shares, eps_values, truth_of=None):
 
 
 def mixtures_rho(ns, p, s, gamma, shares, eps_values, seeds):
-    from ..datasets import make_bss_regression
+    from ...datasets import make_bss_regression
     sup = supports_of(p, s)
     for n in ns:
         acc = {}
