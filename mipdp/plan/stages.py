@@ -337,9 +337,10 @@ class EnumerateStage(Stage):
             state.objective, plan.s, scale=state.scale, backend=plan.backend,
             backend_options=plan.backend_options, time_limit=plan.time_limit,
             started=state.started, **plan.enum_options)
-        logger.info("private_bss: method=%s, loss=%s, n=%d, p=%d, s=%d, eps per draw %g, "
-                    "%d draw(s), backend %s", plan.method, state.loss.name, state.n, state.p,
-                    plan.s, plan.budget.eps_select, plan.budget.n_draws, plan.backend)
+        logger.info("private_bss: method=%s, loss=%s, n=%d (not private under add/remove), "
+                    "p=%d, s=%d, eps per draw %g, %d draw(s), backend %s", plan.method,
+                    state.loss.name, state.n, state.p, plan.s, plan.budget.eps_select,
+                    plan.budget.n_draws, plan.backend)
 
 
 class MethodStage(Stage):
