@@ -6,10 +6,10 @@ The guarantee of :func:`mipdp.private_bss` rests on clipping bounds fixed **befo
 the data is read.  When no range is known for the columns, the default
 (``bounds=None``, the same as ``bounds="ranks"``) needs none: every column and ``y`` are
 replaced by their ranks, whose range is known, and the release uses a sensitivity proven
-for ranks.  ``bounds="private"`` instead pays for ranges: a fraction of ε (a tenth by default) releases the columns' quartiles with the
-exponential mechanism for quantiles over a public grid, every column and ``y`` is mapped
-by its released range onto ``[−½, ½]``, and the selection runs on the rest of ε.  The
-guarantee composes both stages.
+for ranks.  ``bounds="private"`` instead pays for ranges: a fraction of ε (a tenth by
+default) releases the columns' quartiles with the exponential mechanism for quantiles
+over a public grid, every column and ``y`` is mapped by its released range onto
+``[−½, ½]``, and the selection runs on the rest of ε.  The guarantee composes both stages.
 
 This example runs it on scikit-learn's diabetes data in raw units (n = 442, p = 10), and
 then on the same data mapped by ranges from the variables' definitions, the better

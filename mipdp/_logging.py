@@ -118,7 +118,7 @@ def verbosity(verbose, stream=None):
     finally:
         logger.removeHandler(h)
         logger.setLevel(old)
-        for lg, level in zip(children, saved):
+        for lg, level in zip(children, saved, strict=True):
             lg.setLevel(level)
 
 

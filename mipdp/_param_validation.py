@@ -25,7 +25,6 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-import numbers
 import sys
 from collections.abc import Callable
 from numbers import Integral, Real
@@ -59,7 +58,8 @@ class _InstancesOf(_Constraint):
     def __str__(self):
         names = {int: "int", float: "float", str: "str", dict: "dict", bool: "bool",
                  list: "list", tuple: "tuple"}
-        return f"an instance of {names.get(self.type, getattr(self.type, '__qualname__', self.type))!s}"
+        name = names.get(self.type, getattr(self.type, "__qualname__", self.type))
+        return f"an instance of {name!s}"
 
 
 class _NoneConstraint(_Constraint):

@@ -12,9 +12,9 @@ from ._warnings import find_stack_level
 from .exceptions import ClippingWarning, PrivacyLeakWarning
 from .statistics import STATISTICS_MAX_P
 
-__all__ = ["check_X_y", "min_samples", "MIN_SAMPLES_REPLACE_ONE", "MIN_SAMPLES_ADD_REMOVE", "check_sparsity", "check_epsilon", "check_positive",
-           "check_bounds", "clip_data", "clip_design", "clipping_diagnostic", "check_random_state",
-           "check_labels_pm1",
+__all__ = ["check_X_y", "min_samples", "MIN_SAMPLES_REPLACE_ONE", "MIN_SAMPLES_ADD_REMOVE",
+           "check_sparsity", "check_epsilon", "check_positive", "check_bounds", "clip_data",
+           "clip_design", "clipping_diagnostic", "check_random_state", "check_labels_pm1",
            "data_derived_bounds", "bounds_not_private_reason"]
 
 
@@ -165,7 +165,8 @@ def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.nda
     lazy_y = lazy and is_dask(X) and is_dask(y)
     y = _as_lazy_vector(y) if lazy_y else _as_float_matrix(y, "y")
     if X.ndim != 2:
-        raise ValueError(f"X: expected a 2-D array of shape (n_samples, n_features), got shape {X.shape}")
+        raise ValueError("X: expected a 2-D array of shape (n_samples, n_features), "
+                         f"got shape {X.shape}")
     if y.ndim == 2 and y.shape[1] == 1:
         # scikit-learn's column_or_1d rule: a column vector is raveled, with a warning
         from sklearn.exceptions import DataConversionWarning  # lazy: import mipdp stays light

@@ -16,8 +16,8 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
-__all__ = ["all_supports", "least_squares_value", "brute_force_values", "exponential_mechanism_log_probs",
-           "hinge_value", "huber_value", "huber_loss"]
+__all__ = ["all_supports", "least_squares_value", "brute_force_values",
+           "exponential_mechanism_log_probs", "hinge_value", "huber_value", "huber_loss"]
 
 _MAX_SUPPORTS = 2_000_000
 
@@ -56,7 +56,8 @@ def brute_force_values(objective_or_fn, p: int, s: int) -> tuple[np.ndarray, np.
     return sup, vals
 
 
-def exponential_mechanism_log_probs(scores: np.ndarray, epsilon: float, sensitivity: float) -> np.ndarray:
+def exponential_mechanism_log_probs(scores: np.ndarray, epsilon: float,
+                                    sensitivity: float) -> np.ndarray:
     """Log-probabilities ``∝ -ε score / (2Δ)`` of the exponential mechanism (minimising)."""
     lw = -epsilon * (np.asarray(scores) - np.min(scores)) / (2.0 * sensitivity)
     return lw - logsumexp(lw)

@@ -63,15 +63,16 @@ both cases the density at a point is ``ν(b_D) · J_D`` (integrated over ``t``).
 dataset of any size is handled by the same formulas, which is what add/remove needs.  Fix
 the output point (and ``t``) and compare neighbours, side by side:
 
-==================  ==============================================  ==============================================
-                    replace-one: ``D'`` replaces ``z_n`` by ``z_n'``  add/remove: ``D' = D ∪ {z}``, ``z = (x, y)``
-==================  ==============================================  ==============================================
-noise value         ``b_D − b_{D'} = ∇ℓ(β̂; z_n') − ∇ℓ(β̂; z_n)``       ``b_D − b_{D'} = ∇ℓ(β̂; z)``
-its norm            ``≤ 2ζ = Δ_G``                                   ``≤ ζ = Δ_G``
-Hessian change      ``− x_n x_nᵀ + x_n' x_n'ᵀ`` (two rank-1 terms)   ``+ x xᵀ`` (one rank-1 term)
-Jacobian ratio      ``(1 + u_nᵀM⁻¹u_n)/(1 + u_n'ᵀM⁻¹u_n')``,          ``J_{D'}/J_D = 1 + uᵀM⁻¹u``,
-                    ``M = Σ_{i<n} x_i x_iᵀ + ΛI``                     ``M = H_D + ΛI``
-==================  ==============================================  ==============================================
+================  ================================================  ==============================
+neighbours        replace-one: ``D'`` replaces ``z_n`` by ``z_n'``  add/remove: ``D' = D ∪ {z}``,
+                                                                    ``z = (x, y)``
+================  ================================================  ==============================
+noise value       ``b_D − b_{D'} = ∇ℓ(β̂; z_n') − ∇ℓ(β̂; z_n)``       ``b_D − b_{D'} = ∇ℓ(β̂; z)``
+its norm          ``≤ 2ζ = Δ_G``                                    ``≤ ζ = Δ_G``
+Hessian change    ``− x_n x_nᵀ + x_n' x_n'ᵀ`` (two rank-1 terms)    ``+ x xᵀ`` (one rank-1 term)
+Jacobian ratio    ``(1 + u_nᵀM⁻¹u_n)/(1 + u_n'ᵀM⁻¹u_n')``,          ``J_{D'}/J_D = 1 + uᵀM⁻¹u``,
+                  ``M = Σ_{i<n} x_i x_iᵀ + ΛI``                     ``M = H_D + ΛI``
+================  ================================================  ==============================
 
 (on the sphere ``u = Uᵀx`` and ``M`` is replaced by its tangent compression
 ``UᵀMU + tI``; in the interior ``u = x``).  In both columns ``M ⪰ ΛI`` and

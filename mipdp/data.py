@@ -29,9 +29,9 @@ C-ordered input (contiguous reads of a ``.npy`` memmap; full rows when ``p`` is 
 ``TILE_COLS``), column blocks otherwise; a clipped float64 copy of
 the whole matrix is kept only when it is at most ``dense_cache_bytes`` (then every product
 is one BLAS call, as before): 6 GiB for an in-memory array, 256 MiB for a memmap.  A float64
-array already inside the bounds is used as it is (no copy).  A sparse input is held as one CSC matrix whose
-values are clipped (``clip(0) = 0``: the sparsity is kept), sharing the index arrays of
-``X`` when it is CSC already.  ``X`` is never modified.
+array already inside the bounds is used as it is (no copy).  A sparse input is held as one
+CSC matrix whose values are clipped (``clip(0) = 0``: the sparsity is kept), sharing the
+index arrays of ``X`` when it is CSC already.  ``X`` is never modified.
 
 Clipping is coordinate-wise, so every value this view returns equals the corresponding
 entry or product of ``np.clip(np.asarray(X, float64), -b_x, b_x)`` up to floating-point
@@ -177,7 +177,7 @@ class ClippedDesign:
             # On a distributed cluster X is persisted in the workers' memory (as given: no
             # float64 or clipped copy): every product would otherwise re-read X from its
             # source (a file, a generating graph), 10x slower per call in
-            # experiments/bench_dask.py
+            # mipdp/experiments/studies/bench_dask.py
             client = _distributed_client()
             persist = client is not None and _fits_cluster(client, X.nbytes)
             self._da_raw = client.persist(X) if persist else X
@@ -678,7 +678,7 @@ class ClippedDesign:
             else:
                 out = np.zeros(self.p)
                 with _one_blas_thread():
-                    for r0, r1, c0, c1, T in self.tiles():
+                    for _r0, _r1, c0, c1, T in self.tiles():
                         out[c0:c1] += np.einsum("ij,ij->j", T, T)
                 self._col_sq = out
         return self._col_sq
@@ -700,7 +700,7 @@ class ClippedDesign:
             elif self._tile[1] == self.p:   # full-width tiles: row blocks
                 G = np.zeros((self.p, self.p))
                 with _one_blas_thread():
-                    for r0, r1, c0, c1, T in self.tiles():
+                    for _r0, _r1, _c0, _c1, T in self.tiles():
                         G += T.T @ T
                 self._gram = G
             else:
@@ -759,7 +759,9 @@ class ClippedDesign:
             return int(self._dense.nbytes)
         if self._sp is not None:
             held = self._sp.data.nbytes
-            if not is_sparse(self.raw) or self._sp.indices is not getattr(self.raw, "indices", None):
+            shares_index = (is_sparse(self.raw)
+                            and self._sp.indices is getattr(self.raw, "indices", None))
+            if not shares_index:
                 held += self._sp.indices.nbytes + self._sp.indptr.nbytes
             return int(held)
         return 0

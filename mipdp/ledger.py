@@ -137,8 +137,9 @@ class MemoryStore:
         self.reservations.pop(token, None)
 
     def history(self) -> list[dict]:
+        rows = zip(self.records, self.meta, strict=True)   # appended together in record()
         return [_history_row(i + 1, t, m, g, pid, host)
-                for i, (g, (t, m, pid, host)) in enumerate(zip(self.records, self.meta))]
+                for i, (g, (t, m, pid, host)) in enumerate(rows)]
 
     def __getstate__(self):
         state = dict(self.__dict__)

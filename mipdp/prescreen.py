@@ -16,7 +16,8 @@ def _unpack(prescreen) -> tuple:
     try:
         name, k, fraction = prescreen
     except (TypeError, ValueError):
-        raise TypeError("prescreen: expected (name, k, fraction), e.g. ('kendall', 200, 0.2)") from None
+        raise TypeError("prescreen: expected (name, k, fraction), "
+                        "e.g. ('kendall', 200, 0.2)") from None
     return name, k, fraction
 
 
@@ -39,7 +40,8 @@ def parse_prescreen(prescreen, p: int, s: int) -> tuple[str, int, float]:
     name, k, _ = _unpack(prescreen)
     fraction = prescreen_fraction(prescreen)
     if name not in PRESCREENERS:
-        raise ValueError(f"prescreen: unknown pre-screener {name!r}; choose one of {list(PRESCREENERS)}")
+        raise ValueError(f"prescreen: unknown pre-screener {name!r}; "
+                         f"choose one of {list(PRESCREENERS)}")
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not s < int(k) < p:
         raise ValueError(f"prescreen: the number of candidates k must be an integer with "
                          f"s = {s} < k < p = {p}, got {k!r}")
@@ -69,9 +71,9 @@ def run_prescreen(prescreen, X: np.ndarray, y: np.ndarray, s: int, eps: float, b
     needs no bound on ``y`` because its labels are public (``±1`` for the hinge loss,
     already validated by the loss): the pre-screeners that clip ``y`` (DP-SIS) then use
     ``label_bound`` (default 1), a bound known without looking at the data, and no
-    :class:`~mipdp.exceptions.PrivacyLeakWarning` is raised.  ``info["guarantee"]`` is the pre-screen's
-    :class:`~mipdp.guarantee.Guarantee`; ``info["time_not_private"]`` its wall time (not
-    private: it depends on the data through the work done).
+    :class:`~mipdp.exceptions.PrivacyLeakWarning` is raised.  ``info["guarantee"]`` is the
+    pre-screen's :class:`~mipdp.guarantee.Guarantee`; ``info["time_not_private"]`` its wall
+    time (not private: it depends on the data through the work done).
 
     DP-SIS screens with the canonical Lipschitz top-k at ``gamma =``
     :data:`DP_SIS_SCREEN_GAMMA` (0): the same ε-DP guarantee as the default ``gamma``,

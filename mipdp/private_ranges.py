@@ -41,14 +41,15 @@ Cost in ``p``
 Per column, each quantile gets ``ε_r / (2(p + 1))``, and the quantile mechanism's rank error
 is about ``2 (log m + t) / ε_q`` with probability ``1 − e^{−t}`` (``m`` grid points):
 a rank error below 5 % of ``n`` needs ``n ε_q >= 40 (log m + 3)``, i.e. ``n >= 80 (p + 1)
-(log m + 3) / ε_r`` — about ``7000 (p + 1)`` rows at ``ε_r = 0.1`` with the default grid.  One shared range for all columns costs the same
-``O(1/ε_r)`` rank error at every ``p`` (the pooled count has sensitivity 1 whatever ``p``)
-and suits columns on a common scale (standardised, or the same unit).  ``shared=None``
-(default) chooses per-column ranges only under replace-one neighbours (where ``n`` is
-public) when ``n ε_q >= AUTO_PER_COLUMN (log m + 3)``; otherwise the shared range.  Time:
+(log m + 3) / ε_r`` — about ``7000 (p + 1)`` rows at ``ε_r = 0.1`` with the default grid.
+One shared range for all columns costs the same ``O(1/ε_r)`` rank error at every ``p``
+(the pooled count has sensitivity 1 whatever ``p``) and suits columns on a common scale
+(standardised, or the same unit).  ``shared=None`` (default) chooses per-column ranges
+only under replace-one neighbours (where ``n`` is public) when
+``n ε_q >= AUTO_PER_COLUMN (log m + 3)``; otherwise the shared range.  Time:
 ``O(n p log m)`` (each entry placed on the grid once; ``O(nnz log m)`` for a sparse ``X``);
 at ``p = 10⁴``, ``n = 3000`` this is well under a second
-(``experiments/bench_private_bounds.py``).
+(study ``private_bounds`` of ``experiments/studies.toml``).
 
 Memory: ``X`` is never copied whole (docs/design.md, "Memory", "Private clipping ranges").
 It is validated lazily (``check_X_y(..., lazy=True)``); the grid counts are accumulated one
@@ -178,13 +179,14 @@ class PrivateBounds:
         Gaussian column) and clips the rest: heavy clipping costs the selection little
         and a narrow range keeps the signal large against the bound (seed 002's ``b =
         0.5`` does the same to standard Gaussian columns).  ``widen = 3`` (about ``±2σ``)
-        dropped P(truth) from 0.97 to 0.18 at n = 2000 (``experiments/bench_private_bounds.py``).
+        dropped P(truth) from 0.97 to 0.18 at n = 2000 (study ``private_bounds`` of
+        ``experiments/studies.toml``).
         Below :data:`MIN_WIDEN` (0.01) it is refused; every range is also at least
         :data:`MIN_RANGE_WIDTH` ``· max(1, |centre|)`` wide.
     grid : array-like, optional
         Public, strictly increasing candidate values (3 to 10⁶ points, ``|g| <=``
-        :data:`MAX_GRID_ABS`), chosen without the data.  Default :func:`default_grid` (``0``, ``±10^{k/16}`` from ``10⁻³`` to
-        ``10⁶``).
+        :data:`MAX_GRID_ABS`), chosen without the data.  Default :func:`default_grid`
+        (``0``, ``±10^{k/16}`` from ``10⁻³`` to ``10⁶``).
     shared : bool or None, default None
         ``True``: one range for all columns of ``X`` (pooled quantiles; accuracy
         independent of ``p``); ``False``: one range per column (each quantile gets

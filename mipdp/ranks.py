@@ -21,7 +21,8 @@ ranks and ``ρ = r √s`` (so ``||β||₁ <= ρ``):
            -> (1 + ρ)²/8 + (1 + ρ)/(4√3)   as n grows (0.789 at ρ = 1, against 0.5 on
                                             clipped data; 0.87 at n = 10)
 
-* least squares, add/remove (``n`` private; a bound uniform in ``n >= 2``)::
+* least squares, add/remove (``n`` private; a bound uniform in ``n >= 2``, and the pair
+  ``n = 1`` <-> ``2`` differs by at most ``1/16``: every rank is 0 at ``n = 1``)::
 
       Δ = max( (1 + ρ)²/6 + (1 + ρ)/(4√3),
                5/32 + (3/2)^{3/2} (1 + ρ)/(4√3) + (1 + ρ)²/16 )     (0.955 at ρ = 1)
@@ -195,7 +196,8 @@ def rank_sensitivity(loss_name: str, n: int | None, s: int, radius: float,
     loss_name : {"least_squares", "hinge"}
     n : int or None
         Number of rows; used only under replace-one (it is public then).  Under add/remove
-        the bound is uniform in ``n >= 2`` and ``n`` is ignored.
+        the bound is uniform in ``n >= 1`` (proven for ``n >= 2``; ``n = 1`` <-> ``2`` moves
+        ``F`` by at most ``1/16``) and ``n`` is ignored.
     s : int
     radius : float
         ``r`` of the coefficient ball (``||β||₁ <= r √s``).

@@ -151,10 +151,12 @@ class PrivateBSSResult(SelectionResult):
 
     Attributes
     ----------
-    mechanism : ExponentialMechanismSampler, PermuteAndFlipSampler, TopRMechanism or MistakesMechanism
-        The mechanism that produced the draws (it knows the exact probability of every
-        support, or certified bounds on it for the exponential mechanism).  **Not
-        private**: it holds the enumerated supports and objectives.
+    mechanism : sampler or mechanism object
+        The mechanism that produced the draws: an ``ExponentialMechanismSampler``,
+        ``PermuteAndFlipSampler``, ``TopRMechanism`` or ``MistakesMechanism`` (it knows
+        the exact probability of every support, or certified bounds on it for the
+        exponential mechanism).  **Not private**: it holds the enumerated supports and
+        objectives.
     sensitivity : float
         ``Δ`` of the support objective (read off ``guarantee``; **not private** when the
         bounds were read off the data).

@@ -48,7 +48,7 @@ METHODS = _registry.method_names()
 PRIVATE_BSS_CONSTRAINTS = {
     "X": "no_validation", "y": "no_validation",
     "s": POSITIVE_INT, "eps": EPSILON,
-    "bounds": ["bounds", StrOptions({"private", "ranks", "data"}), PrivateBounds],
+    "bounds": ["bounds", StrOptions({"private", "ranks", "kendall", "data"}), PrivateBounds],
     "ridge": [None] + POSITIVE_REAL,
     "radius": [None, Interval(Real, 0, None, closed="neither", allow_inf=True)],
     "loss": [str, Loss], "method": [_registry.MethodOptions()],
@@ -109,7 +109,13 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         proven for ranks (:func:`mipdp.ranks.rank_sensitivity`; docs/privacy.md,
         "Rank-based scores"): pure ε-DP under both neighbour notions, no ranges needed,
         least squares and hinge only, pre-screen ``"kendall"`` only (anything else raises
-        before the data is read).  ``"data"``: the bounds are read off the data with a
+        before the data is read).  ``"kendall"``: no transform and no ranges; supports
+        are scored by the redundancy-aware Kendall score ``R(S) = Σ_{j∈S}|T_jy| −
+        γ/(s−1) Σ_{j<l∈S}|T_jl|`` (``T = (n/2) τ_a``, ``γ = 0.75``) with its proven
+        sensitivity ``2s`` (replace-one) or ``s(3/2 + γ/4)`` (add/remove)
+        (:mod:`mipdp.kendall_score`; docs/privacy.md, "Redundancy-aware Kendall score"):
+        pure ε-DP, least squares only, pre-screen ``"kendall"`` only.
+        ``"data"``: the bounds are read off the data with a
         :class:`~mipdp.exceptions.PrivacyLeakWarning` and the result is marked **not
         private** (``result.is_private`` is False, ``result.epsilon`` is NaN).  For
         ``loss="hinge"`` ``b_y`` is ignored (the labels are ±1; pass ``(b_x, None)``).
@@ -141,10 +147,11 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         ``"exponential"``: the exponential mechanism ``P(S) ∝ exp(-ε L(S) / (2Δ))`` over
         all supports, sampled exactly: pure ε-DP per draw for every dataset (the envelope
         built from the data only changes the running time).  ``"top_r"``: the seed's
-        truncation to the ``R`` best supports, pure ε-DP for any fixed ``R``.  ``"mistakes"``: ε-DP only when the
-        optimum is stable (``L(S_(2)) - L(S_(1)) > 2Δ``); pass ``delta`` (and
-        ``eps_test``) to add a propose-test-release guard that falls back to top-R and
-        makes the release ``(ε + ε_test, δ)``-DP unconditionally.  Without ``delta`` a
+        truncation to the ``R`` best supports, pure ε-DP for any fixed ``R``.
+        ``"mistakes"``: ε-DP only when the optimum is stable
+        (``L(S_(2)) - L(S_(1)) > 2Δ``); pass ``delta`` (and ``eps_test``) to add a
+        propose-test-release guard that falls back to top-R and makes the release
+        ``(ε + ε_test, δ)``-DP unconditionally.  Without ``delta`` a
         :class:`~mipdp.exceptions.ConditionalPrivacyWarning` is issued.
         ``"permute_and_flip"``: ``argmax_S -ε L(S) / (2Δ) + E_S`` with ``E_S`` i.i.d.
         Exp(1) over all supports (permute-and-flip, McKenna & Sheldon 2020), sampled
@@ -213,9 +220,9 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         moves every ``F(S)`` up by an amount in ``[0, B]``), and the exponential
         mechanism, top-R and mistakes samplers use weights ``exp(-ε F / B)``, i.e. the
         scale ``B/(2n)`` in place of ``B/n``: the same utility at half the ε
-        (docs/privacy.md, "MIP methods under add/remove neighbours", proves it per method).  Not available
-        with ``prescreen`` (the pre-screeners run under replace-one) nor for a method
-        outside :data:`ADD_REMOVE_SCALE`: both raise
+        (docs/privacy.md, "MIP methods under add/remove neighbours", proves it per
+        method).  Not available with ``prescreen`` (the pre-screeners run under
+        replace-one) nor for a method outside :data:`ADD_REMOVE_SCALE`: both raise
         :class:`~mipdp.exceptions.InvalidParameterError` before the data is read.  The
         guarantee's ``sensitivity`` is then ``B`` (data-free); an add/remove guarantee
         converts to replace-one with ``guarantee.as_replace_one()`` (twice the ε).

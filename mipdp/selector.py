@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._param_validation import InvalidParameterError, check_less_than
+from ._param_validation import check_less_than
 from ._validation import min_samples
 from .accounting import BudgetAccountant, accountant_active_in_process
 from .exceptions import AccountantNotVisibleError

@@ -224,5 +224,5 @@ def clipped_statistics(X, y, b_x: float | None, b_y: float | None) -> GramDesign
     design = GramDesign(n, gram, xty, yty, cx / n if count_x else None,
                         None if b_y is None else cy / n)
     design.compute_time = elapsed
-    logger.debug("clipped_statistics: n=%d, p=%d in one pass, %.2f s", n, p, elapsed)
+    logger.debug("clipped_statistics: n=%d, p=%d in one pass, %.2f s (not private)", n, p, elapsed)
     return design

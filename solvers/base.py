@@ -36,7 +36,7 @@ LazyOracle = Callable[[np.ndarray], Sequence[Row]]
 # The errors live in the bottom layer :mod:`mipdp.exceptions` (imported by the package and
 # the backends alike, importing neither); re-exported here for the adapters.
 from mipdp.exceptions import (  # noqa: E402
-    BackendUnavailableError,
+    BackendUnavailableError,  # noqa: F401  (unused here: re-exported for the adapters)
     InvalidParameterError,
     SizeLimitError,
     SolverError,
@@ -172,7 +172,8 @@ class MIPBackend(ABC):
     @abstractmethod
     def add_variables(self, n: int, lb: float | np.ndarray, ub: float | np.ndarray, *,
                       integer: bool = False) -> np.ndarray:
-        """Append ``n`` columns; return their indices (``integer=True`` with bounds 0/1 are binaries)."""
+        """Append ``n`` columns; return their indices (``integer=True`` with bounds 0/1 are
+        binaries)."""
 
     @abstractmethod
     def add_rows(self, rows: Sequence[Row]) -> np.ndarray:
@@ -189,7 +190,8 @@ class MIPBackend(ABC):
         """Change the bounds of existing columns."""
 
     @abstractmethod
-    def set_objective(self, cols: np.ndarray | Sequence[int], coef: np.ndarray | Sequence[float]) -> None:
+    def set_objective(self, cols: np.ndarray | Sequence[int],
+                      coef: np.ndarray | Sequence[float]) -> None:
         """Minimise ``sum(coef * x[cols])`` (all other objective coefficients become 0)."""
 
     @abstractmethod

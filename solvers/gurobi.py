@@ -250,7 +250,7 @@ class GurobiBackend(MIPBackend):
             rr = np.flatnonzero(need2)
             cons = self._call(self._model.addMConstr, A[rr], X, np.full(rr.size, "<"),
                               np.array([split[r][2] for r in rr], dtype=np.float64)).tolist()
-            for r, c in zip(rr, cons):
+            for r, c in zip(rr, cons, strict=True):
                 sec[r] = c
         self._primary.extend(prim)
         self._secondary.extend(sec)
@@ -266,11 +266,11 @@ class GurobiBackend(MIPBackend):
             return
         big = self._GRB.INFINITY
         self._call(self._model.update)
-        n_new = sum(1 for r, a, b in zip(idx, lo, hi)
+        n_new = sum(1 for r, a, b in zip(idx, lo, hi, strict=True)
                     if self._split(a, b, big)[2] is not None and self._secondary[r] is None)
         self.check_size(self.n_cols, self._n_constrs + n_new)
         prim, senses, rhs, sec, sec_rhs = [], [], [], [], []
-        for r, a, b in zip(idx, lo, hi):
+        for r, a, b in zip(idx, lo, hi, strict=True):
             sense, r1, r2 = self._split(float(a), float(b), big)
             prim.append(self._primary[r])
             senses.append(sense)

@@ -320,7 +320,7 @@ class HighsBackend(MIPBackend):
         This is the one reduction of presolve that the enumeration needs (columns fixed
         by dominance), done exactly; HiGHS's own presolve is off (see the module notes).
         """
-        n_row, n_col = self.n_rows, self.n_cols
+        n_row = self.n_rows
         lo, up, cost = self._col_lo, self._col_hi, self._col_cost
         free = np.flatnonzero(~fixed).astype(np.int32)
         rows = np.arange(n_row, dtype=np.int32)

@@ -237,7 +237,7 @@ class PyomoBackend(MIPBackend):
                        ub: np.ndarray | float) -> None:
         """Change the bounds of existing rows (``±inf`` for a free side)."""
         idx, lo, hi = self._row_bound_args(rows, lb, ub)
-        for r, a, b in zip(idx, lo, hi):
+        for r, a, b in zip(idx, lo, hi, strict=True):
             con = self._cons[r]
             if a == -INF and b == INF:
                 con.deactivate()
@@ -249,7 +249,7 @@ class PyomoBackend(MIPBackend):
                             ub: np.ndarray | float) -> None:
         """Change the bounds of existing columns."""
         idx, lo, hi = self._column_bound_args(cols, lb, ub)
-        for i, a, b in zip(idx, lo, hi):
+        for i, a, b in zip(idx, lo, hi, strict=True):
             self._vars[i].setlb(_opt(a))
             self._vars[i].setub(_opt(b))
         self._lb[idx] = lo

@@ -88,3 +88,52 @@ class RankRelease(_Release):
 
     def time_release(self, bounds, p):
         private_bss(self.X, self.y, S, EPS, bounds=bounds, random_state=RELEASE_SEED)
+
+
+class SmallNRelease(_Release):
+    """Very few rows (n ≪ p): uniform data in [−½, ½], the default release (docs/guide.md).
+
+    Replaces ``experiments/bench_small_n.py``.
+    """
+
+    params = [[(10, 500), (10, 5000), (20, 1000), (30, 1000)]]
+    param_names = ["n, p"]
+
+    def setup(self, size):
+        import numpy as np
+
+        from .common import shrink
+        quiet()
+        n, p = shrink(*size)
+        rng = np.random.default_rng(0)
+        self.X = rng.uniform(-0.5, 0.5, (n, p))
+        self.y = rng.uniform(-0.5, 0.5, n)
+
+    def time_release(self, size):
+        private_bss(self.X, self.y, S, EPS, bounds=BOUNDS, random_state=RELEASE_SEED,
+                    time_limit=900)
+
+
+class BackendRelease(_Release):
+    """``method="top_r"`` on each installed MIP backend (HiGHS, Pyomo, Gurobi), n = 3000.
+
+    The enumeration layer end to end, per backend; a backend that is not installed (or
+    Gurobi's size-limited licence beyond 2000 variables) is skipped.  Replaces
+    ``experiments/bench_enumeration.py`` (its phases are ``result.timings``).
+    """
+
+    params = [["highs", "pyomo", "gurobi"], [100, 1000]]
+    param_names = ["backend", "p"]
+
+    def setup(self, backend, p):
+        from mipdp import solvers
+        if backend not in solvers.available_backends():
+            raise NotImplementedError(f"backend {backend} not installed")
+        if backend == "gurobi" and p + 1 > 2000:
+            raise NotImplementedError("size-limited gurobi licence")
+        quiet()
+        self.X, self.y, _ = load("regression", N, p)
+
+    def time_top_r(self, backend, p):
+        private_bss(self.X, self.y, S, EPS, bounds=BOUNDS, method="top_r", backend=backend,
+                    random_state=RELEASE_SEED)

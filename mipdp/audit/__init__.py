@@ -5,17 +5,17 @@ Two kinds of audit:
 * **exact** — for mechanisms whose output law the package computes exactly (top-R,
   mistakes, the PTR-guarded mistakes sampler — on the MIP path and on the exhaustive
   path —, canonical Lipschitz and Gumbel-peeling top-k, DP-SIS, DPKendall, noisy IHT's
-  peeling iterations, and
-  objective perturbation with one coefficient), take small instances and pairs of neighbouring datasets
-  (random ones, and adversarial ones: the replaced row at the clipping corners or far
-  outside the bounds, rows that flip the optimum, exact ties from duplicated columns)
-  and compute the worst ``|log P(o | D) - log P(o | D')|`` over **all** outputs ``o``.
-  For an approximate-DP claim ``(ε, δ)`` the exact hockey-stick divergence
+  peeling iterations, and objective perturbation with one coefficient), take small
+  instances and pairs of neighbouring datasets (random ones, and adversarial ones: the
+  replaced row at the clipping corners or far outside the bounds, rows that flip the
+  optimum, exact ties from duplicated columns) and compute the worst
+  ``|log P(o | D) - log P(o | D')|`` over **all** outputs ``o``.  For an approximate-DP
+  claim ``(ε, δ)`` the exact hockey-stick divergence
   ``max(Σ_o [P(o|D) - e^ε P(o|D')]_+, same with D and D' swapped)`` is measured too.
 * **empirical** — for mechanisms without a closed form (MCMC, DP Frank-Wolfe,
-  Two-Stage with Laplace top-k, whole runs of noisy IHT), many draws on a neighbouring pair; an output event is
-  chosen on a pilot sample and a Clopper–Pearson bound on fresh draws gives a lower
-  confidence bound on the realised ε (it must not exceed the claim).
+  Two-Stage with Laplace top-k, whole runs of noisy IHT), many draws on a neighbouring
+  pair; an output event is chosen on a pilot sample and a Clopper–Pearson bound on fresh
+  draws gives a lower confidence bound on the realised ε (it must not exceed the claim).
 
 Every audit returns a list of rows (dicts) with the keys of :data:`COLUMNS`;
 :func:`run_audit` collects them and :func:`to_markdown` formats them.
@@ -84,7 +84,8 @@ from .mip import (  # noqa: F401
 __all__ = ["COLUMNS", "PATHS", "max_abs_log_ratio", "hockey_stick", "replace_one_neighbours",
            "add_remove_neighbours", "audit_exponential", "audit_permute_and_flip",
            "audit_top_r", "audit_mistakes", "audit_ptr_mistakes", "audit_topk", "audit_dp_sis",
-           "audit_dp_kendall", "audit_noisy_iht", "audit_private_coefficients", "op_k1_log_law", "op_k1_worst",
+           "audit_dp_kendall", "audit_noisy_iht", "audit_private_coefficients", "op_k1_log_law",
+           "op_k1_worst",
            "clopper_pearson_epsilon", "audit_empirical", "run_audit", "to_markdown",
            "METHOD_AUDITS"]
 
@@ -111,7 +112,8 @@ def run_audit(quick: bool = False, as_frame: bool = False, backend: str = "highs
                         n_random=2 if quick else 3, n_corner=2 if quick else 4,
                         path="exhaustive")
     rows += audit_exponential(seeds=seeds[:2],
-                              kinds=("ties", "near_tie") if quick else ("random", "ties", "near_tie"),
+                              kinds=(("ties", "near_tie") if quick
+                                     else ("random", "ties", "near_tie")),
                               n_random=1 if quick else 3, n_corner=2 if quick else 4, path="mip",
                               backend=backend)
     rows += audit_permute_and_flip(seeds=seeds[:2],
@@ -179,7 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
     import sys
     import time
-    parser = argparse.ArgumentParser(prog="python -m mipdp.audit", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m mipdp.audit",
+                                     description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer instances and draws")
     parser.add_argument("--backend", default="highs",
                         help="MIP backend of the private_bss rows (default highs)")

@@ -42,7 +42,8 @@ def op_k1_log_law(X: np.ndarray, y: np.ndarray, total_ridge: float, noise_scale:
     yc = np.clip(np.asarray(y, dtype=float), -B, B)
     A = float(x @ x) + total_ridge
     S = float(x @ yc)
-    inner = math.log(A) - math.log(2 * noise_scale) - np.abs(S - A * np.asarray(betas)) / noise_scale
+    inner = (math.log(A) - math.log(2 * noise_scale)
+             - np.abs(S - A * np.asarray(betas)) / noise_scale)
     top = _laplace_logcdf(S - A * radius, noise_scale)               # b <= S − A r
     bottom = _laplace_logcdf(-(S + A * radius), noise_scale)         # b >= S + A r
     hi, lo = np.exp(_laplace_logcdf([S + A * event, S - A * event], noise_scale))

@@ -41,9 +41,10 @@ def audit_topk(eps_values: Iterable[float] = (0.5, 1.0, 4.0), d: int = 6, k: int
     shifts = np.array(list(itertools.product((-1.0, 0.0, 1.0), repeat=d))) * sensitivity
     rows = []
     mechs: list[tuple[str, Callable[..., np.ndarray]]] = [
-             ("canonical Lipschitz top-k (gamma=%g)" % g,
-              lambda f, e, g=g: canonical_lipschitz_topk_distribution(f, k, e, sensitivity, gamma=g)[1])
-             for g in (0.0, 0.5, 1.0)]
+        (f"canonical Lipschitz top-k (gamma={g:g})",
+         lambda f, e, g=g: canonical_lipschitz_topk_distribution(f, k, e, sensitivity,
+                                                                 gamma=g)[1])
+        for g in (0.0, 0.5, 1.0)]
     mechs.append(("Gumbel peeling top-k",
                   lambda f, e: gumbel_peeling_topk_distribution(f, k, e, sensitivity)[1]))
     for name, dist in mechs:
@@ -54,7 +55,8 @@ def audit_topk(eps_values: Iterable[float] = (0.5, 1.0, 4.0), d: int = 6, k: int
                 for sh in shifts:
                     worst = max(worst, max_abs_log_ratio(base, dist(f + sh, eps)))
                     pairs += 1
-            rows.append(_row(name, "score vectors, L-inf distance <= Delta", "exact", len(vecs), pairs, worst, eps))
+            rows.append(_row(name, "score vectors, L-inf distance <= Delta", "exact", len(vecs),
+                             pairs, worst, eps))
     return rows
 
 
@@ -70,11 +72,15 @@ def _add_remove_neighbours(X, y, rng, n_pairs=3):
 def audit_dp_sis(eps: float = 1.0, p: int = 6, k: int = 2, n: int = 30,
                  seeds: Iterable[int] = (0, 1, 2)) -> list[dict]:
     """Exact audit of DP-SIS (scores ``|x_jᵀy|`` on clipped data + top-k) under both notions."""
+    seeds = tuple(seeds)   # read once per notion and law below: a generator would run dry
     rows = []
+    laws = (("canonical_lipschitz", canonical_lipschitz_topk_distribution),
+            ("peeling", gumbel_peeling_topk_distribution))
     for neighbour, sens in (("replace-one", 2 * B * B), ("add/remove-one", B * B)):
-        for topk, dist in (("canonical_lipschitz", lambda f: canonical_lipschitz_topk_distribution(
-                f, k, eps, sens)[1]), ("peeling", lambda f: gumbel_peeling_topk_distribution(
-                f, k, eps, sens)[1])):
+        for topk, law in laws:
+            def dist(f, sens=sens, law=law):   # this notion's sensitivity, this top-k law
+                return law(f, k, eps, sens)[1]
+
             worst, pairs = 0.0, 0
             for kind, seed in itertools.product(("random", "ties"), seeds):
                 X, y = _instance(kind, seed, n, p)

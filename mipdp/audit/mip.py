@@ -272,7 +272,8 @@ def audit_ptr_mistakes(eps: float = 1.0, eps_test: float = 0.5, delta: float = 1
     kw = {"path": path, "backend": backend, "used": used}
     if neighbours != "replace_one":
         kw["neighbours"] = neighbours
-    for kind, seed, n in [("strong", sd, 200) for sd in seeds] + [("near_tie", sd, 40) for sd in seeds]:
+    instances = [("strong", sd, 200) for sd in seeds] + [("near_tie", sd, 40) for sd in seeds]
+    for kind, seed, n in instances:
         X, y = _instance(kind, seed, n, p)
         n_inst += 1
         base = _ptr_log_probs(X, y, s, eps, eps_test, delta, **kw)

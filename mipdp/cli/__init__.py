@@ -54,7 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--s", type=int, default=5, help="support size (default 5)")
     demo.add_argument("--eps", type=float, default=1.0,
                       help="privacy budget of one draw (default 1.0)")
-    demo.add_argument("--loss", default="least_squares", choices=["least_squares", "hinge", "huber"],
+    demo.add_argument("--loss", default="least_squares",
+                      choices=["least_squares", "hinge", "huber"],
                       help="loss of the objective (default least_squares)")
     demo.add_argument("--ridge", type=float, default=None,
                       help="ridge of the objective (default: derived from the bounds, "

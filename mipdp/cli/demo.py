@@ -51,7 +51,7 @@ def _demo(args: argparse.Namespace) -> int:
     rows = []
     clipped = None
     overall = _overall_bar(len(args.methods), "demo")
-    for i, method in enumerate(args.methods):
+    for method in args.methods:
         if overall is not None:
             overall.set_description(f"demo [{method}]")
         callback, close = _progress_bar(method, position=1)

@@ -69,8 +69,64 @@ def _run_experiment(config, out, jobs, backend, scheduler) -> int:
     return 0
 
 
+def _report(args: argparse.Namespace) -> int:
+    """``mipdp experiment report``: run the missing studies of a studies file, then tables."""
+    from pathlib import Path
+
+    from ..experiments.config import load_studies
+    from ..experiments.report import doc_blocks, run_missing, update_doc
+    entries = load_studies(args.config)
+    results = Path(args.results) / "smoke" if args.smoke else Path(args.results)
+    only = args.only
+    if only is None and args.update_doc and not args.all:
+        only = [n for n in doc_blocks(Path(args.update_doc)) if n in entries]
+    if not args.no_run:
+        try:
+            ran = run_missing(entries, results, smoke=args.smoke, only=only, jobs=args.jobs,
+                              log=lambda msg: print(msg, flush=True))
+        except ValueError as exc:
+            print(f"mipdp experiment report: {exc}", file=sys.stderr)
+            return 2
+        print(f"{len(ran)} studies run, results in {results}")
+    if args.update_doc:
+        written = update_doc(Path(args.update_doc), results)
+        print(f"{args.update_doc}: {len(written)} table blocks rewritten from {results}")
+    return 0
+
+
+def _run_named(args: argparse.Namespace) -> int:
+    """``mipdp experiment run STUDIES.toml --study NAME``."""
+    from ..experiments.config import load_studies
+    from ..experiments.studies import run_module_study
+    entries = load_studies(args.config)
+    if args.study not in entries:
+        print(f"mipdp experiment: no study {args.study!r} in {args.config}; known: "
+              f"{list(entries)}", file=sys.stderr)
+        return 2
+    entry = entries[args.study]
+    out = args.out if args.out is not None else entry.run.get("out", "results")
+    if entry.kind == "module":
+        root = run_module_study(entry.name, str(entry.module), entry.module_runs(args.smoke),
+                                out, smoke=args.smoke)
+        print((root / "tables.md").read_text(encoding="utf-8"))
+        print(f"tables: {root / 'tables.md'}; output: {root / 'output.txt'}")
+        return 0
+    config = entry.runner_config(args.smoke)
+    if args.name:
+        config.name = args.name
+    jobs = args.jobs if args.jobs is not None else entry.run.get("jobs", 1)
+    backend = _joblib_backend(args)
+    backend = backend if backend is not None else entry.run.get("backend", "loky")
+    scheduler = args.scheduler if args.scheduler is not None else entry.run.get("scheduler")
+    return _run_experiment(config, out, jobs, backend, scheduler)
+
+
 def _experiment(args: argparse.Namespace) -> int:
     from ..experiments.config import StudyConfig, load_config
+    if args.kind == "report":
+        return _report(args)
+    if args.kind == "run" and args.study is not None:
+        return _run_named(args)
     if args.kind == "run":
         config, run = load_config(args.config)
         if args.name:
@@ -190,10 +246,41 @@ def _add_experiment_parser(sub) -> None:
         k.add_argument("--seed", type=int, default=0, help="root seed of the study (default 0)")
         _add_run_options(k)
         k.set_defaults(func=_experiment)
-    run = kinds.add_parser("run", help="run the study defined by a TOML config file")
-    run.add_argument("config", help="path of the TOML study file (see docs/experiments.md)")
+    run = kinds.add_parser("run", help="run the study defined by a TOML config file, or one "
+                                       "named study of a studies file (--study)")
+    run.add_argument("config", help="path of the TOML study file, or of a studies file such "
+                                    "as experiments/studies.toml with --study (see "
+                                    "docs/experiments.md)")
+    run.add_argument("--study", default=None,
+                     help="the named study of a studies file to run (e.g. seed002_ls)")
+    run.add_argument("--smoke", action="store_true",
+                     help="with --study: tiny sizes (proves it runs; the figures mean nothing)")
     _add_run_options(run)
     run.set_defaults(func=_experiment)
+    rep = kinds.add_parser(
+        "report", help="run the missing studies of a studies file, then rewrite the tables "
+                       "of a page", description="Run every study of the studies file whose "
+        "results are missing under --results (a runner study resumes; a module study runs "
+        "once), then rewrite the table blocks of --update-doc from the results.")
+    rep.add_argument("config", help="studies file, e.g. experiments/studies.toml")
+    rep.add_argument("--results", default="results", help="results directory (default: "
+                                                         "results/)")
+    rep.add_argument("--update-doc", dest="update_doc", default=None,
+                     help="markdown page whose table blocks to rewrite, e.g. "
+                          "docs/experiments.md (then only the studies it shows are run, "
+                          "unless --all)")
+    rep.add_argument("--smoke", action="store_true",
+                     help="tiny sizes, into RESULTS/smoke/ (proves every study runs end to "
+                          "end; the figures mean nothing)")
+    rep.add_argument("--only", nargs="+", default=None, help="these studies only")
+    rep.add_argument("--all", action="store_true",
+                     help="every study of the file, not only those the page shows")
+    rep.add_argument("--no-run", dest="no_run", action="store_true",
+                     help="run nothing: rewrite the page from the results there are")
+    rep.add_argument("--jobs", type=int, default=None,
+                     help="joblib jobs of the runner studies (default: their config's; 1 in "
+                          "--smoke)")
+    rep.set_defaults(func=_experiment)
     plot = sub.add_parser("plot", help="PNG figures of the studies under a results directory")
     plot.add_argument("path", help="results directory (searched recursively for study.json)")
     plot.add_argument("--to", default=None, help="write all figures here (prefixed by study)")

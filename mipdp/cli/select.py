@@ -57,16 +57,16 @@ def _select(args: argparse.Namespace) -> int:
 
 
 def _parse_bounds(values, loss: str):
-    """``--bounds``: ``ranks`` (the default), ``private``, ``data`` or ``B_X [B_Y]``."""
+    """``--bounds``: ``ranks`` (default), ``kendall``, ``private``, ``data`` or ``B_X [B_Y]``."""
     if values is None:
         return "ranks"
-    if len(values) == 1 and values[0] in ("ranks", "private", "data"):
+    if len(values) == 1 and values[0] in ("ranks", "kendall", "private", "data"):
         return values[0]
     try:
         nums = [float(v) for v in values]
     except ValueError:
-        raise ValueError(f"--bounds: expected 'ranks', 'private', 'data', 'B_X B_Y' or one "
-                         f"value, got {' '.join(values)}") from None
+        raise ValueError(f"--bounds: expected 'ranks', 'kendall', 'private', 'data', 'B_X B_Y' "
+                         f"or one value, got {' '.join(values)}") from None
     if len(nums) not in (1, 2):
         raise ValueError(f"--bounds: expected 'B_X B_Y' or one value, got {' '.join(values)}")
     if len(nums) == 1:
@@ -98,9 +98,9 @@ def _report_selection(args, res, bounds, prescreen) -> int:
                   else [res.feature_names_in[S].tolist() for S in res.supports],
                   "epsilon": _json_number(res.epsilon), "delta": _json_number(res.delta),
                   "is_private": res.is_private, "guarantee": str(res.guarantee),
-                  "bounds": bounds if isinstance(bounds, str) else list(bounds), "s": args.s, "eps_per_draw": args.eps,
-                  "n_draws": args.draws, "prescreen": None if prescreen is None
-                  else list(prescreen)}
+                  "bounds": bounds if isinstance(bounds, str) else list(bounds), "s": args.s,
+                  "eps_per_draw": args.eps, "n_draws": args.draws,
+                  "prescreen": None if prescreen is None else list(prescreen)}
         with open(args.out, "w", encoding="utf-8") as fh:
             json.dump(record, fh, indent=2)
         print(f"written: {args.out}")
@@ -131,7 +131,9 @@ def _add_select_parser(sub) -> None:
                      help="public clipping bounds from domain knowledge, not from the data: "
                           "'B_X B_Y', or one value for both (for --loss hinge: B_X); or "
                           "'ranks' (the default: no ranges needed, the data replaced by "
-                          "their ranks), 'private' (ranges released with 10%% of eps) or "
+                          "their ranks), 'kendall' (no ranges: the redundancy-aware Kendall "
+                          "score, least squares only), 'private' (ranges released with 10%% "
+                          "of eps) or "
                           "'data' (bounds read off the data: NOT private)")
     sel.add_argument("--loss", default="least_squares",
                      choices=["least_squares", "hinge", "huber"],

@@ -11,8 +11,8 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._feature_names import keeps_feature_names
+from .._kendall_fast import discordant_sorted
 from .._neighbours import neighbours_argument
-from .._parallel import with_n_jobs
 from .._param_validation import check_less_than, validate_params
 from .._validation import check_epsilon, check_random_state, check_sparsity, check_X_y, min_samples
 from ..accounting import check_release, record_release
@@ -168,7 +168,9 @@ def _kendall_counts_cols(X: np.ndarray, y: np.ndarray, cols: np.ndarray | None =
         if tied.size:
             order[tied] = np.argsort(xb[tied], axis=1, kind="stable")
         ys = ry_sorted[order]
-        n_d = _count_inversions(ys)                      # strictly discordant pairs
+        n_d = discordant_sorted(xs, ys, same_x)          # strictly discordant pairs:
+        if n_d is None:                                  # scipy's compiled kernel, or
+            n_d = _count_inversions(ys)                  # the vectorised merge count
         txb = np.zeros(xs.shape[0], dtype=np.int64)
         txy = np.zeros(xs.shape[0], dtype=np.int64)
         if tied.size:
@@ -416,8 +418,9 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbours: str = "r
     features and only where needed: round ``l >= 2`` completes the scores of the
     features whose upper bound (known terms only) plus Gumbel noise can still win
     (:func:`_lazy_noisy_argmax`), typically a handful per round, each needing
-    ``O(l)`` correlations; the output distribution is unchanged. Ties in the data are handled by tau-a
-    (tied pairs count 0), which keeps the sensitivity; no data jitter is used.
+    ``O(l)`` correlations; the output distribution is unchanged. Ties in the data are
+    handled by tau-a (tied pairs count 0), which keeps the sensitivity; no data jitter is
+    used.
     """
     t0 = time.perf_counter()
     eps = float(eps)
@@ -446,7 +449,7 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbours: str = "r
         if todo:
             P = _kendall_counts_cols(X, _column(X, j), np.asarray(todo))[0]   # P is symmetric
             n_pairs += len(todo)
-            for c, v in zip(todo, np.abs(P / max(n - 1, 1))):
+            for c, v in zip(todo, np.abs(P / max(n - 1, 1)), strict=True):
                 pair_cache[(j, c)] = float(v)
         return np.array([pair_cache[(j, c)] for c in chosen])
 

@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable
 
 from .._neighbours import resolve_renamed
-from .._param_validation import StrOptions, validate_params
+from .._param_validation import validate_params
 from ..result import SelectionResult
 from ._common import COMMON_CONSTRAINTS, REPLACE_ONE, check_neighbour
 from .dp_sis import dp_sis

@@ -275,7 +275,8 @@ def two_stage(X, y, k: int, eps: float, n_blocks: int | None = None, alpha: floa
         tc = time.perf_counter()
         t_fit += tb - ta
         t_sel += tc - tb
-    logger.debug("two_stage: n=%d p=%d k=%d m=%d eps=%g topk=%s", n, p, k, n_blocks, eps, topk)
+    logger.debug("two_stage: n=%d (not private under add/remove) p=%d k=%d m=%d eps=%g "
+                 "topk=%s", n, p, k, n_blocks, eps, topk)
     return record_release(acc, make_result(
         supports, method="two_stage", guarantee=guarantee, epsilon_per_draw=eps,
         timings={"block_fits": t_fit, "selection": t_sel, "total": time.perf_counter() - t0},

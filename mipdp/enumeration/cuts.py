@@ -82,7 +82,8 @@ class CutStore:
         a = float(lower) - float(g[np.asarray(support, dtype=np.intp)].sum())
         self._a.append(a)
         self._G.append(g)
-        self._absmax = max(self._absmax, abs(a) + abs(float(lower)) + self.s * float(np.max(np.abs(g))))
+        self._absmax = max(self._absmax,
+                           abs(a) + abs(float(lower)) + self.s * float(np.max(np.abs(g))))
 
     @property
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:

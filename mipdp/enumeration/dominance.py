@@ -168,7 +168,7 @@ class DominanceCache:
         groups = [np.asarray(g, dtype=np.intp) for g in groups]
         same = (self._key is not None and len(self._key) == len(groups)
                 and all(a.shape == b.shape and np.array_equal(a, b)
-                        for a, b in zip(self._key, groups))
+                        for a, b in zip(self._key, groups, strict=True))
                 and T >= self._T)
         if not same:
             self._key = [g.copy() for g in groups]

@@ -113,8 +113,9 @@ class SupportEnumerator(RegionSearch):
         envelopes on correlated designs.  ``False``: MIP bounds only.
     shifted_cuts : bool, default True
         Least squares with ``p <= min(n, 2048)``: cuts with a certified diagonal moved
-        from ``XᵀX`` into the ridge (:meth:`~mipdp.losses.least_squares.LeastSquaresObjective.cut_shift`;
-        exact, tighter bounds when the ridge is small or the columns are correlated).
+        from ``XᵀX`` into the ridge
+        (:meth:`~mipdp.losses.least_squares.LeastSquaresObjective.cut_shift`; exact,
+        tighter bounds when the ridge is small or the columns are correlated).
         ``False``: the plain cuts.
     linear_envelopes : bool, default True
         The envelope hands its cuts to the exponential mechanism's sampler, whose regions
@@ -150,7 +151,8 @@ class SupportEnumerator(RegionSearch):
                  envelope_split: bool = True, shifted_cuts: bool = True,
                  linear_envelopes: bool = True,
                  exhaustive_max: int = 200_000, explicit_max: int = 6_000_000,
-                 full_class_max: int = 100_000, progress=None, started: float | None = None) -> None:
+                 full_class_max: int = 100_000, progress=None,
+                 started: float | None = None) -> None:
         self.objective = objective
         objective.shifted_cuts = bool(shifted_cuts)
         self.p, self.s = objective.p, s
@@ -276,7 +278,7 @@ class SupportEnumerator(RegionSearch):
         for lo in range(0, a_idx.size, chunk):
             a, j = a_idx[lo:lo + chunk], j_idx[lo:lo + chunk]
             sup = np.sort(np.column_stack([rest[a], j]), axis=1)
-            for row, v in zip(sup.tolist(), swaps[a, j].tolist()):
+            for row, v in zip(sup.tolist(), swaps[a, j].tolist(), strict=True):
                 self.found.setdefault(tuple(map(feat, row)), v)
 
     def _solve(self, phase: _Phase, oracle, gap: float, *, name: str = "search", fields=None):
@@ -383,7 +385,8 @@ class SupportEnumerator(RegionSearch):
         assert center is not None
         value = self.found[tuple(center.tolist())]
         K = min(self.s, self.p - self.s)
-        if K < 2 or max(Region(center, k, self.p).size for k in range(2, K + 1)) <= self.explicit_max:
+        if (K < 2 or max(Region(center, k, self.p).size for k in range(2, K + 1))
+                <= self.explicit_max):
             return self._explicit_optimum()
         return self._oa_optimum(value)
 
@@ -396,7 +399,9 @@ class SupportEnumerator(RegionSearch):
         obj = self.objective
         kw: dict[str, Any] = ({} if self._clock.end is None
                               else {"check": lambda: self._remaining("warm start")})
-        S0 = iht_support(obj.X, obj.y, self.s, getattr(obj.loss, "ridge", 1.0), **kw)
+        warm = getattr(obj, "warm_support", None)    # a score with its own warm start
+        S0 = (warm(self.s) if warm is not None
+              else iht_support(obj.X, obj.y, self.s, getattr(obj.loss, "ridge", 1.0), **kw))
         center, value, swaps = local_search(obj, S0, **kw)
         self.center, self._center_swaps = center, swaps
         self.found[tuple(center.tolist())] = value
@@ -413,7 +418,7 @@ class SupportEnumerator(RegionSearch):
         rows = self._master_rows(center, *self._evaluate_cut(center)[1:])
         if self.n_warm_cuts > 0:
             flat = np.argsort(swaps, axis=None)[:self.n_warm_cuts]
-            for a, j in zip(*np.unravel_index(flat, swaps.shape)):
+            for a, j in zip(*np.unravel_index(flat, swaps.shape), strict=True):
                 S = np.sort(np.r_[np.delete(center, a), j])
                 rows.extend(self._master_rows(S, *self._evaluate_cut(S)[1:]))
         self.master.backend.add_rows(rows)
@@ -613,7 +618,8 @@ class SupportEnumerator(RegionSearch):
         phase.fixed = max(phase.fixed, master.n_fixed)
 
     def _search(self, phase_name: str, lo: int, hi: int, threshold) -> None:
-        """Find every support in the region ``lo <= |S ∩ center| <= hi`` with ``L < threshold()``."""
+        """Find every support in the region ``lo <= |S ∩ center| <= hi`` with
+        ``L < threshold()``."""
         ph = self._phase(phase_name)
         t0 = time.perf_counter()
         master = self.master

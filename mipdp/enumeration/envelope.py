@@ -134,7 +134,7 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
                 return np.asarray(enum.objective.values(rows), dtype=float)
 
             # the chunks run on the call's workers (mipdp._parallel), kept in their order
-            for rows, vals in zip(chunks, parallel_map(chunk_values, chunks)):
+            for rows, vals in zip(chunks, parallel_map(chunk_values, chunks), strict=True):
                 extra_sup.append(rows)
                 extra_val.append(vals)
                 if vals.size:
@@ -151,7 +151,7 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
             logger.info("envelope: class %d (%d supports): MIP bound L0 + %.4g, level L0 + "
                         "%.4g (units of 2Δ/ε); explicit search at the level (not private)",
                         k, R.size, (rb.lower - L0) / unit, (lev - L0) / unit)
-            def leaf_bound(Q, floor=rb.lower):   # master solves (the explicit search
+            def leaf_bound(Q, floor=rb.lower, lev=lev):   # master solves (the explicit search
                 # of this leaf already passed its budget)
                 return max(floor, enum.region_bound(Q, level=lev, abs_tol=tol * unit,
                                                     max_solves=max_solves, gap=gap,
@@ -230,8 +230,8 @@ def _below_level(enum: SupportEnumerator, region: Region, level: float, *,
     Returns ``(supports, values, regions)`` — the members below the level (for the
     singletons, with their exact values) and the leaves — or ``None`` when the region needs
     more than ``max_leaves`` leaves, when no leaf could be searched, or when
-    ``enum.explicit_max`` is 0 (no explicit search): the caller then keeps the region whole.  The work done is kept (cuts,
-    evaluated supports); nothing else changes.
+    ``enum.explicit_max`` is 0 (no explicit search): the caller then keeps the region
+    whole.  The work done is kept (cuts, evaluated supports); nothing else changes.
     """
     from .explicit import explicit_search
 

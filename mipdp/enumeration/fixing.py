@@ -85,7 +85,7 @@ def pattern_bounds(a: np.ndarray, G: np.ndarray, forced: np.ndarray,
             theta[t] = part.max()  # the m-th smallest
         base = base + low
         thetas.append(theta)
-    for (cols, m), th in zip(groups, thetas):
+    for (cols, _m), th in zip(groups, thetas, strict=True):   # one theta per group
         if th is None:
             continue
         cols = np.asarray(cols, dtype=np.intp)

@@ -140,7 +140,8 @@ class MasterProblem:
         return self._cut_grads.array
 
     def set_fixed_zero(self, mask: np.ndarray) -> None:
-        """Fix ``z_j = 0`` exactly where ``mask`` (dominance fixing; freed where it no longer is)."""
+        """Fix ``z_j = 0`` exactly where ``mask`` (dominance fixing; freed where it no
+        longer is)."""
         self._fixed = np.asarray(mask, dtype=bool).copy()
         self._apply_bounds()
 
@@ -187,7 +188,8 @@ class MasterProblem:
         row = self._region_rows.get(key)
         if row is None:
             C = np.asarray(center)
-            row = int(self.backend.add_rows([(self.z[C], np.ones(C.size), float(lo), float(hi))])[0])
+            row = int(self.backend.add_rows(
+                [(self.z[C], np.ones(C.size), float(lo), float(hi))])[0])
             self._region_rows[key] = row
         else:
             self.backend.set_row_bounds([row], lo, hi)

@@ -5,10 +5,10 @@ One parameter table (:data:`ENUMERATION_OPTIONS`) in the style of
 data is read*.  Only the options that keep every certificate of the enumeration are
 offered, and only in the range where they do:
 
-* ``exhaustive_max``, ``explicit_max``, ``full_class_max`` (ints ``>= 0``), ``dominance``, ``screening``,
-  ``envelope_split``, ``shifted_cuts``, ``linear_envelopes`` (bools), ``n_warm_cuts``
-  (int ``>= 0``) choose *how* the exact answer or a certified bound is found, or how the
-  exponential mechanism samples it; every choice is exact.
+* ``exhaustive_max``, ``explicit_max``, ``full_class_max`` (ints ``>= 0``), ``dominance``,
+  ``screening``, ``envelope_split``, ``shifted_cuts``, ``linear_envelopes`` (bools),
+  ``n_warm_cuts`` (int ``>= 0``) choose *how* the exact answer or a certified bound is
+  found, or how the exponential mechanism samples it; every choice is exact.
 * ``search_gap`` (``[0, 1)``): the gap of the search solves; their certificates are
   infeasibility proofs and dual bounds, valid whatever the gap.
 * ``progress`` (callable or :class:`~mipdp.enumeration.progress.Progress`): observation only.

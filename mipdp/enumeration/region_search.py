@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -27,8 +28,6 @@ from .records import ClassBound, EnumerationStats, MistakeScores, RegionBound, T
 
 #: Gram entries (``m s²``) per batch of the exhaustive evaluation of all supports
 _EXHAUSTIVE_BATCH_ENTRIES = 1 << 14
-
-from collections.abc import Callable
 
 logger = logging.getLogger("mipdp.enumeration.enumerator")
 
@@ -410,7 +409,8 @@ class RegionSearch:
                 a, j = np.unravel_index(np.argmin(swaps), swaps.shape)
                 S = np.r_[np.delete(center, a), j]
             self._recenter(np.sort(np.asarray(S)))
-        raise CertificationError("mistake classes: could not settle the optimum")  # pragma: no cover
+        raise CertificationError(  # pragma: no cover
+            "mistake classes: could not settle the optimum")
 
     def exact_abs_tol(self) -> float:
         """Accuracy at which a class minimum counts as exact (the optimum phase's tolerance)."""

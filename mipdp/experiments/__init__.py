@@ -1,5 +1,11 @@
 """Experiments: sweeps of seed 002's studies, metrics, private coefficients, plots.
 
+Every study of the documentation is a named table of ``experiments/studies.toml``
+(:func:`~mipdp.experiments.config.load_studies`): a runner study (:func:`run_study`, the
+real-data benchmark) or a module of :mod:`mipdp.experiments.studies`;
+``mipdp experiment report`` (:mod:`mipdp.experiments.report`) runs the missing ones and
+rewrites the tables of docs/experiments.md.
+
 Needs the ``experiments`` extra (pandas, matplotlib, joblib; dask/distributed for
 ``backend="dask"``; pyarrow for Parquet output).
 """

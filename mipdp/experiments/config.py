@@ -176,3 +176,112 @@ def load_config(path) -> tuple[StudyConfig | RealConfig, dict]:
     if bad:
         raise ValueError(f"{path}: unknown [run] keys {sorted(bad)}")
     return StudyConfig(**study), run
+
+
+# ------------------------------------------------------------------ a file of named studies
+#: the smoke run of a runner study (``kind = "recovery"`` or ``"utility"``): tiny sizes,
+#: same design, loss and methods (less the slow MCMC, Samp-Agg and abess)
+RUNNER_SMOKE = {"p": 16, "s": 3, "ns": [300], "trials": 1, "draws": 3, "extra_draws": 50,
+                "time_limit": 120}
+#: the smoke run of the real-data benchmark (``kind = "real"``)
+REAL_SMOKE = {"sets": ["CASchools"], "s": [3], "eps": [1.0], "draws": 20, "range_draws": 2,
+              "synth_designs": ["seed002_rho0.7"], "synth_p": 8, "synth_s": 2,
+              "synth_ns": [200], "synth_trials": 1}
+_SLOW_METHODS = ("mcmc", "samp_agg", "abess")
+
+
+@dataclass
+class StudyEntry:
+    """One named study of a studies file (:func:`load_studies`).
+
+    ``kind`` is ``"module"`` (a module of :mod:`mipdp.experiments.studies`, run once per
+    entry of ``runs``, each a table of its options) or a runner kind (``"recovery"``,
+    ``"utility"``, ``"real"``: ``params`` is the ``[study]`` table of a single-study file).
+    ``smoke`` overrides the parameters (of every run) in a smoke run.
+    """
+
+    name: str
+    kind: str
+    params: dict = field(default_factory=dict)
+    runs: list = field(default_factory=list)
+    module: str | None = None
+    smoke: dict = field(default_factory=dict)
+    run: dict = field(default_factory=dict)
+    doc: str = ""
+
+    def runner_config(self, smoke: bool = False) -> StudyConfig | RealConfig:
+        """The runner's config of a ``recovery``/``utility``/``real`` study."""
+        params = dict(self.params, name=self.name, kind=self.kind)
+        if "n" in params and "ns" not in params:
+            params["ns"] = params.pop("n")
+        if self.kind == "real":
+            from .real_bench import load_real_config
+            if smoke:
+                params.update(REAL_SMOKE)
+                params.update(self.smoke)
+            return load_real_config(params)
+        if smoke:
+            params.update(RUNNER_SMOKE)
+            params["methods"] = [m for m in params.get("methods", DEFAULT_METHODS)
+                                 if m not in _SLOW_METHODS]
+            params.update(self.smoke)
+        return StudyConfig(**params)
+
+    def module_runs(self, smoke: bool = False) -> list[dict]:
+        """The parameter tables of a module study's runs (smoke overrides applied)."""
+        return [dict(r, **self.smoke) if smoke else dict(r) for r in self.runs]
+
+
+def load_studies(path) -> dict[str, StudyEntry]:
+    """The named studies of a studies file (``experiments/studies.toml``), in file order.
+
+    Every top-level table is one study, named by its key.  A module study::
+
+        [mcmc_mixing]
+        module = "mcmc_mixing"              # default: the table's name
+        args = {n = [4000], steps = [300, 1000], chains = 50}   # or runs = [{...}, {...}]
+        smoke = {steps = [20], chains = 2}
+
+    A runner study (the fields of :class:`StudyConfig`, or of the real-data benchmark)::
+
+        [seed002_ls]
+        kind = "recovery"
+        p = 100
+        ...
+        run = {jobs = 2}
+        smoke = {ns = [500]}               # on top of RUNNER_SMOKE
+    """
+    from .studies import STUDIES
+    path = Path(path)
+    with path.open("rb") as fh:
+        data = tomllib.load(fh)
+    out: dict[str, StudyEntry] = {}
+    for name, table in data.items():
+        if not isinstance(table, dict):
+            raise ValueError(f"{path}: {name!r} must be a table ([{name}])")
+        table = dict(table)
+        smoke = dict(table.pop("smoke", {}))
+        run = dict(table.pop("run", {}))
+        doc = str(table.pop("doc", ""))
+        if "kind" in table and table["kind"] != "module":
+            kind = table.pop("kind")
+            if kind not in KINDS + ("real",):
+                raise ValueError(f"{path} [{name}]: kind must be one of "
+                                 f"{list(KINDS) + ['real', 'module']}, got {kind!r}")
+            out[name] = StudyEntry(name, kind, params=table, smoke=smoke, run=run, doc=doc)
+            continue
+        table.pop("kind", None)
+        module = str(table.pop("module", name))
+        if module not in STUDIES:
+            raise ValueError(f"{path} [{name}]: unknown study module {module!r}; known: "
+                             f"{sorted(STUDIES)}")
+        if "args" in table and "runs" in table:
+            raise ValueError(f"{path} [{name}]: give args or runs, not both")
+        runs = table.pop("runs", None)
+        runs = [dict(r) for r in runs] if runs is not None else [dict(table.pop("args", {}))]
+        if table:
+            raise ValueError(f"{path} [{name}]: unknown keys {sorted(table)}; a module study "
+                             "takes module, args or runs, smoke and doc")
+        out[name] = StudyEntry(name, "module", runs=runs, module=module, smoke=smoke, run=run,
+                               doc=doc)
+    return out

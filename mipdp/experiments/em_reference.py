@@ -46,7 +46,8 @@ def default_ball(p: int, s: int, loss: str = "least_squares") -> int:
 
 def em_truth_probability(X, y, truth, eps: float, *, s: int | None = None, ball: int | None = None,
                          loss: str = "least_squares", bounds=(0.5, 0.5),
-                         ridge: float | None = None, radius: float | None = None, backend: str = "highs") -> EMReference:
+                         ridge: float | None = None, radius: float | None = None,
+                         backend: str = "highs") -> EMReference:
     """Certified ``[lo, hi]`` on the exponential mechanism's ``P(release = truth)``.
 
     Parameters

@@ -30,7 +30,8 @@ _FIGS = {
 }
 _STYLE = {"top_r": ("C0", "o"), "mistakes": ("C1", "s"), "samp_agg": ("C2", "^"),
           "mcmc": ("C3", "v"), "dp_sis": ("C4", "D"), "kendall": ("C5", "P"),
-          "exponential": ("C6", "*"), "exponential_default": ("C9", "P"), "permute_and_flip": ("C7", "X"), "marginal": ("0.5", "x"), "abess": ("0.3", "+")}
+          "exponential": ("C6", "*"), "exponential_default": ("C9", "P"),
+          "permute_and_flip": ("C7", "X"), "marginal": ("0.5", "x"), "abess": ("0.3", "+")}
 #: non-private baselines are drawn dotted
 _DOTTED = ("marginal", "abess")
 
@@ -134,7 +135,8 @@ def _plot_p_truth(summary, title: str, path):
         if (g["p_truth_hi_mean"] - g["p_truth_lo_mean"]).abs().max() > 1e-3:
             ax.fill_between(g["n"], g["p_truth_lo_mean"], g["p_truth_hi_mean"], color=color,
                             alpha=0.2, label=f"{method}: certified bounds")
-        if method == "exponential" and "p_truth_freq_mean" in g and g["p_truth_freq_mean"].notna().any():
+        if (method == "exponential" and "p_truth_freq_mean" in g
+                and g["p_truth_freq_mean"].notna().any()):
             ax.plot(g["n"], g["p_truth_freq_mean"], color=color, ls=":", marker="o", ms=3,
                     label="exponential: frequency over extra draws")
     ax.set_xlabel("n")

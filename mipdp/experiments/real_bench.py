@@ -1,6 +1,6 @@
 """Real-data benchmark: expected overlap with the exhaustive best subset (issue 29).
 
-A configuration with ``kind = "real"`` (``experiments/configs/real_data.toml``) runs, for
+A configuration with ``kind = "real"`` (``experiments/studies.toml --study real_data``) runs, for
 every real set of :mod:`mipdp.experiments.real_sets`, every ``s`` and ``ε`` and every
 method, the **expected overlap** ``E|S ∩ S*| / s`` of one release ``S`` with the target
 ``S*``, and ``P(S = S*)``:
@@ -294,7 +294,8 @@ def _ranks_result(X, y, s, eps, loss, rng, n_draws=1):
                            n_draws=n_draws)
     except (InvalidParameterError, ValueError, TypeError) as exc:
         if "ranks" in str(exc) or isinstance(exc, InvalidParameterError):
-            raise MethodUnavailable(f"private_bss(bounds='ranks') is not available: {exc}")
+            raise MethodUnavailable(
+                f"private_bss(bounds='ranks') is not available: {exc}") from exc
         raise
 
 
@@ -358,7 +359,7 @@ def run_real_method(data, method: str, s: int, eps: float, target, cfg: RealConf
 def run_synth_method(X, y, truth, method: str, s: int, eps: float, rng) -> float:
     """Exact ``P(release = truth)`` of ``method`` on synthetic data."""
     from ..selection import private_bss
-    p = X.shape[1]
+    X.shape[1]
     truth = np.sort(np.asarray(truth))
     w = _quiet()
     try:

@@ -199,7 +199,7 @@ def run_cell(config: StudyConfig, method: str, n: int, trial: int) -> dict:
         Xt_c = np.clip(Xt, -config.b_x, config.b_x)
         yt_c = np.clip(yt, -config.b_y, config.b_y)
         guarantee_fit = None
-        for S, r in zip(supports, fit_rngs):
+        for S, r in zip(supports, fit_rngs, strict=False):
             fit = private_coefficients(X, y, S, eps_fit, bounds=bounds, ridge=config.ridge,
                                        radius=config.radius, random_state=r)
             mse.append(test_mse(Xt_c, yt_c, S, fit.coef))

@@ -217,7 +217,8 @@ class HuberObjective(BatchedCertifiedSolves, SupportObjective):
         D, lam_pp = _huber_dual(a[None], w[S][None], self.y, self.lam, self.radius, self.n)
         self._extra = (tuple(S.tolist()), float(a @ self.y - 0.5 * (a @ a)), w * w,
                        float(lam_pp[0]))
-        return float(P[0]), min(float(D[0]), float(P[0])), -(w * w) / (2.0 * self.n * float(lam_pp[0]))
+        return (float(P[0]), min(float(D[0]), float(P[0])),
+                -(w * w) / (2.0 * self.n * float(lam_pp[0])))
 
     def extra_cuts(self, support: np.ndarray) -> list[tuple[float, np.ndarray]]:
         """Tangents of the same dual at larger ``λ''`` (:mod:`._tangents`, ``α = 1/2, β = 2``)."""

@@ -13,7 +13,6 @@ floating-point rounding: no iterative optimiser is involved.
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Literal, cast
 
 import numpy as np

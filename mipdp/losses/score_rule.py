@@ -20,7 +20,8 @@ and takes a small ridge, ``λ = DEFAULT_RIDGE`` (the ridge of the seed, 120, dom
 loss at n ≈ 500 and moves the objective's optimum away from least squares' best subset;
 below a few units it stops mattering for utility and only has to stay positive for the
 exact outer-approximation cuts).  Both were chosen by measurement
-(``experiments/score_rule_sweep.py``, tables in docs/guide.md, "The default score").
+(study ``score_rule_sweep`` of ``experiments/studies.toml``, tables in docs/guide.md,
+"The default score").
 
 The rule is a **pure function of public inputs** ``(loss, s, b_x, b_y)``: it never reads
 the data, so it costs no privacy and two data sets with the same bounds get the same
@@ -35,7 +36,8 @@ from typing import Any
 
 __all__ = ["DEFAULT_RIDGE", "SEED_RIDGE", "SEED_RADIUS", "default_score"]
 
-#: ``λ`` of the default score (chosen by ``experiments/score_rule_sweep.py``)
+#: ``λ`` of the default score (chosen by study ``score_rule_sweep`` of
+#: ``experiments/studies.toml``)
 DEFAULT_RIDGE = 5.0
 #: the seed's score (Prastakos et al.): kept for reproducing the seed, set explicitly
 SEED_RIDGE, SEED_RADIUS = 120.0, 1.1

@@ -13,6 +13,8 @@ from .topk import (
                    laplace_topk,
 )
 
-__all__ = ["ExponentialMechanismSampler", "PermuteAndFlipSampler", "permute_and_flip_log_law", "TopRMechanism", "canonical_lipschitz_topk", "canonical_lipschitz_topk_distribution",
-           "gumbel_peeling_topk", "gumbel_peeling_topk_distribution", "laplace_topk", "MistakesMechanism", "ptr_test", "ptr_distance", "gumbel_argmax",
+__all__ = ["ExponentialMechanismSampler", "PermuteAndFlipSampler", "permute_and_flip_log_law",
+           "TopRMechanism", "canonical_lipschitz_topk", "canonical_lipschitz_topk_distribution",
+           "gumbel_peeling_topk", "gumbel_peeling_topk_distribution", "laplace_topk",
+           "MistakesMechanism", "ptr_test", "ptr_distance", "gumbel_argmax",
            "log_comb", "log_normalize", "uniform_subset"]

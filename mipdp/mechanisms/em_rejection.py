@@ -187,7 +187,7 @@ class ExponentialMechanismSampler(EnvelopeSampler):
         """Each region's envelope log-mass (its linear envelope's where it has one)."""
         return np.array([lin.log_mass if lin is not None
                          else R.log_size - self.coef * (R.bound - self.ref)
-                         for R, lin in zip(self.regions, self._linear)])
+                         for R, lin in zip(self.regions, self._linear, strict=True)])
 
     def log_envelope_mass(self) -> float:
         """``log ΣZ`` of the current envelope (relative to the best singleton's weight)."""
@@ -314,7 +314,7 @@ class ExponentialMechanismSampler(EnvelopeSampler):
         log_acc = -self.coef * np.maximum(L - bound, 0.0)
         log_acc[hole] = -np.inf       # a hole is a singleton: never accepted from a region
         accept[rows] = log_u < log_acc
-        for r, j, v, la, h in zip(rows, comp[rows] - 1, L, log_acc, hole):
+        for r, j, v, la, h in zip(rows, comp[rows] - 1, L, log_acc, hole, strict=True):
             self._prop[j] += 1
             self._acc_prob[j].append(math.exp(la))
             if h:   # a singleton already: not a member, not counted again in Z_low
@@ -375,7 +375,7 @@ class ExponentialMechanismSampler(EnvelopeSampler):
         parts = [self._single_logZ]
         seen_keys = np.array(list(self._seen), dtype=np.intp).reshape(-1, self.s)
         seen_vals = np.fromiter(self._seen.values(), float, len(self._seen))
-        for R, lin in zip(self.regions, self._linear):
+        for R, lin in zip(self.regions, self._linear, strict=True):
             mine = R.contains(seen_keys) if seen_vals.size else np.zeros(0, dtype=bool)
             n_seen = int(mine.sum())
             if n_seen:
@@ -420,7 +420,7 @@ class ExponentialMechanismSampler(EnvelopeSampler):
                 for rows in region_members(R):
                     vals = np.asarray(self._values(rows), dtype=float)
                     parts.append(float(logsumexp(-self.coef * (vals - self.ref))))
-                    for key, v in zip(map(tuple, rows.tolist()), vals):
+                    for key, v in zip(map(tuple, rows.tolist()), vals, strict=True):
                         if len(self._seen) < _MAX_SEEN:
                             self._seen.setdefault(key, float(v))
             self._exact_logZ = float(logsumexp(parts))
@@ -436,7 +436,7 @@ class ExponentialMechanismSampler(EnvelopeSampler):
         logw = self._logw(support)
         Z = math.exp(self._single_logZ)
         var = 0.0
-        for zr_log, acc in zip(self._region_logZ(), self._acc_prob):
+        for zr_log, acc in zip(self._region_logZ(), self._acc_prob, strict=True):
             zr = math.exp(zr_log)
             if len(acc) >= 2:
                 a = np.asarray(acc)
@@ -462,5 +462,5 @@ class ExponentialMechanismSampler(EnvelopeSampler):
             "regions": [dict(R.describe(), bound=R.bound, mass=math.exp(z - total),
                              envelope="constant" if self._linear[j] is None else "linear",
                              proposals=self._prop[j], accepted=self._acc[j])
-                        for j, (R, z) in enumerate(zip(self.regions, logZ))],
+                        for j, (R, z) in enumerate(zip(self.regions, logZ, strict=True))],
         }

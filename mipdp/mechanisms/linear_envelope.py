@@ -290,7 +290,7 @@ def _frank_wolfe(region: Region, a: np.ndarray, G: np.ndarray, coef: float, ref:
         if coef * (expect[t] - (a_mu + float(g_mu @ pi))) < tol:
             break                                # Frank-Wolfe duality gap
 
-        def phi(gam):
+        def phi(gam, a_mu=a_mu, g_mu=g_mu, t=t):   # this iteration's cut and weights
             return LinearEnvelope(region, (1 - gam) * a_mu + gam * float(a[t]),
                                   (1 - gam) * g_mu + gam * G[t], coef, ref).log_mass
 

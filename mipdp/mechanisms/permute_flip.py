@@ -475,7 +475,7 @@ class PermuteAndFlipSampler(EnvelopeSampler):
             self._check_envelope(members[ok], L[ok], np.maximum(cut, R.bound))
             self.n_evaluations += ok.size
             if len(self._seen) < _MAX_SEEN:
-                for key, v in zip(map(tuple, members[ok].tolist()), L[ok]):
+                for key, v in zip(map(tuple, members[ok].tolist()), L[ok], strict=True):
                     self._seen.setdefault(key, float(v))
         q = -self.coef * (L - self.ref)
         log_hT = np.full(members.shape[0], np.inf)
@@ -719,7 +719,7 @@ class PermuteAndFlipSampler(EnvelopeSampler):
         taken: set = set()
         while len(got) < k:
             cand = np.ascontiguousarray(R.sample(rng, max(8, int(1.2 * (k - len(got))) + 8)))
-            for r, key in zip(cand, _keys(cand)):
+            for r, key in zip(cand, _keys(cand), strict=True):
                 if key in st.visited or key in st.pending or key in taken:
                     continue
                 taken.add(key)
@@ -733,7 +733,7 @@ class PermuteAndFlipSampler(EnvelopeSampler):
         self._check_envelope(members, L, R.bound)
         self.n_evaluations += L.size
         if len(self._seen) < _MAX_SEEN:
-            for key, v in zip(map(tuple, members.tolist()), L):
+            for key, v in zip(map(tuple, members.tolist()), L, strict=True):
                 self._seen.setdefault(key, float(v))
         return L
 
@@ -801,7 +801,7 @@ class PermuteAndFlipSampler(EnvelopeSampler):
             for R in self.regions:
                 for rows in region_members(R):
                     vals = np.asarray(self._values(rows), dtype=float)
-                    for k, v in zip(map(tuple, rows.tolist()), vals):
+                    for k, v in zip(map(tuple, rows.tolist()), vals, strict=True):
                         self._seen.setdefault(k, float(v))
         lo, hi = self.log_probability_bounds(key)
         return float(np.logaddexp(lo, hi) - math.log(2.0)) if hi > -math.inf else -math.inf

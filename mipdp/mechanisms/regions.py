@@ -53,7 +53,8 @@ def random_subsets(rng: np.random.Generator, pool: int, q: int, m: int) -> np.nd
 
 @dataclass
 class Region:
-    """Supports with ``k`` mistakes against ``center``, containing ``fixed_in``, avoiding ``fixed_out``.
+    """Supports with ``k`` mistakes against ``center``, containing ``fixed_in``, avoiding
+    ``fixed_out``.
 
     Parameters
     ----------

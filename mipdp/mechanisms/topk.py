@@ -209,8 +209,9 @@ def canonical_lipschitz_topk(scores, k: int, eps: float, sensitivity: float,
 
     **Sampling.** The maximum of ``m`` i.i.d. Exp(1) is ``-log(1 - U^{1/m})``; it is
     evaluated as ``-log(-expm1(-E/m))`` with ``E ~ Exp(1)`` and ``log m`` from
-    ``gammaln``, with an asymptotic branch for ``E/m < e^-30`` (where it may underflow). Utilities are
-    taken relative to ``x_[k]`` (a common shift, which does not change the argmax).
+    ``gammaln``, with an asymptotic branch for ``E/m < e^-30`` (where it may underflow).
+    Utilities are taken relative to ``x_[k]`` (a common shift, which does not change the
+    argmax).
     Time ``O(d log d + d k)``, memory ``O(d + min(d k, 2^13))``; the winner is a uniform
     member of the winning class (uniform body).
     """
@@ -325,7 +326,8 @@ def canonical_lipschitz_topk_distribution(scores, k: int, eps: float, sensitivit
 
 def distribution_as_dict(subsets: np.ndarray, log_prob: np.ndarray) -> dict:
     """``{frozenset(subset): probability}`` from the array form of a distribution."""
-    return {frozenset(int(i) for i in row): float(np.exp(lp)) for row, lp in zip(subsets, log_prob)}
+    return {frozenset(int(i) for i in row): float(np.exp(lp))
+            for row, lp in zip(subsets, log_prob, strict=True)}
 
 
 # --------------------------------------------------------------- Gumbel peeling

@@ -29,6 +29,7 @@ from .._validation import check_epsilon, check_random_state, data_derived_bounds
 from ..enumeration.options import check_enumeration_options
 from ..exceptions import BudgetError, InvalidParameterError
 from ..guarantee import Guarantee, Neighbour
+from ..kendall_score import check_kendall_options, is_kendall
 from ..losses import Loss, get_loss
 from ..losses.score_rule import check_certifiable
 from ..private_ranges import MAPPED_BOUNDS, as_private_bounds
@@ -38,6 +39,7 @@ from .stages import (
     BoundsStage,
     ClipStage,
     EnumerateStage,
+    KendallScoreStage,
     MethodStage,
     PrescreenStage,
     PrivateRangesStage,
@@ -78,6 +80,7 @@ class Plan:
     eps_test: float | None = None
     prescreen: Any = None
     ranks: bool = False
+    kendall: bool = False
     derived: tuple = ()
     scale_factor: float = 1.0
     score_rule: str = "default"
@@ -124,6 +127,8 @@ def _layout(bounds, prescreen, loss: Loss) -> tuple[tuple, Any, bool, list]:
         first: Stage = PrivateRangesStage(spec)
     elif ranks:
         first = RanksStage()
+    elif is_kendall(bounds):
+        first = KendallScoreStage()
     else:
         leaky = None if isinstance(bounds, str) and bounds == "data" else bounds
         derived = data_derived_bounds(leaky, need_y=loss.needs_y_bound)
@@ -173,10 +178,15 @@ def make_plan(args: dict) -> Plan:
     loss_obj = get_loss(a["loss"], ridge=a["ridge"], radius=a["radius"])
     score_rule = "given" if loss_obj.resolved else "default"
     stages, spec, ranks, derived = _layout(bounds, prescreen, loss_obj)
+    kendall = is_kendall(bounds)
     if ranks:   # the score on ranks is not monotone under add/remove: the full Δ
         scale_factor = 1.0
         check_ranks_options(loss_obj.name, prescreen, method, neighbours)
-    public = MAPPED_BOUNDS if spec is not None else RANK_BOUNDS if ranks else bounds
+    if kendall:   # nor is the Kendall score
+        scale_factor = 1.0
+        check_kendall_options(loss_obj.name, prescreen, method, neighbours)
+    public = (MAPPED_BOUNDS if spec is not None else RANK_BOUNDS if ranks or kendall
+              else bounds)
     loss_obj = _resolve_public_score(loss_obj, a["s"], public)
     check_certifiable(loss_obj, public)      # hinge, Huber: a floor on λ/b_x², data-free
     budget = Budget.split(a["eps"], n_draws=a["n_draws"], prescreen=prescreen, method=method,
@@ -189,6 +199,7 @@ def make_plan(args: dict) -> Plan:
                           f"max_epsilon = {max_eps:g}; nothing was computed")
     return Plan(budget, stages, loss_obj, method=method, neighbours=neighbours, s=a["s"],
                 R=a["R"], delta=delta, eps_test=eps_test, prescreen=prescreen, ranks=ranks,
+                kendall=kendall,
                 derived=tuple(derived), scale_factor=scale_factor, score_rule=score_rule,
                 backend=a["backend"], backend_options=a["backend_options"],
                 time_limit=a["time_limit"], enum_options=enum_options,
@@ -240,6 +251,6 @@ def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None,
                           delta=delta, eps_test=eps_test, ranges=spec)
     plan = Plan(budget, stages, loss_obj, method=method, neighbours=neighbours, R=R,
                 delta=delta, eps_test=eps_test, prescreen=prescreen, ranks=ranks,
-                derived=tuple(derived))
+                kendall=is_kendall(bounds), derived=tuple(derived))
     return plan.guarantee(sensitivity=sensitivity, ptr_passed=ptr_passed,
                           prescreen_guarantee=prescreen_guarantee)

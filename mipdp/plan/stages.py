@@ -46,7 +46,8 @@ from ..ranks import RANK_BOUNDS, rank_design, rank_sensitivity, uniform_ranks
 
 logger = logging.getLogger("mipdp.selection")
 
-__all__ = ["Run", "Stage", "RangesKindStage", "PrivateRangesStage", "RanksStage", "BoundsStage",
+__all__ = ["Run", "Stage", "RangesKindStage", "PrivateRangesStage", "RanksStage",
+           "KendallScoreStage", "BoundsStage",
            "PrescreenStage", "ClipStage", "EnumerateStage", "MethodStage", "SampleStage",
            "RecordStage"]
 
@@ -193,6 +194,25 @@ class RanksStage(RangesKindStage):
         state.timings["ranks"] = time.perf_counter() - t0
 
 
+class KendallScoreStage(RangesKindStage):
+    """``bounds="kendall"``: the redundancy-aware Kendall score (:mod:`mipdp.kendall_score`).
+
+    Spends nothing by itself and transforms nothing: the score reads Kendall correlations
+    of the raw columns (rank statistics, no ranges); the method's guarantee uses its proven
+    sensitivity (:func:`mipdp.kendall_score.kendall_score_sensitivity`).
+    """
+
+    name = "kendall_score"
+
+    def run(self, plan, state):
+        state.b_x, state.b_y = RANK_BOUNDS     # unused by the score (the pre-screen's dummies)
+        state.loss = plan.loss
+        state.rngs = tuple(state.rng.spawn(3))          # pre-screen, PTR test, draws
+
+    def _bounds(self, plan, state):   # pragma: no cover - run() is overridden
+        raise NotImplementedError
+
+
 class BoundsStage(RangesKindStage):
     """Public bounds ``(b_x, b_y)``, or bounds read off the data (``"data"`` or a ``None``
     inside the pair): then the whole release is labelled **not private**."""
@@ -252,6 +272,9 @@ class ClipStage(Stage):
 
     def run(self, plan, state):
         loss, n, s = state.loss, state.n, plan.s
+        if plan.kendall:
+            self._kendall(plan, state)
+            return
         b_y = state.b_y if loss.needs_y_bound else None
         Xc, yc = clip_design(state.X, state.y, state.b_x, b_y,
                              statistics=loss.sufficient_statistics)   # tall dask data
@@ -286,6 +309,23 @@ class ClipStage(Stage):
                            "score_rule": plan.score_rule,
                            "clipped_fraction_not_private": clipped})
 
+    @staticmethod
+    def _kendall(plan, state):
+        """The Kendall score's objective ``L = s/2 − R/n`` and its scale ``Δ/n``."""
+        from ..kendall_score import (
+            DEFAULT_GAMMA,
+            KendallRedundancyObjective,
+            kendall_score_sensitivity,
+        )
+        delta = kendall_score_sensitivity(plan.s, DEFAULT_GAMMA, plan.neighbours)
+        state.scale = delta / state.n
+        state.record_sens = delta if plan.neighbours == "add_remove" else state.scale
+        t0 = time.perf_counter()
+        state.objective = KendallRedundancyObjective(state.X, state.y, plan.s, DEFAULT_GAMMA)
+        state.timings["kendall"] = time.perf_counter() - t0
+        state.info.update({"loss": "kendall_redundancy", "bounds": "kendall",
+                           "gamma": DEFAULT_GAMMA, "score_rule": plan.score_rule})
+
 
 class EnumerateStage(Stage):
     """The certified enumerator of the supports' objective (the MIP backend)."""
@@ -297,9 +337,10 @@ class EnumerateStage(Stage):
             state.objective, plan.s, scale=state.scale, backend=plan.backend,
             backend_options=plan.backend_options, time_limit=plan.time_limit,
             started=state.started, **plan.enum_options)
-        logger.info("private_bss: method=%s, loss=%s, n=%d, p=%d, s=%d, eps per draw %g, "
-                    "%d draw(s), backend %s", plan.method, state.loss.name, state.n, state.p,
-                    plan.s, plan.budget.eps_select, plan.budget.n_draws, plan.backend)
+        logger.info("private_bss: method=%s, loss=%s, n=%d (not private under add/remove), "
+                    "p=%d, s=%d, eps per draw %g, %d draw(s), backend %s", plan.method,
+                    state.loss.name, state.n, state.p, plan.s, plan.budget.eps_select,
+                    plan.budget.n_draws, plan.backend)
 
 
 class MethodStage(Stage):
@@ -314,12 +355,18 @@ class MethodStage(Stage):
         stage = _registry.get_method(plan.method).guarantee(
             b.eps_select, b.n_draws, plan.neighbour, sensitivity=sensitivity, R=R,
             delta=plan.delta, eps_test=plan.eps_test, ptr_passed=details.get("ptr_passed"))
-        if plan.ranks:   # the score on ranks: its own Δ, and not monotone under add/remove
+        if plan.ranks or plan.kendall:   # its own Δ, and not monotone under add/remove
             note = ("score on uniform ranks (bounds='ranks', no public ranges): sensitivity "
-                    "of F = n L proven for ranks (docs/privacy.md, 'Rank-based scores')")
+                    "of F = n L proven for ranks (docs/privacy.md, 'Rank-based scores')"
+                    if plan.ranks else
+                    "redundancy-aware Kendall score (bounds='kendall', no public ranges): "
+                    "sensitivity of R proven (docs/privacy.md, 'Redundancy-aware Kendall "
+                    "score')")
             old = stage.notes
             if plan.neighbour is Neighbour.ADD_REMOVE:
-                note += ", not monotone: weights exp(-eps F(S) / (2 Delta)), Delta uniform in n"
+                note += (", not monotone: weights exp(-eps F(S) / (2 Delta)), Delta uniform in n"
+                         if plan.ranks else
+                         ", not monotone: weights exp(eps R(S) / (2 Delta)), Delta uniform in n")
                 old = old.replace(_add_remove_note(sensitivity), "").strip("; ")
             stage = replace(stage, notes=f"{old}; {note}" if old else note)
         return stage

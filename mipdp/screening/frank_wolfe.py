@@ -289,7 +289,8 @@ def _check_eps_delta(eps, delta, eps_name: str, delta_name: str) -> tuple[float,
     if math.isinf(eps):
         return eps, None
     if delta is None or isinstance(delta, bool) or not isinstance(delta, numbers.Real):
-        raise ValueError(f"{delta_name}: a finite {eps_name} needs a delta in (0, 1), got {delta!r}")
+        raise ValueError(f"{delta_name}: a finite {eps_name} needs a delta in (0, 1), "
+                         f"got {delta!r}")
     delta = float(delta)
     if not 0.0 < delta < 1.0:
         raise ValueError(f"{delta_name}: must lie in (0, 1), got {delta}")
@@ -308,7 +309,8 @@ def _check_n_iter(n_iter) -> int:
     return int(n_iter)
 
 
-def _pure_rounds(eps: float, delta: float, k: int, calibration: str) -> tuple[float, float, float, str]:
+def _pure_rounds(eps: float, delta: float, k: int,
+                 calibration: str) -> tuple[float, float, float, str]:
     """Per-round ε for ``k`` pure-DP rounds: returns ``(ε_iter, ε_composed, δ_used, text)``."""
     talwar = eps / math.sqrt(8 * k * math.log(1 / delta))
     text = f"ε_iter = ε/√(8T log(1/δ)) = {talwar:.6g}; advanced composition over T = {k}"
@@ -320,7 +322,8 @@ def _pure_rounds(eps: float, delta: float, k: int, calibration: str) -> tuple[fl
         text = (f"ε_iter = {adv:.6g} solves the advanced composition bound = ε over T = {k} "
                 "(the √(8T log(1/δ)) rule did not verify)")
     if eps / k > adv:
-        return eps / k, eps, 0.0, f"ε_iter = ε/T = {eps / k:.6g}; basic composition over T = {k} (δ unused)"
+        return (eps / k, eps, 0.0,
+                f"ε_iter = ε/T = {eps / k:.6g}; basic composition over T = {k} (δ unused)")
     return adv, advanced_composition(adv, k, delta), delta, text
 
 
@@ -388,12 +391,14 @@ def _check_init(init, p: int, l1_radius: float, rng: np.random.Generator) -> tup
             e = rng.exponential(size=p + 1)
             w = l1_radius * e[:p] / e.sum() * rng.choice(np.array([-1.0, 1.0]), size=p)
             return w, "random (uniform in the λ-ℓ1 ball, data-independent)"
-        raise ValueError(f"init: expected 'zero', 'random' or an array of shape ({p},), got {init!r}")
+        raise ValueError(f"init: expected 'zero', 'random' or an array of shape ({p},), "
+                         f"got {init!r}")
     w = np.asarray(init, dtype=np.float64)
     if w.shape != (p,) or not np.all(np.isfinite(w)):
         raise ValueError(f"init: expected a finite array of shape ({p},), got shape {w.shape}")
     if np.abs(w).sum() > l1_radius * (1 + 1e-12):
-        raise ValueError(f"init: ||init||_1 = {np.abs(w).sum():g} exceeds l1_radius = {l1_radius:g}")
+        raise ValueError(f"init: ||init||_1 = {np.abs(w).sum():g} exceeds "
+                         f"l1_radius = {l1_radius:g}")
     return w.copy(), "user-supplied (must not depend on the data)"
 
 
@@ -505,11 +510,12 @@ def _setup(X, y, loss, l1_radius, n_iter, bounds, calibration, init, random_stat
     Xc, yc, b_x, b_y = prepare_data(X, y, loss, bounds)
     if calibration == "seed":
         if b_x > 1.0:
-            raise ValueError(f"bounds: calibration='seed' assumes ||x_i||_inf <= 1 (seeds 003/004); "
-                             f"got bound_x = {b_x:g}. Rescale X or use calibration='rigorous'.")
+            raise ValueError("bounds: calibration='seed' assumes ||x_i||_inf <= 1 "
+                             f"(seeds 003/004); got bound_x = {b_x:g}. Rescale X or use "
+                             "calibration='rigorous'.")
         if loss.name == "squared" and b_y > l1_radius:
-            raise ValueError(f"bounds: calibration='seed' assumes |y_i| <= l1_radius (seed 004); got "
-                             f"bound_y = {b_y:g} > {l1_radius:g}")
+            raise ValueError("bounds: calibration='seed' assumes |y_i| <= l1_radius (seed 004); "
+                             f"got bound_y = {b_y:g} > {l1_radius:g}")
         warnings.warn("calibration='seed' reproduces the noise scales of seeds 003/004, whose "
                       "sensitivity bounds are not valid: the output carries no proven "
                       "differential-privacy guarantee (see ScreeningResult.guarantee).",

@@ -261,7 +261,8 @@ def rnm_noise(n: int, l1_radius: float, n_iter: int, eps: float, delta: float | 
     eps, delta = _check_eps_delta(eps, delta, "eps_screen", "delta_screen")
     sens = score_sensitivity(n, l1_radius, loss, bounds, calibration)["per_coordinate"]
     if calibration == "seed":
-        formula = "b = Δ/ε_iter, Δ = 2λ/n + 2λ²/n + 2λ(1+λ)/n (seed 004 Alg. 2; seed 003 for logistic)"
+        formula = ("b = Δ/ε_iter, Δ = 2λ/n + 2λ²/n + 2λ(1+λ)/n "
+                   "(seed 004 Alg. 2; seed 003 for logistic)")
         mech = "report-noisy-min over the p scores (Laplace); zero j if its noisy score < 0"
     else:
         formula = "b_sel = 4Δ/ε_iter, b_thr = 2Δ/ε_iter, Δ from score_sensitivity (replace-one)"
@@ -314,7 +315,7 @@ def adp_noise(n: int, n_features: int, l1_radius: float, n_screens: int, eps: fl
     calibration = _check_calibration(calibration)
     if isinstance(n_screens, bool) or not isinstance(n_screens, numbers.Integral) or n_screens < 1:
         raise ValueError(f"n_screens: expected a positive integer, got {n_screens!r}")
-    l = int(n_screens)
+    n_it = int(n_screens)
     eps, delta = _check_eps_delta(eps, delta, "eps_screen", "delta_screen")
     sens2 = math.sqrt(n_features) * score_sensitivity(n, l1_radius, loss, bounds,
                                                       calibration)["per_coordinate"]
@@ -322,27 +323,29 @@ def adp_noise(n: int, n_features: int, l1_radius: float, n_screens: int, eps: fl
     mech = "Gaussian noise on all p scores; zero every j with noisy score < 0"
     if math.isinf(eps):
         return NoiseCalibration("screening", "exact rule: zero every j with s_j < 0 (non-private)",
-                                NEIGHBOUR[calibration], sens2, math.inf, 0.0, l, math.inf, 0.0,
+                                NEIGHBOUR[calibration], sens2, math.inf, 0.0, n_it, math.inf, 0.0,
                                 0.0, None, math.inf, "none (eps = inf)", formula)
-    d_it = delta / (l + 1)
-    e_it = eps / (2.0 * math.sqrt(2.0 * l * math.log(1.0 / d_it)))
+    d_it = delta / (n_it + 1)
+    e_it = eps / (2.0 * math.sqrt(2.0 * n_it * math.log(1.0 / d_it)))
     text = (f"δ_iter = δ/(l+1), ε_iter = ε/(2√(2l log(1/δ_iter))) = {e_it:.6g}; advanced "
-            f"composition over l = {l} screens with slack δ_iter")
+            f"composition over l = {n_it} screens with slack δ_iter")
     basic = False
     if calibration == "rigorous":
-        if advanced_composition(e_it, l, d_it) > eps:
-            e_it = brentq(lambda e: advanced_composition(e, l, d_it) - eps, 0.0, e_it, xtol=1e-15)
-            text = f"ε_iter = {e_it:.6g} solves the advanced composition bound = ε over l = {l}"
-        if eps / l < 1.0 and (e_it >= 1.0 or _gaussian_sigma(sens2, eps / l, delta / l)
-                              < _gaussian_sigma(sens2, e_it, d_it)):
-            e_it, d_it, basic = eps / l, delta / l, True
-            text = f"ε_iter = ε/l, δ_iter = δ/l; basic composition over l = {l} screens"
+        if advanced_composition(e_it, n_it, d_it) > eps:
+            e_it = brentq(lambda e: advanced_composition(e, n_it, d_it) - eps, 0.0, e_it,
+                          xtol=1e-15)
+            text = f"ε_iter = {e_it:.6g} solves the advanced composition bound = ε over l = {n_it}"
+        if eps / n_it < 1.0 and (e_it >= 1.0
+                                 or _gaussian_sigma(sens2, eps / n_it, delta / n_it)
+                                 < _gaussian_sigma(sens2, e_it, d_it)):
+            e_it, d_it, basic = eps / n_it, delta / n_it, True
+            text = f"ε_iter = ε/l, δ_iter = δ/l; basic composition over l = {n_it} screens"
     if e_it >= 1.0:
         raise ValueError(f"eps_screen: the per-screen ε_iter = {e_it:.3g} is >= 1, outside the "
                          "range of the classic Gaussian mechanism; lower eps_screen or screen "
                          "more often")
-    eps_comp = eps if basic else advanced_composition(e_it, l, d_it)
-    return NoiseCalibration("screening", mech, NEIGHBOUR[calibration], sens2, eps, delta, l,
+    eps_comp = eps if basic else advanced_composition(e_it, n_it, d_it)
+    return NoiseCalibration("screening", mech, NEIGHBOUR[calibration], sens2, eps, delta, n_it,
                             e_it, d_it, _gaussian_sigma(sens2, e_it, d_it), None, eps_comp,
                             text, formula)
 
@@ -400,13 +403,15 @@ def _screen_iterations(n_iter: int, screen_every, screen_at) -> list[int]:
         try:
             its = sorted({int(t) for t in screen_at})
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"screen_at: expected iteration numbers in 1..n_iter, got {screen_at!r}") from exc
+            raise ValueError("screen_at: expected iteration numbers in 1..n_iter, "
+                             f"got {screen_at!r}") from exc
         if not its or its[0] < 1 or its[-1] > n_iter:
             raise ValueError(f"screen_at: iterations must lie in 1..{n_iter}, got {screen_at!r}")
         return its
     if isinstance(screen_every, bool) or not isinstance(screen_every, numbers.Integral) \
             or not 1 <= int(screen_every) <= n_iter:
-        raise ValueError(f"screen_every: expected an integer in 1..n_iter = {n_iter}, got {screen_every!r}")
+        raise ValueError(f"screen_every: expected an integer in 1..n_iter = {n_iter}, "
+                         f"got {screen_every!r}")
     return list(range(int(screen_every), n_iter + 1, int(screen_every)))
 
 

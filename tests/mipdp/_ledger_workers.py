@@ -48,7 +48,7 @@ def race(paths, starts, eps):
     process's spend won, and when (time.time()) it began and returned."""
     from mipdp import BudgetAccountant, BudgetError
     won = []
-    for path, start in zip(paths, starts):
+    for path, start in zip(paths, starts, strict=True):
         acc = BudgetAccountant.open(path)
         _ = acc.spent                                 # connect and read before the start
         while time.time() < start:
@@ -69,7 +69,7 @@ def hold_locks(paths, starts, lead=0.01, hold=0.02):
     release of the lock.  Returns when each lock was released (time.time())."""
     import sqlite3
     released = []
-    for path, start in zip(paths, starts):
+    for path, start in zip(paths, starts, strict=True):
         while time.time() < start - lead:
             time.sleep(0.001)
         conn = sqlite3.connect(path, isolation_level=None)

@@ -1,7 +1,6 @@
 """BudgetAccountant: composition across calls, refusal before the data is read."""
 
 import math
-import warnings
 
 import numpy as np
 import pytest

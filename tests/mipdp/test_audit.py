@@ -6,8 +6,8 @@ import warnings
 import numpy as np
 import pytest
 
-from mipdp import ConditionalPrivacyWarning, audit, private_bss
-from mipdp.brute_force import all_supports, least_squares_value
+from mipdp import ConditionalPrivacyWarning, audit, private_bss, solvers
+from mipdp.brute_force import least_squares_value
 from mipdp.mechanisms import ptr_distance, ptr_test
 
 B = audit.B
@@ -142,8 +142,6 @@ def test_ptr_passes_on_a_stable_optimum():
                       eps_test=5.0, random_state=0)
     assert res.info["ptr_passed"] is True and res.info["method_run"] == "mistakes"
 
-
-from mipdp import solvers
 
 #: the regions path on every backend; the "mip" path (its rows are covered on HiGHS above)
 #: in the slow suite

@@ -255,7 +255,7 @@ def _k2_log_law(X, y, total_ridge, noise_scale, radius, inner_pts, angles):
         beta = radius * n
         base, tang = g - A @ beta, float(u @ A @ u)
 
-        def f(t):
+        def f(t, base=base, beta=beta, tang=tang):
             return math.exp(-np.linalg.norm(base - t * beta) / sig) * radius * (tang + t)
         val, _ = integrate.quad(f, 0.0, np.inf, epsabs=0.0, epsrel=1e-10, limit=200)
         circ.append(math.log(val))

@@ -14,12 +14,13 @@ import pytest
 da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
 
-from mipdp import private_bss
-from mipdp._validation import check_X_y, clip_design
-from mipdp.losses import LeastSquares
-from mipdp.losses.least_squares import GramLeastSquaresObjective
-from mipdp.solvers import available_backends
-from mipdp.statistics import GramDesign
+# after the importorskip calls above (the module is skipped without dask)
+from mipdp import private_bss  # noqa: E402
+from mipdp._validation import check_X_y, clip_design  # noqa: E402
+from mipdp.losses import LeastSquares  # noqa: E402
+from mipdp.losses.least_squares import GramLeastSquaresObjective  # noqa: E402
+from mipdp.solvers import available_backends  # noqa: E402
+from mipdp.statistics import GramDesign  # noqa: E402
 
 BOUNDS = (0.5, 0.5)
 

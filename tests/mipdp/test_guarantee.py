@@ -1,5 +1,6 @@
 """The Guarantee record: text form, composition, neighbour notions, status flags."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -11,7 +12,8 @@ from mipdp.screening import advanced_composition
 
 def test_text_forms_and_flags():
     g = Guarantee.pure(1.0, "replace-one", "exponential mechanism", sensitivity=0.5)
-    assert str(g) == "1-DP (pure) under replace-one neighbours: exponential mechanism (sensitivity 0.5)"
+    assert str(g) == ("1-DP (pure) under replace-one neighbours: exponential mechanism "
+                      "(sensitivity 0.5)")
     assert g.is_private and g.is_pure and g.proven and g.status == "proven"
     a = Guarantee.approximate(0.5, 1e-6, Neighbour.ADD_REMOVE, "Gaussian")
     assert str(a).startswith("(0.5, 1e-06)-DP under add/remove-one neighbours")
@@ -26,7 +28,7 @@ def test_text_forms_and_flags():
     assert n.conditional("x") is n                     # a void guarantee stays void
     with pytest.raises(ValueError):
         Guarantee(1.0, condition="c", proven=True)
-    with pytest.raises(Exception):                      # frozen
+    with pytest.raises(dataclasses.FrozenInstanceError):  # frozen
         g.epsilon = 2.0
 
 
@@ -49,7 +51,8 @@ def test_basic_composition_and_repeat():
     assert t.epsilon == pytest.approx(0.5) and t.delta == pytest.approx(1e-5) and t.is_private
     assert [p.mechanism for p in t.leaves()] == ["a", "b"]
     r = g.repeat(4)
-    assert r.epsilon == pytest.approx(1.2) and r.sensitivity == 1.0 and "4 independent" in r.mechanism
+    assert r.epsilon == pytest.approx(1.2) and r.sensitivity == 1.0
+    assert "4 independent" in r.mechanism
     assert (g + g.conditional("C")).status == "conditional"
     assert (g + g.not_private("R")).status == "not private"
     assert math.isnan((g + g.not_private("R")).epsilon)

@@ -266,11 +266,11 @@ def test_loky_workers_spend_the_same_ledger(tmp_path, loky):
 
 def _race_outcome(paths, a, b, released):
     overspent = sum(BudgetAccountant.open(p).total().epsilon > 1.0 + 1e-12 for p in paths)
-    both = sum(x[0] and y[0] for x, y in zip(a, b))
-    neither = sum(not x[0] and not y[0] for x, y in zip(a, b))
+    both = sum(x[0] and y[0] for x, y in zip(a, b, strict=True))
+    neither = sum(not x[0] and not y[0] for x, y in zip(a, b, strict=True))
     # races where both spends began while the lock was held, so both waited for it and
     # ran at the same time
-    tight = sum(max(x[1], y[1]) < r for x, y, r in zip(a, b, released))
+    tight = sum(max(x[1], y[1]) < r for x, y, r in zip(a, b, released, strict=True))
     return overspent, both, neither, tight
 
 

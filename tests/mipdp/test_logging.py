@@ -2,7 +2,6 @@
 
 import io
 import logging
-import pickle
 import warnings
 
 import pytest

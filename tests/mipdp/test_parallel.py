@@ -59,7 +59,7 @@ def test_first_pass_by_column_blocks_is_bit_identical(monkeypatch):
             D = ClippedDesign(X, 0.8, dense_cache_bytes=0, vectors=[v])
             out[k] = (D.col_sq().copy(), D.rmatvec(v), D.gram_matvec(np.ones(90)))
     for k in (2, 4):
-        for a, b in zip(out[1], out[k]):
+        for a, b in zip(out[1], out[k], strict=True):
             np.testing.assert_array_equal(a, b)
 
 

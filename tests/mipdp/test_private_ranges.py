@@ -11,7 +11,7 @@ from mipdp.accounting import BudgetAccountant
 from mipdp.datasets import make_bss_classification, make_bss_regression
 from mipdp.exceptions import BudgetError, InvalidParameterError
 from mipdp.guarantee import Neighbour
-from mipdp.mechanisms.quantile import grid_counts, quantile_log_probabilities
+from mipdp.mechanisms.quantile import grid_counts
 from mipdp.private_ranges import (
     PrivateBounds,
     default_grid,
@@ -63,7 +63,7 @@ def test_ranges_law_on_neighbours(shared, neighbours, need_y):
         la = ranges_log_probabilities(X, y if need_y else None, spec, eps_r, neighbours)
         lb = ranges_log_probabilities(X2, y2 if need_y else None, spec, eps_r, neighbours)
         assert len(la) == len(lb) == 2 * ((1 if shared else 3) + int(need_y))
-        joint = sum(float(np.max(np.abs(a - b))) for a, b in zip(la, lb))
+        joint = sum(float(np.max(np.abs(a - b))) for a, b in zip(la, lb, strict=True))
         worst = max(worst, joint)
     assert worst <= eps_r + 1e-9
 
@@ -330,7 +330,7 @@ def test_lazy_inputs_give_the_dense_release(loss, shared, tmp_path):
         X, y = 3.0 * X + 1.0, 10.0 * y - 2.0
     spec = PrivateBounds(fraction=0.3, shared=shared)
     kw = dict(s=2, eps=4.0, bounds=spec, loss=loss, n_draws=3)
-    for name, (Xin, Xref) in _lazy_inputs(X, tmp_path).items():
+    for Xin, Xref in _lazy_inputs(X, tmp_path).values():
         for seed in (0, 1):
             ref = _dense_path(Xref, y, random_state=seed, **kw)
             got = private_bss(Xin, y, random_state=seed, **kw)
@@ -344,7 +344,7 @@ def test_lazy_inputs_with_prescreen(screen, tmp_path):
     X, y = 3.0 * X + 1.0, 10.0 * y - 2.0
     kw = dict(s=2, eps=4.0, bounds=PrivateBounds(fraction=0.2, shared=False),
               prescreen=(screen, 6, 0.3))
-    for name, (Xin, Xref) in _lazy_inputs(X, tmp_path).items():
+    for Xin, Xref in _lazy_inputs(X, tmp_path).values():
         ref = _dense_path(Xref, y, random_state=3, **kw)
         got = private_bss(Xin, y, random_state=3, **kw)
         _same_release(got, ref)

@@ -168,7 +168,8 @@ def test_selector_property(prob, method):
 
 
 @pytest.mark.parametrize("kw, name", [({"method": "nope"}, "method"), ({"R": 0}, "R"),
-                                      ({"R": 2.5}, "R"), ({"delta": 2.0, "method": "mistakes"}, "delta"),
+                                      ({"R": 2.5}, "R"),
+                                      ({"delta": 2.0, "method": "mistakes"}, "delta"),
                                       ({"eps_test": 0.1}, "eps_test"), ({"n_draws": 0}, "n_draws"),
                                       ({"ridge": -1.0}, "ridge"), ({"radius": 0.0}, "radius"),
                                       ({"random_state": -3}, "random_state"),

@@ -105,5 +105,5 @@ def test_ranges_law_is_the_same_on_sparse_input():
         spec = PrivateBounds(grid=tuple(GRID), shared=shared)
         a = ranges_log_probabilities(X, y, spec, 0.7)
         b = ranges_log_probabilities(sp.csr_matrix(X), y, spec, 0.7)
-        for u, v in zip(a, b):
+        for u, v in zip(a, b, strict=True):
             np.testing.assert_array_equal(u, v)

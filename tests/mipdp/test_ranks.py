@@ -1,7 +1,6 @@
 """``bounds="ranks"``: the transform, its sensitivity (exact neighbour audit), the release's
 law on neighbours, the sampler's law on every backend, and the checks before the data."""
 
-import itertools
 import math
 import warnings
 

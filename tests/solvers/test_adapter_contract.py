@@ -1,4 +1,5 @@
-"""Status tables, one argument check, and the time-limit error of every adapter (issue 10 item 7)."""
+"""Status tables, one argument check, and the time-limit error of every adapter
+(issue 10 item 7)."""
 
 import importlib.util
 

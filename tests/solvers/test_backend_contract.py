@@ -296,7 +296,7 @@ def test_lazy_oracle_only_sees_points_satisfying_its_rows(name, seed, p, s):
     returned, have_cut = [], set()
 
     def oracle(x):
-        for idx, coef, lb, ub in returned:                # the contract under test
+        for idx, coef, lb, _ub in returned:               # the contract under test
             assert coef @ x[idx] >= lb - 1e-6 * max(1.0, abs(lb))
         zz = np.rint(x[z])
         key = tuple(np.flatnonzero(zz).tolist())

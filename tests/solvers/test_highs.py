@@ -100,7 +100,8 @@ def test_options_override_and_validation():
     b.set_objective(z, [3.0, 1.0, 2.0])
     assert b.solve().objective == pytest.approx(3.0)
     default = get_backend("highs")._h
-    assert default.getOptionValue("mip_heuristic_effort")[-1] == DEFAULT_OPTIONS["mip_heuristic_effort"]
+    effort = DEFAULT_OPTIONS["mip_heuristic_effort"]
+    assert default.getOptionValue("mip_heuristic_effort")[-1] == effort
     with pytest.raises(ValueError, match="no_such_option"):
         get_backend("highs", options={"no_such_option": 1})
     with pytest.raises(ValueError, match="time_limit"):
@@ -238,6 +239,7 @@ def test_creating_a_backend_prints_nothing():
     import subprocess
     import sys
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    out = subprocess.run([sys.executable, "-c", "from mipdp import solvers; solvers.get_backend('highs')"],
+    code = "from mipdp import solvers; solvers.get_backend('highs')"
+    out = subprocess.run([sys.executable, "-c", code],
                          capture_output=True, text=True, cwd=root, check=True)
     assert out.stdout == ""

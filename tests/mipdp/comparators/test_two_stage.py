@@ -45,7 +45,7 @@ def test_partitions():
     # coupling used in the add/remove test: an appended record leaves the others' blocks alone
     small = _partition(103, 10, "add/remove-one", np.random.default_rng(5))
     large = _partition(104, 10, "add/remove-one", np.random.default_rng(5))
-    for a, b in zip(small, large):
+    for a, b in zip(small, large, strict=True):
         np.testing.assert_array_equal(a, b[b < 103])
 
 

@@ -61,7 +61,8 @@ def test_cache_matches_full_recount_as_cuts_arrive(seed):
         for group in groups:
             for jp in group:
                 c = 0
-                for j in group:  # a subset of the candidates: never more fixings than the definition
+                # a subset of the candidates: never more fixings than the definition
+                for j in group:
                     if j == jp or not live[j]:
                         continue
                     le = np.all(G[:T, j] <= G[:T, jp])

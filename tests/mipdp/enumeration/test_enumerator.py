@@ -17,14 +17,14 @@ CASES = [(seed, p, s, kind, ridge, radius)
 def brute(X, y, s, ridge, radius):
     sup = all_supports(X.shape[1], s)
     vals = np.array([least_squares_value(X, y, S, ridge, radius) for S in sup])
-    return {tuple(S): v for S, v in zip(sup.tolist(), vals)}
+    return {tuple(S): v for S, v in zip(sup.tolist(), vals, strict=True)}
 
 
 def check_top(top, table, R):
     ref = np.sort(np.fromiter(table.values(), float))[:R]
     assert top.supports.shape == (R, top.supports.shape[1])
     np.testing.assert_allclose(top.values, ref, rtol=1e-10, atol=1e-13)
-    for S, v in zip(top.supports.tolist(), top.values):
+    for S, v in zip(top.supports.tolist(), top.values, strict=True):
         assert table[tuple(S)] == pytest.approx(v, rel=1e-10, abs=1e-13)
     assert len({tuple(S) for S in top.supports.tolist()}) == R
 
@@ -69,7 +69,8 @@ def test_matches_brute_force_highs(instance, case, path):
     run_case(instance, case, "highs", path)
 
 
-@pytest.mark.parametrize("case", CASES[::3], ids=[f"{c[3]}-p{c[1]}-s{c[2]}-{c[0]}" for c in CASES[::3]])
+@pytest.mark.parametrize("case", CASES[::3],
+                         ids=[f"{c[3]}-p{c[1]}-s{c[2]}-{c[0]}" for c in CASES[::3]])
 def test_matches_brute_force_every_backend(instance, case, backend):
     if backend == "highs":
         pytest.skip("covered above")
@@ -98,7 +99,8 @@ def test_larger_instance_against_brute_force(instance, path):
     check_mistakes(enum.mistake_scores(), table, 20, 3)
 
 
-@pytest.mark.parametrize("case", CASES[::2], ids=[f"{c[3]}-p{c[1]}-s{c[2]}-{c[0]}" for c in CASES[::2]])
+@pytest.mark.parametrize("case", CASES[::2],
+                         ids=[f"{c[3]}-p{c[1]}-s{c[2]}-{c[0]}" for c in CASES[::2]])
 def test_exhaustive_mode_matches_brute_force(instance, case):
     seed, p, s, kind, ridge, radius = case
     X, y = instance(seed, n=40 + 5 * seed, p=p, kind=kind if p >= 7 else "well")

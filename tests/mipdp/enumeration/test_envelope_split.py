@@ -196,7 +196,7 @@ def test_exponential_mechanism_law_with_split_envelope(instance, seed, p, s, eps
                                           cuts=env.cuts if linear else None)
     if linear:
         assert any(R.holes and r["envelope"] == "linear"
-                   for R, r in zip(sampler.regions, sampler.stats()["regions"]))
+                   for R, r in zip(sampler.regions, sampler.stats()["regions"], strict=True))
     draws = sampler.sample(np.random.default_rng(seed), 20_000)
     assert _pvalue(draws, sup, logp) > 1e-3
     for i in np.argsort(logp)[-3:]:

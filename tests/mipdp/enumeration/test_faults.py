@@ -109,7 +109,8 @@ def test_tiny_time_limit_raises_certification_error():
 
 def test_missing_package_is_backend_unavailable(monkeypatch):
     monkeypatch.setitem(solvers.BACKENDS, "gurobi",
-                        ("mipdp.solvers.gurobi", "GurobiBackend", "no_such_solver_pkg_xyz", "mipdp[gurobi]"))
+                        ("mipdp.solvers.gurobi", "GurobiBackend", "no_such_solver_pkg_xyz",
+                         "mipdp[gurobi]"))
     with pytest.raises(BackendUnavailableError, match="not installed"):
         run("gurobi")
     assert issubclass(BackendUnavailableError, ImportError)

@@ -64,7 +64,7 @@ def test_screened_columns_are_in_no_support_below_the_cutoff(seed):
     for q in (0.1, 0.3, 0.6):
         cutoff = float(np.quantile(bound, q))
         mask = screened_columns(a, G, forced, groups, cutoff, 0.0)
-        for S, b in zip(sups, bound):
+        for S, b in zip(sups, bound, strict=True):
             if b <= cutoff:
                 assert not mask[S].any()
         single = screened_columns(a, G, forced, groups, cutoff, 0.0, lagrangian=False)

@@ -1,6 +1,6 @@
 """Issue 11's hard problems, small enough for brute force, on both enumeration paths.
 
-Small versions of ``experiments/bench_hard.py``'s rows: the hinge demo (seed 002's
+Small versions of ``mipdp.experiments.studies.bench_hard``'s rows: the hinge demo (seed 002's
 classification design), breast cancer (standardised, clipped to 0.5, λ = 1, r = 2),
 digits 3 vs 8 (pixels/16 − 0.5, with constant — hence identical — border columns) and least
 squares on pure noise.  Each is checked against brute force over all C(p, s) supports for
@@ -82,8 +82,8 @@ def _check(problem, path, backend="highs"):
     for R in (7, default_R(p, s) + 25):
         top = _enum(problem, path, backend).top_supports(R)
         np.testing.assert_allclose(top.values, order[:R], rtol=1e-9, atol=1e-12)
-        index = {tuple(S): v for S, v in zip(sup.tolist(), vals)}
-        for S, v in zip(top.supports.tolist(), top.values):
+        index = {tuple(S): v for S, v in zip(sup.tolist(), vals, strict=True)}
+        for S, v in zip(top.supports.tolist(), top.values, strict=True):
             assert index[tuple(S)] == pytest.approx(v, rel=1e-9, abs=1e-12)
     enum = _enum(problem, path, backend)
     ms = enum.mistake_scores()

@@ -2,20 +2,19 @@
 
 from pathlib import Path
 
-import pytest
-
 from mipdp.cli import build_parser, main
-from mipdp.experiments.config import load_config
+from mipdp.experiments.config import load_studies
 
-CONFIGS = Path(__file__).resolve().parents[3] / "experiments" / "configs"
+STUDIES = Path(__file__).resolve().parents[3] / "experiments" / "studies.toml"
 
 
 def test_configs_parse():
-    cfg, run = load_config(CONFIGS / "seed002_recovery.toml")
+    entries = load_studies(STUDIES)
+    cfg = entries["seed002_ls"].runner_config()
     assert (cfg.p, cfg.s, cfg.eps, cfg.trials, cfg.draws) == (100, 5, 1.0, 10, 100)
     assert cfg.ns == [2000, 3000, 4000, 5000, 6000, 7000, 8000] and "exponential" in cfg.methods
-    assert run["jobs"] == 2
-    tiny, _ = load_config(CONFIGS / "tiny.toml")
+    assert entries["seed002_ls"].run["jobs"] == 2
+    tiny = entries["tiny"].runner_config()
     assert tiny.p == 20 and tiny.name == "tiny"
 
 

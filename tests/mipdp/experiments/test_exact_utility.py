@@ -16,7 +16,6 @@ from mipdp.datasets import make_bss_classification, make_bss_regression
 from mipdp.experiments import StudyConfig, run_study
 from mipdp.experiments import methods as methods_mod
 from mipdp.experiments.em_reference import em_truth_probability
-from mipdp.experiments.metrics import SupportLoss
 from mipdp.experiments.runner import REFERENCE
 
 
@@ -184,13 +183,8 @@ def test_comparator_adapter_releases_what_the_comparator_releases():
 
 
 def test_report_tables_and_doc_blocks(study, tmp_path):
-    """experiments/report_tables.py renders the page's tables from a study directory."""
-    import importlib.util
-    from pathlib import Path
-    path = Path(__file__).resolve().parents[3] / "experiments" / "report_tables.py"
-    spec = importlib.util.spec_from_file_location("report_tables", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    """mipdp.experiments.report renders the page's tables from a study directory."""
+    from mipdp.experiments import report as mod
     out, cfg, _ = study
     text = mod.tables(out / "e", ["p_truth", "exact", "time_s"])
     assert "EM (reference)" in text and "| 600 |" in text and "marginal" in text

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mipdp.experiments import StudyConfig, load_table, run_study
+from mipdp.experiments import StudyConfig, run_study
 from mipdp.experiments import methods as methods_mod
 from mipdp.experiments.runner import LossUnavailable, cell_seeds
 

@@ -5,16 +5,16 @@ from pathlib import Path
 import pytest
 
 from mipdp.cli import main
-from mipdp.experiments.config import load_config
+from mipdp.experiments.config import load_studies
 
-CONFIGS = Path(__file__).resolve().parents[3] / "experiments" / "configs"
-STUDIES = ["seed002_recovery", "seed002_hinge", "rho07_recovery", "cancel_recovery",
-           "p1000_recovery"]
+FILE = Path(__file__).resolve().parents[3] / "experiments" / "studies.toml"
+STUDIES = ["seed002_ls", "seed002_hinge", "rho07_ls", "cancel_ls", "p1000_ls"]
 
 
 @pytest.mark.parametrize("name", STUDIES)
 def test_study_config_tiny_and_resumable(name, tmp_path, capsys):
-    cfg, run = load_config(CONFIGS / f"{name}.toml")
+    entry = load_studies(FILE)[name]
+    cfg, run = entry.runner_config(), entry.run
     assert run["jobs"] == 2 and cfg.time_limit is not None
     assert {"exponential", "top_r", "mistakes"} <= set(cfg.methods)
     # the same study, shrunk: same methods, design, rho and loss

@@ -190,7 +190,8 @@ def test_enumerator_cuts_with_lower_and_records_value(instance, monkeypatch):
     monkeypatch.setattr(master_mod.MasterProblem, "cut_row", spy)
     enum = SupportEnumerator(obj, 2, scale=scale, exhaustive_max=0)
     top = enum.top_supports(5)
-    table = dict(zip(map(tuple, all_supports(9, 2).tolist()), base.values(all_supports(9, 2))))
+    table = dict(zip(map(tuple, all_supports(9, 2).tolist()), base.values(all_supports(9, 2)),
+                     strict=True))
     ref = np.sort(np.fromiter(table.values(), float))[:5]
     np.testing.assert_allclose(top.values, ref, rtol=1e-10)
     assert constants

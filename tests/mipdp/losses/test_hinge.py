@@ -81,7 +81,8 @@ def test_cut_inside_support_is_ridge_times_beta_squared(instance):
 
 def test_sensitivity_formula_and_sample_bound(instance):
     loss = Hinge(ridge=120.0, radius=1.1)
-    assert loss.sensitivity(3000, 5, 0.5, None) == pytest.approx((1 + 0.5 * 1.1 * np.sqrt(5)) / 3000)
+    assert loss.sensitivity(3000, 5, 0.5, None) == pytest.approx(
+        (1 + 0.5 * 1.1 * np.sqrt(5)) / 3000)
     # the per-sample loss at any feasible β never exceeds B (worst case: β along a corner)
     s, b = 3, 0.5
     x = np.full(s, b)
@@ -91,7 +92,7 @@ def test_sensitivity_formula_and_sample_bound(instance):
 
 def brute(obj, p, s):
     sup = all_supports(p, s)
-    return {tuple(S): v for S, v in zip(sup.tolist(), obj.values(sup))}
+    return {tuple(S): v for S, v in zip(sup.tolist(), obj.values(sup), strict=True)}
 
 
 CASES = [(seed, p, s, ridge, radius) for seed, (p, s, ridge, radius) in enumerate(
@@ -108,7 +109,7 @@ def check_enumeration(obj, p, s, scale, backend):
         R = min(R, N)
         top = SupportEnumerator(obj, s, scale=scale, backend=backend).top_supports(R)
         np.testing.assert_allclose(top.values, allv[:R], rtol=1e-10, atol=1e-13)
-        for S, v in zip(top.supports.tolist(), top.values):
+        for S, v in zip(top.supports.tolist(), top.values, strict=True):
             assert table[tuple(S)] == pytest.approx(v, rel=1e-10, abs=1e-13)
         assert len({tuple(S) for S in top.supports.tolist()}) == R
     ms = SupportEnumerator(obj, s, scale=scale, backend=backend).mistake_scores()
@@ -126,7 +127,8 @@ def check_enumeration(obj, p, s, scale, backend):
 @pytest.mark.parametrize("case", CASES, ids=[f"p{c[1]}-s{c[2]}-{c[0]}" for c in CASES])
 def test_enumeration_matches_brute_force(instance, case, backend):
     seed, p, s, ridge, radius = case
-    X, y = clf_instance(instance, seed, n=30 + 3 * seed, p=p, kind="ties" if seed % 3 == 2 else "well")
+    X, y = clf_instance(instance, seed, n=30 + 3 * seed, p=p,
+                        kind="ties" if seed % 3 == 2 else "well")
     loss = Hinge(ridge, radius)
     check_enumeration(loss.bind(X, y), p, s, loss.sensitivity(X.shape[0], s, B, None), backend)
 
@@ -174,7 +176,8 @@ def test_private_bss_hinge_end_to_end_both_samplers(instance):
         res = private_bss(X, y, 2, 1.0, loss="hinge", bounds=(B, None), method=method,
                           ridge=2.0, random_state=0, **kw)
         assert res.supports.shape == (1, 2)
-        assert res.sensitivity == pytest.approx(Hinge(2.0).resolve(2, B, None).sensitivity(60, 2, B, None))
+        assert res.sensitivity == pytest.approx(
+            Hinge(2.0).resolve(2, B, None).sensitivity(60, 2, B, None))
     assert get_loss("svm").name == "hinge"
 
 

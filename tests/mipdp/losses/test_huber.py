@@ -57,19 +57,21 @@ def test_sensitivity_formula():
     s, bx, by, r = 5, 0.5, 0.5, 1.1
     m = by + bx * r * np.sqrt(s)
     assert Huber(120.0, r, 10.0).sensitivity(3000, s, bx, by) == pytest.approx(m * m / 2 / 3000)
-    assert Huber(120.0, r, 0.5).sensitivity(3000, s, bx, by) == pytest.approx(0.5 * (m - 0.25) / 3000)
+    assert Huber(120.0, r, 0.5).sensitivity(3000, s, bx, by) == pytest.approx(
+        0.5 * (m - 0.25) / 3000)
     assert Huber(1.0, r, 0.7).sample_bound(s, bx, by) == pytest.approx(huber_loss(np.array(m), 0.7))
 
 
 def brute(obj, p, s):
     sup = all_supports(p, s)
-    return {tuple(S): v for S, v in zip(sup.tolist(), obj.values(sup))}
+    return {tuple(S): v for S, v in zip(sup.tolist(), obj.values(sup), strict=True)}
 
 
 CASES = [(seed, p, s, ridge, radius, hd) for seed, (p, s, ridge, radius, hd) in enumerate(
-    [(8, 2, 1.0, 10.0, 0.1), (9, 3, 5.0, 0.3, 0.2), (10, 2, 2.0, 1.1, 0.05), (12, 3, 10.0, 1.1, 0.3),
-     (7, 1, 1.0, 0.2, 0.1), (9, 2, 0.5, 0.5, 1.0), (10, 3, 3.0, 0.4, 0.1), (11, 2, 20.0, 2.0, 0.2),
-     (8, 3, 1.0, 0.1, 0.05), (12, 2, 4.0, 0.8, 0.15)])]
+    [(8, 2, 1.0, 10.0, 0.1), (9, 3, 5.0, 0.3, 0.2), (10, 2, 2.0, 1.1, 0.05),
+     (12, 3, 10.0, 1.1, 0.3), (7, 1, 1.0, 0.2, 0.1), (9, 2, 0.5, 0.5, 1.0),
+     (10, 3, 3.0, 0.4, 0.1), (11, 2, 20.0, 2.0, 0.2), (8, 3, 1.0, 0.1, 0.05),
+     (12, 2, 4.0, 0.8, 0.15)])]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"p{c[1]}-s{c[2]}-{c[0]}" for c in CASES])
@@ -86,7 +88,7 @@ def test_enumeration_matches_brute_force(instance, case, backend):
         top = SupportEnumerator(obj, s, scale=scale, backend=backend).top_supports(R)
         np.testing.assert_allclose(top.values, allv[:R], rtol=1e-10, atol=1e-13)
         assert all(table[tuple(S)] == pytest.approx(v, rel=1e-10, abs=1e-13)
-                   for S, v in zip(top.supports.tolist(), top.values))
+                   for S, v in zip(top.supports.tolist(), top.values, strict=True))
     ms = SupportEnumerator(obj, s, scale=scale, backend=backend).mistake_scores()
     center = set(ms.center.tolist())
     K = min(s, p - s)

@@ -40,7 +40,7 @@ def test_cuts_are_global_lower_bounds(instance, radius):
         _, v, g = obj.value_and_cut(S)
         z0 = np.zeros(8)
         z0[S] = 1
-        for T, vT in zip(sup, vals):
+        for T, vT in zip(sup, vals, strict=True):
             z = np.zeros(8)
             z[T] = 1
             assert v + g @ (z - z0) <= vT + 1e-12
@@ -123,7 +123,8 @@ def test_cut_is_the_gradient_of_the_perspective_relaxation(instance, shifted):
 
 def test_sensitivity_formula():
     loss = LeastSquares(ridge=120.0, radius=1.1)
-    assert loss.sensitivity(3000, 5, 0.5, 0.5) == pytest.approx((0.5 + 0.5 * 1.1 * np.sqrt(5)) ** 2 / 6000)
+    assert loss.sensitivity(3000, 5, 0.5, 0.5) == pytest.approx(
+        (0.5 + 0.5 * 1.1 * np.sqrt(5)) ** 2 / 6000)
 
 
 def test_bad_parameters():

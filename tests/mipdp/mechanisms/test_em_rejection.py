@@ -7,7 +7,6 @@ import pytest
 from scipy.special import logsumexp
 from scipy.stats import chisquare
 
-from mipdp import solvers
 from mipdp.brute_force import all_supports
 from mipdp.enumeration import SupportEnumerator
 from mipdp.enumeration.envelope import build_envelope
@@ -110,7 +109,8 @@ LAW_CASES = [(0, 10, 3, "well", 1.0), (1, 12, 3, "ill", 2.0), (2, 12, 4, "ties",
 
 
 @pytest.mark.parametrize("loose", [False, True], ids=["envelope", "loose"])
-@pytest.mark.parametrize("case", LAW_CASES, ids=[f"{c[3]}-p{c[1]}-s{c[2]}-eps{c[4]:g}" for c in LAW_CASES])
+@pytest.mark.parametrize("case", LAW_CASES,
+                         ids=[f"{c[3]}-p{c[1]}-s{c[2]}-eps{c[4]:g}" for c in LAW_CASES])
 def test_sampled_law_is_the_exponential_mechanism(instance, case, loose):
     """Chi-square of 20 000 draws against the brute-force exponential mechanism; a
     deliberately loose envelope (every bound = the global minimum) gives the same law."""

@@ -104,7 +104,7 @@ def test_best_linear_envelope_takes_the_least_mass():
     assert best_linear_envelope(R, a[:0], G[:0], 0.0, 2.0, 0.0) is None
 
 
-# -- the exponential mechanism with linear envelopes ------------------------------------------------
+# -- the exponential mechanism with linear envelopes ------------------------------------------
 
 def _problem(instance, seed, p, kind, n=80):
     X, y = instance(seed, n=n, p=p, kind=kind)
@@ -200,7 +200,7 @@ def test_inclusion_probabilities_by_brute_force(q):
     subsets = list(itertools.combinations(range(m), q))
     logp = np.array([log_w[list(c)].sum() for c in subsets])
     p = np.exp(logp - logsumexp(logp))
-    want = np.array([sum(pk for c, pk in zip(subsets, p) if i in c) for i in range(m)])
+    want = np.array([sum(pk for c, pk in zip(subsets, p, strict=True) if i in c) for i in range(m)])
     np.testing.assert_allclose(WeightedSubsets(log_w, q).inclusion(), want, rtol=1e-10,
                                atol=1e-14)
     R = _region_cases()[1]
@@ -323,7 +323,7 @@ def test_inclusion_probabilities_in_log_scale():
     subsets = list(itertools.combinations(range(log_w.size), q))
     logp = np.array([log_w[list(c)].sum() for c in subsets])
     logp -= logsumexp(logp)
-    want = np.array([np.exp(logsumexp([lp for c, lp in zip(subsets, logp) if i in c]))
+    want = np.array([np.exp(logsumexp([lp for c, lp in zip(subsets, logp, strict=True) if i in c]))
                      for i in range(log_w.size)])
     np.testing.assert_allclose(ws.inclusion(), want, rtol=1e-9, atol=1e-300)
 
@@ -347,7 +347,7 @@ def test_em_law_large_n_least_squares():
     sampler = ExponentialMechanismSampler(obj.values, env.singletons, env.values, env.regions,
                                           p, eps, scale, cuts=env.cuts)
     index = {tuple(r): i for i, r in enumerate(sup.tolist())}
-    for R, lin in zip(sampler.regions, sampler._linear):
+    for R, lin in zip(sampler.regions, sampler._linear, strict=True):
         if lin is not None:
             mem = np.vstack(list(region_members(R)))
             exact = float(logsumexp(-sampler.coef * (lin.bounds(mem) - sampler.ref)))

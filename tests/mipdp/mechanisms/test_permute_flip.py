@@ -24,7 +24,10 @@ def test_truncated_maximum_has_its_law():
     rng = np.random.default_rng(0)
     m, t = 7, 1.5
     x = np.array([truncated_exp_max(rng, m, t) for _ in range(4000)])
-    cdf = lambda y: (-np.expm1(-np.clip(y, 0, t)) / -math.expm1(-t)) ** m
+
+    def cdf(y):
+        return (-np.expm1(-np.clip(y, 0, t)) / -math.expm1(-t)) ** m
+
     assert np.all((x >= 0) & (x <= t))
     assert kstest(x, cdf).pvalue > 1e-3
     y = np.array([truncated_exp_max(rng, 10**15) for _ in range(2000)])  # no overflow
@@ -74,7 +77,7 @@ def test_explicit_law_is_dp_for_both_neighbour_notions():
     rng = np.random.default_rng(2)
     eps = 1.0
     worst = {"replace_one": 0.0, "add_remove": 0.0}
-    for trial in range(12):
+    for _ in range(12):
         q = -rng.exponential(1.5, size=6)
         base = permute_and_flip_log_law(q)
         for i in range(q.size):  # push candidate i down and the others up, and back
@@ -303,7 +306,8 @@ def _synthetic(p, s, seed, loose, holes=True):
     as singletons, one region per mistake class (bound: the true minimum less ``loose``)."""
     from mipdp.mechanisms.regions import Region, region_members
     sup = all_supports(p, s)
-    table = dict(zip(map(tuple, sup.tolist()), np.random.default_rng(seed).exponential(size=len(sup))))
+    vals = np.random.default_rng(seed).exponential(size=len(sup))
+    table = dict(zip(map(tuple, sup.tolist()), vals, strict=True))
     single, regions = [tuple(range(s))], []
     for k in range(1, min(s, p - s) + 1):
         R = Region(np.arange(s), k, p)
@@ -334,7 +338,10 @@ def test_law_with_splits_at_random_pops(monkeypatch, first, largest):
     monkeypatch.setattr(pf, "_FIRST_QUEUE", first)
     monkeypatch.setattr(pf, "_MAX_QUEUE", largest)
     table, single, sv, regions, refine, sup, logp = _synthetic(7, 3, 0, 1.5)
-    values = lambda rows: np.array([table[tuple(r)] for r in np.asarray(rows).tolist()])
+
+    def values(rows):
+        return np.array([table[tuple(r)] for r in np.asarray(rows).tolist()])
+
     smp = PermuteAndFlipSampler(values, single, sv, list(regions), 7, 2.0, 1.0, refine=refine)
     coin = np.random.default_rng(99)
     smp._want_split = lambda st, best: st.region.size > 1 and coin.random() < 0.2
@@ -439,7 +446,7 @@ def _additive(p, s, seed, loose):
     w = rng.uniform(0.0, 1.2, size=p)
     w[:s] = 0.0
     vals = w[sup].sum(axis=1) + rng.exponential(0.4, size=len(sup))
-    table = dict(zip(map(tuple, sup.tolist()), vals))
+    table = dict(zip(map(tuple, sup.tolist()), vals, strict=True))
     single, regions = [tuple(range(s))], []
     for k in range(1, min(s, p - s) + 1):
         R = Region(np.arange(s), k, p)
@@ -453,7 +460,10 @@ def _additive(p, s, seed, loose):
     single = np.array(single, dtype=np.intp)
     sv = np.array([table[tuple(r)] for r in single.tolist()])
     cuts = _Cuts([0.0, -0.5], np.vstack([w, 0.7 * w]))
-    values = lambda rows: np.array([table[tuple(r)] for r in np.asarray(rows).tolist()])
+
+    def values(rows):
+        return np.array([table[tuple(r)] for r in np.asarray(rows).tolist()])
+
     q = -vals
     return values, single, sv, regions, cuts, sup, permute_and_flip_log_law(q - q.max())
 

@@ -94,7 +94,7 @@ def quad_argmax_probs(u):
     for i in range(u.size):
         others = np.delete(u, i)
 
-        def f(v):
+        def f(v, i=i, others=others):
             return math.exp(-(v - u[i])) * float(np.prod(-np.expm1(-(v - others))))
 
         val, _ = integrate.quad(f, top, top + 60.0, epsabs=1e-14, epsrel=1e-11, limit=200)
@@ -249,7 +249,7 @@ def _neighbour_shifts(d, rng, n_random=20):
 def test_canonical_lipschitz_is_eps_dp_exactly(gamma):
     rng = np.random.default_rng(7)
     worst = 0.0
-    for trial in range(6):
+    for _ in range(6):
         d, k = 5, int(rng.integers(1, 5))
         eps, sens = float(rng.choice([0.2, 1.0, 3.0])), float(rng.choice([0.5, 2.0]))
         scores = rng.normal(size=d) * sens * rng.choice([0.5, 2.0])
@@ -274,7 +274,7 @@ def test_canonical_lipschitz_with_ties_is_eps_dp():
 def test_gumbel_peeling_is_eps_dp_exactly():
     rng = np.random.default_rng(8)
     worst = 0.0
-    for trial in range(3):
+    for _ in range(3):
         d, k = 5, int(rng.integers(1, 4))
         eps, sens = float(rng.choice([0.5, 2.0])), 1.0
         scores = rng.normal(size=d) * 2
@@ -417,5 +417,5 @@ def test_canonical_release_does_not_depend_on_chunk_size(monkeypatch, gamma):
                                                        np.random.default_rng(r), gamma=gamma)
                      for r in range(20)])
     for other in outs[1:]:
-        for a, b in zip(outs[0], other):
+        for a, b in zip(outs[0], other, strict=True):
             np.testing.assert_array_equal(a, b)

@@ -59,7 +59,7 @@ def test_nonprivate_frank_wolfe_has_the_one_over_t_rate(make_problem, solve_l1_b
     t = np.arange(T + 1)
     assert np.all(h <= 2 * C / (t + 2) + 2 * h[0] / ((t + 1) * (t + 2)) + 1e-12)
     # the Wolfe gap certifies h_t at every iterate
-    for w, ht in zip(res.coef_path[::97], h[::97]):
+    for w, ht in zip(res.coef_path[::97], h[::97], strict=True):
         g = loss.gradient(X, y, w)
         assert w @ g + lam * np.abs(g).max() >= ht - 1e-12
     assert h[-1] < 1e-3 * h[0]

@@ -35,7 +35,8 @@ def test_fw_noise_rigorous_formula():
 
 
 def test_gradient_sensitivity():
-    assert S.gradient_sensitivity(100, 2.0, "squared", (0.5, 1.0)) == pytest.approx(2 * 0.5 * 2.0 / 100)
+    assert S.gradient_sensitivity(100, 2.0, "squared", (0.5, 1.0)) == pytest.approx(
+        2 * 0.5 * 2.0 / 100)
 
 
 def test_fw_noise_basic_composition_when_better():
@@ -76,7 +77,8 @@ def test_rnm_noise_rigorous_formula():
 
 
 def test_adp_noise_seed_formula():
-    # l = 20 screens: δ_iter = δ2/21 = 3.968254e-6, ε_iter = 0.1/(2√(40 ln(1/δ_iter))) = 2.241708e-3,
+    # l = 20 screens: δ_iter = δ2/21 = 3.968254e-6,
+    # ε_iter = 0.1/(2√(40 ln(1/δ_iter))) = 2.241708e-3,
     # Δ2 = √600 · 3.4 = 83.282651, σ = Δ2 √(2 ln(1.25/δ_iter))/ε_iter = 186944.65
     cal = S.adp_noise(N, D, LAM, 20, EPS2, DELTA2, calibration="seed")
     assert cal.delta_iter == pytest.approx(3.968253968e-6, rel=1e-9)
@@ -122,7 +124,8 @@ def test_rigorous_score_sensitivity_bounds_replace_one_changes(loss, make_proble
         bound = S.score_sensitivity(X.shape[0], lam, loss, (1.0, 1.0))["per_coordinate"]
         gbound = S.gradient_sensitivity(X.shape[0], lam, loss, (1.0, 1.0))
         fit = S.dp_frank_wolfe(X, y, lam, 300, eps=np.inf, loss=loss).coef_
-        for w in (fit, np.zeros(6), lam * np.eye(6)[0], lam * (rng.dirichlet(np.ones(6)) * rng.choice([-1, 1], 6))):
+        for w in (fit, np.zeros(6), lam * np.eye(6)[0],
+                  lam * (rng.dirichlet(np.ones(6)) * rng.choice([-1, 1], 6))):
             s = S.screening_scores(X, y, w, lam, loss)
             g = S.get_loss(loss).gradient(X, y, w)
             for X2, y2 in _neighbour_pairs(rng, X, y, 15):

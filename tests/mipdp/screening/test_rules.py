@@ -16,7 +16,8 @@ def _score_loop(X, y, w, lam, loss):
     L = loss.kappa_smooth / n
     mu = loss.kappa_strong(1.0, lam) / n
     return np.array([lam * abs(X[:, i] @ grad_u) + u @ grad_u
-                     + L * (lam * np.linalg.norm(X[:, i]) + np.linalg.norm(u)) * np.sqrt(max(gap, 0) / mu)
+                     + L * (lam * np.linalg.norm(X[:, i]) + np.linalg.norm(u))
+                     * np.sqrt(max(gap, 0) / mu)
                      for i in range(X.shape[1])])
 
 

@@ -1,0 +1,52 @@
+"""Time of the bounds-free releases against the known-bounds release, same data, same run.
+
+Seed 002's design (rho = 0.1, s = 5, eps = 1, one draw, n = 3000): known bounds (0.5, 0.5),
+``bounds="ranks"`` and ``bounds="kendall"``, each ``--reps`` times in alternation after a
+warm-up call (imports); the median wall-clock time and its ratio to the known-bounds
+release (the machine is shared: compare ratios, not seconds).
+
+    PYTHONPATH=. python -m mipdp.experiments.studies.bounds_free_speed --p 100 10000 --reps 3
+"""
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+
+KINDS = {"known": (0.5, 0.5), "ranks": "ranks", "kendall": "kendall"}
+
+
+def main(argv=None):
+    from ...datasets import make_bss_regression
+    from ...selection import private_bss
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--p", type=int, nargs="+", default=[100, 10_000])
+    ap.add_argument("--n", type=int, default=3000)
+    ap.add_argument("--s", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--kinds", nargs="+", default=list(KINDS))
+    a = ap.parse_args(argv)
+    warnings.simplefilter("ignore")
+    X0, y0, _ = make_bss_regression(200, 20, a.s, random_state=1)
+    for k in a.kinds:                                    # warm-up: imports, solver start
+        private_bss(X0, y0, a.s, 1.0, bounds=KINDS[k], random_state=0)
+    for p in a.p:
+        X, y, truth = make_bss_regression(a.n, p, a.s, rho=0.1, random_state=0)
+        t = {k: [] for k in a.kinds}
+        hit = {k: 0 for k in a.kinds}
+        for rep in range(a.reps):
+            for k in a.kinds:
+                t0 = time.perf_counter()
+                r = private_bss(X, y, a.s, 1.0, bounds=KINDS[k], random_state=rep)
+                t[k].append(time.perf_counter() - t0)
+                hit[k] += int(np.array_equal(np.sort(r.support), np.sort(truth)))
+        base = float(np.median(t["known"])) if "known" in t else float("nan")
+        print(f"p={p} n={a.n}: " + "  ".join(
+            f"{k} {np.median(v):.2f} s ({np.median(v) / base:.2f}x, truth {hit[k]}/{a.reps})"
+            for k, v in t.items()), flush=True)
+
+
+if __name__ == "__main__":
+    main()

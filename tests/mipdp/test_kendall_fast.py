@@ -1,0 +1,49 @@
+"""Kendall counts from dense ranks (mipdp/_kendall_fast.py) equal the package's merge count."""
+
+import numpy as np
+import pytest
+
+import mipdp._kendall_fast as fast
+from mipdp._kendall_fast import DenseRanks
+from mipdp.comparators.kendall import _kendall_counts_cols
+
+
+def _data(n=120, p=9, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    X[:, 1] = np.round(X[:, 1])                 # ties
+    X[:, 2] = rng.integers(0, 3, n)             # heavy ties
+    X[:, 3] = 1.0                               # constant
+    X[:, 4] = X[:, 0]                           # duplicate column
+    y = np.round(X[:, 0] + rng.normal(size=n))
+    return X, y
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_counts_equal_the_merge_count_with_ties(monkeypatch, compiled):
+    if not compiled:
+        monkeypatch.setattr(fast, "_scipy_dis", None)
+    X, y = _data()
+    monkeypatch.setattr(fast, "_BLOCK", 3 * X.shape[0])      # several blocks
+    D = DenseRanks(X)
+    cols = np.arange(X.shape[1])
+    P, *_ = _kendall_counts_cols(X, y)
+    np.testing.assert_array_equal(D.P(DenseRanks.of_vector(y), cols), P)
+    for j in cols:
+        P, *_ = _kendall_counts_cols(X, X[:, j])
+        np.testing.assert_array_equal(D.P(D.column(j), cols), P)
+
+
+def test_comparator_counts_with_and_without_the_compiled_kernel(monkeypatch):
+    """DPKendall's counts (compiled discordant count) equal the vectorised merge count."""
+    rng = np.random.default_rng(3)
+    for trial in range(12):
+        X, y = _data(n=int(rng.integers(2, 50)), seed=trial)
+        if trial % 2:
+            y = rng.normal(size=X.shape[0])
+        fast_counts = _kendall_counts_cols(X, y)
+        with monkeypatch.context() as m:
+            m.setattr(fast, "_scipy_dis", None)
+            merge_counts = _kendall_counts_cols(X, y)
+        for a, b in zip(fast_counts, merge_counts, strict=True):
+            np.testing.assert_array_equal(a, b)
