@@ -60,8 +60,9 @@ def default_score(loss, s: int, b_x: float, b_y: float | None) -> tuple[float, f
     Returns
     -------
     (float, float)
-        ``λ = DEFAULT_RIDGE`` and ``r = b_y / (b_x √s)`` (least squares, Huber) or
-        ``r = 1 / (b_x √s)`` (hinge).
+        ``λ = DEFAULT_RIDGE`` (for the hinge and Huber losses at least
+        ``MIN_RELATIVE_RIDGE · b_x²``, :func:`default_ridge`) and ``r = b_y / (b_x √s)``
+        (least squares, Huber) or ``r = 1 / (b_x √s)`` (hinge).
 
     Raises
     ------
@@ -83,7 +84,17 @@ def default_score(loss, s: int, b_x: float, b_y: float | None) -> tuple[float, f
             raise ValueError(f"{name}: the default score of loss={cls.name!r} needs a positive "
                              f"finite bound, got {b!r}; pass bounds=(b_x, b_y) with b_x, b_y "
                              "> 0, or set ridge= and radius= yourself")
-    return DEFAULT_RIDGE, cls.default_radius(int(s), float(b_x), b_y)
+    return default_ridge(cls, float(b_x)), cls.default_radius(int(s), float(b_x), b_y)
+
+
+def default_ridge(loss, b_x: float) -> float:
+    """``λ`` of the default score: :data:`DEFAULT_RIDGE`, raised for the hinge and Huber
+    losses to the certifiable floor ``MIN_RELATIVE_RIDGE · b_x²`` when ``b_x`` is large
+    (above about 2236), so that the default is never refused by :func:`check_certifiable`.
+    A function of the public ``b_x`` only."""
+    if getattr(loss, "name", None) in ("hinge", "huber"):
+        return max(DEFAULT_RIDGE, MIN_RELATIVE_RIDGE * b_x * b_x)
+    return DEFAULT_RIDGE
 
 
 #: smallest ridge, relative to ``b_x²``, that the certified iterative solvers (hinge, Huber)
@@ -117,7 +128,7 @@ def check_certifiable(loss, bounds) -> None:
     if isinstance(b_x, bool) or not isinstance(b_x, (int, float)) or not math.isfinite(b_x) \
             or b_x <= 0:
         return
-    ridge = DEFAULT_RIDGE if loss.ridge is None else float(loss.ridge)
+    ridge = default_ridge(loss, float(b_x)) if loss.ridge is None else float(loss.ridge)
     floor = MIN_RELATIVE_RIDGE * float(b_x) ** 2
     if ridge < floor:
         given = "the default ridge" if loss.ridge is None else "ridge"

@@ -832,8 +832,12 @@ def test_tiny_ridge_refused_before_the_data(loss, bounds):
             private_bss(Xd, y, 2, 1.0, **kw)
         msgs.append(str(info.value))
     assert msgs[0] == msgs[1]
-    with pytest.raises(InvalidParameterError, match="ridge"):   # the default ridge too
-        private_bss(X, y, 2, 1.0, loss=loss, random_state=0,
+    # the default ridge rises to the floor with b_x (a public rule), so it is never refused
+    from mipdp.losses.score_rule import MIN_RELATIVE_RIDGE, default_ridge
+    from mipdp.losses import LOSSES
+    assert default_ridge(LOSSES[loss], 1e4) == MIN_RELATIVE_RIDGE * 1e8
+    for Xd in (X, X2):
+        private_bss(Xd, y, 2, 1.0, loss=loss, random_state=0,
                     bounds=(1e4, None) if loss == "hinge" else (1e4, 1.0))
     # least squares has a closed form: no floor
     private_bss(X, X[:, 0], 2, 1.0, ridge=1e-8, radius=100.0, bounds=(1.0, 1.0),

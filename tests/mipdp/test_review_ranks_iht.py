@@ -102,15 +102,13 @@ def test_add_remove_between_one_and_two_rows(loss_name):
                     random_state=0)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "data-dependent exception: ridge is validated only as > 0; with ridge <= ~1e-17 the "
-    "Gram matrix of two identical rank columns (+ ridge I) is singular in floating point, "
-    "np.linalg.solve raises LinAlgError on D, while the neighbour D' (one row replaced, "
-    "the columns no longer identical) releases a support. Not fixed here: a data-free "
-    "floor on ridge (checked before the data is read) or a singular-safe solve is needed"))
-def test_tiny_ridge_raises_on_one_neighbour_only():
+@pytest.mark.parametrize("n, ridge", [(10, 1e-17), (1000, 1e-15)])
+def test_tiny_ridge_runs_on_both_neighbours(n, ridge):
+    """Was a data-dependent exception: with a tiny ridge the Gram matrix of two identical
+    rank columns (+ ridge I) is singular in floating point and the batched solve raised
+    ``LinAlgError`` on D while its neighbour D' (the columns no longer identical) released.
+    ``ridge_ball_values`` now falls back to a scale-free eigendecomposition; both run."""
     rng = np.random.default_rng(0)
-    n = 10
     X = rng.normal(size=(n, 4))
     X[:, 1] = X[:, 0]                     # duplicated column: identical ranks
     y = X[:, 0] + rng.normal(size=n)
@@ -121,11 +119,23 @@ def test_tiny_ridge_raises_on_one_neighbour_only():
         warnings.simplefilter("ignore")
         for XX in (X, X2):
             try:
-                private_bss(XX, y, 2, 1.0, ridge=1e-17, random_state=0)
+                res = private_bss(XX, y, 2, 1.0, ridge=ridge, random_state=0)
                 outcomes.append("release")
             except np.linalg.LinAlgError:
                 outcomes.append("LinAlgError")
-    assert outcomes[0] == outcomes[1], outcomes
+            assert res.support.size == 2
+    assert outcomes == ["release", "release"], outcomes
+    # the values themselves: finite, and a duplicated pair is worth what one copy is worth
+    from mipdp.losses.least_squares import ridge_ball_values
+    from mipdp.ranks import rank_design
+    R = rank_design(X)
+    ry = rank_design(y[:, None])[:, 0]
+    pair, one = R[:, [0, 1]], R[:, [0]]
+    vals = [float(ridge_ball_values((M.T @ M + ridge * np.eye(M.shape[1]))[None],
+                                    (M.T @ ry)[None], float(ry @ ry), n, np.inf)[0])
+            for M in (pair, one)]
+    assert np.all(np.isfinite(vals))
+    assert vals[0] == pytest.approx(vals[1], rel=1e-6, abs=1e-9)
 
 
 def test_noisy_iht_peeling_law_on_linf_adversarial_neighbours():
