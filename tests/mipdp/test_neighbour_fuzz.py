@@ -833,8 +833,8 @@ def test_tiny_ridge_refused_before_the_data(loss, bounds):
         msgs.append(str(info.value))
     assert msgs[0] == msgs[1]
     # the default ridge rises to the floor with b_x (a public rule), so it is never refused
-    from mipdp.losses.score_rule import MIN_RELATIVE_RIDGE, default_ridge
     from mipdp.losses import LOSSES
+    from mipdp.losses.score_rule import MIN_RELATIVE_RIDGE, default_ridge
     assert default_ridge(LOSSES[loss], 1e4) == MIN_RELATIVE_RIDGE * 1e8
     for Xd in (X, X2):
         private_bss(Xd, y, 2, 1.0, loss=loss, random_state=0,
