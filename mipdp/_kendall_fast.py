@@ -5,7 +5,7 @@ every column); each anchor then costs a gather of the columns in the anchor's or
 one Fenwick-tree count of the discordant pairs per column, by SciPy's compiled
 ``scipy.stats._stats._kendall_dis`` (the kernel of ``scipy.stats.kendalltau``, ``O(n log n)``)
 when it is importable, else by the package's vectorised merge count
-(:func:`mipdp.comparators.kendall._count_inversions`).  Exact integers either way:
+(:func:`_count_inversions`, below).  Exact integers either way:
 
     P = C(n, 2) − t_a − t_c + t_ac − 2 n_d,
 
@@ -59,7 +59,6 @@ def discordant_rows(x_sorted: np.ndarray, Y: np.ndarray) -> np.ndarray:
         for r in range(m):
             out[r] = _scipy_dis(x, Y[r])
         return out
-    from .comparators.kendall import _count_inversions  # pragma: no cover
     # lexicographic (x, y) order: within a tie of x, y ascending adds no inversion
     order = np.lexsort((Y, np.broadcast_to(x_sorted, Y.shape)), axis=1)
     return _count_inversions(np.take_along_axis(Y, order, axis=1) - 1)
@@ -149,3 +148,44 @@ class DenseRanks:
     def column(self, j: int) -> tuple[np.ndarray, int]:
         """Column ``j`` as an anchor."""
         return self.R[j], int(self.ties[j])
+
+
+def _count_inversions(a: np.ndarray) -> np.ndarray:
+    """Per row, ``#{i < j : a_i > a_j}`` by bottom-up merge sort, vectorised over rows.
+
+    ``a`` has shape (m, n) with integer entries in ``[0, n)``. At level ``w`` the
+    sorted runs ``[2gw, 2gw + w)`` (left, ``L_g`` elements) and
+    ``[2gw + w, 2gw + 2w)`` (right, ``R_g`` elements) are merged by sorting the keys
+    ``(pair, value, side)`` of each row (left before right on equal values). A right
+    element at merged position ``q`` (counted from the pair's start ``b_g``) that is
+    the ``r``-th right element has ``q - r`` left elements ``<=`` it, hence
+    ``L_g - q + r`` strictly larger ones. Summed over a row this is
+    ``sum_g (L_g R_g + R_g (R_g - 1)/2 + R_g b_g) - sum_{right} position``, where
+    the first sum depends only on ``n`` and ``w``. ``O(log n)`` levels of one row-wise
+    sort each.
+    """
+    m, n = a.shape
+    inv = np.zeros(m, dtype=np.int64)
+    if n < 2:
+        return inv
+    vals = a.astype(np.int64, copy=True)
+    pos = np.arange(n, dtype=np.int64)
+    w = 1
+    side_bits = np.empty_like(vals)
+    while w < n:
+        offset = (pos // (2 * w)) * (2 * n)
+        key = vals                                  # reuse the buffer: key = 2 v + side + offset
+        key <<= 1
+        key += (offset + (pos // w) % 2)[None, :]
+        key.sort(axis=1, kind="stable")
+        starts = np.arange(0, n, 2 * w, dtype=np.int64)
+        left = np.minimum(w, n - starts)
+        right = np.clip(n - starts - w, 0, w)
+        const = int(np.sum(left * right + right * (right - 1) // 2 + right * starts))
+        np.bitwise_and(key, 1, out=side_bits)
+        inv += const - side_bits @ pos
+        key -= offset[None, :]
+        key >>= 1
+        vals = key
+        w *= 2
+    return inv

@@ -11,7 +11,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._feature_names import keeps_feature_names
-from .._kendall_fast import discordant_sorted
+from .._kendall_fast import _count_inversions, discordant_sorted
 from .._neighbours import neighbours_argument
 from .._param_validation import check_less_than, validate_params
 from .._validation import check_epsilon, check_random_state, check_sparsity, check_X_y, min_samples
@@ -59,47 +59,6 @@ def _tied_pairs(sorted_rows: np.ndarray, same: np.ndarray | None = None) -> np.n
     starts = np.where(np.concatenate([np.ones((m, 1), dtype=bool), ~same], axis=1), idx, 0)
     start_of = np.maximum.accumulate(starts, axis=1)
     return (idx[None, :] - start_of).sum(axis=1)
-
-
-def _count_inversions(a: np.ndarray) -> np.ndarray:
-    """Per row, ``#{i < j : a_i > a_j}`` by bottom-up merge sort, vectorised over rows.
-
-    ``a`` has shape (m, n) with integer entries in ``[0, n)``. At level ``w`` the
-    sorted runs ``[2gw, 2gw + w)`` (left, ``L_g`` elements) and
-    ``[2gw + w, 2gw + 2w)`` (right, ``R_g`` elements) are merged by sorting the keys
-    ``(pair, value, side)`` of each row (left before right on equal values). A right
-    element at merged position ``q`` (counted from the pair's start ``b_g``) that is
-    the ``r``-th right element has ``q - r`` left elements ``<=`` it, hence
-    ``L_g - q + r`` strictly larger ones. Summed over a row this is
-    ``sum_g (L_g R_g + R_g (R_g - 1)/2 + R_g b_g) - sum_{right} position``, where
-    the first sum depends only on ``n`` and ``w``. ``O(log n)`` levels of one row-wise
-    sort each.
-    """
-    m, n = a.shape
-    inv = np.zeros(m, dtype=np.int64)
-    if n < 2:
-        return inv
-    vals = a.astype(np.int64, copy=True)
-    pos = np.arange(n, dtype=np.int64)
-    w = 1
-    side_bits = np.empty_like(vals)
-    while w < n:
-        offset = (pos // (2 * w)) * (2 * n)
-        key = vals                                  # reuse the buffer: key = 2 v + side + offset
-        key <<= 1
-        key += (offset + (pos // w) % 2)[None, :]
-        key.sort(axis=1, kind="stable")
-        starts = np.arange(0, n, 2 * w, dtype=np.int64)
-        left = np.minimum(w, n - starts)
-        right = np.clip(n - starts - w, 0, w)
-        const = int(np.sum(left * right + right * (right - 1) // 2 + right * starts))
-        np.bitwise_and(key, 1, out=side_bits)
-        inv += const - side_bits @ pos
-        key -= offset[None, :]
-        key >>= 1
-        vals = key
-        w *= 2
-    return inv
 
 
 def _kendall_counts(Xt: np.ndarray, y: np.ndarray):
