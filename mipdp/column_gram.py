@@ -51,6 +51,19 @@ class ColumnGram:
     def __len__(self) -> int:
         return len(self._cols)
 
+    def fork(self, design) -> ColumnGram:
+        """A cache for one worker of :mod:`mipdp.enumeration.fork`: the columns kept so far
+        (shared, read-only), its own additions and evictions (a column computed in a batch
+        may differ in its last bits from the same column computed in another batch, so
+        workers never see each other's columns: what each computes depends on its own
+        history only)."""
+        new = ColumnGram.__new__(ColumnGram)
+        new._d = design
+        new.max_columns = self.max_columns
+        new._cols = dict(self._cols)
+        new.passes = 0
+        return new
+
     def get(self, idx) -> np.ndarray:
         """``Xcᵀ Xc[:, idx]``, shape ``(p, len(idx))``: the missing columns in one pass."""
         idx = [int(j) for j in np.asarray(idx, dtype=np.intp).ravel()]

@@ -240,6 +240,19 @@ class ClippedDesign:
                      self.kind, self.shape, getattr(X, "dtype", None), self.bound,
                      self.chunk_cols)
 
+    def fork(self) -> ClippedDesign:
+        """A view for one worker of :mod:`mipdp.enumeration.fork`: the same data (nothing
+        copied), its own memo of products and its own Gram columns, so that what a worker
+        computes never depends on another worker's schedule."""
+        import copy
+        new = copy.copy(self)
+        new._memo = list(self._memo)
+        if self._gram_cols is not None:
+            new._gram_cols = self._gram_cols.fork(new)
+        if self._da is not None:
+            new._col_cache = dict(self._col_cache)
+        return new
+
     # -- construction helpers ------------------------------------------------------------
     def _clip(self, A: np.ndarray, cols=slice(None)) -> np.ndarray:
         """Clip a float64 array that this object owns, in place (columns ``cols`` of

@@ -47,6 +47,17 @@ class RowStack:
         self._buf[self._n] = row
         self._n += 1
 
+    def extend(self, rows: np.ndarray) -> None:
+        """Append copies of the rows of a ``(k, p)`` array (one allocation)."""
+        rows = np.asarray(rows, dtype=float).reshape(-1, self.p)
+        k = rows.shape[0]
+        if self._n + k > self._buf.shape[0]:
+            grown = np.empty((self._n + k + max(16, (self._n + k) // 4), self.p))
+            grown[:self._n] = self._buf[:self._n]
+            self._buf = grown
+        self._buf[self._n:self._n + k] = rows
+        self._n += k
+
     @property
     def array(self) -> np.ndarray:
         """The rows so far, shape ``(T, p)`` (a view: do not write to it)."""
@@ -72,6 +83,8 @@ class CutStore:
         self._a: list[float] = []
         self._G = RowStack(p)
         self._absmax = 0.0
+        #: the support of each cut, in order (a support may carry several cuts)
+        self.supports: list[tuple] = []
 
     def __len__(self) -> int:
         return len(self._a)
@@ -82,7 +95,17 @@ class CutStore:
         a = float(lower) - float(g[np.asarray(support, dtype=np.intp)].sum())
         self._a.append(a)
         self._G.append(g)
+        self.supports.append(tuple(int(i) for i in np.asarray(support).ravel()))
         self._absmax = max(self._absmax, abs(a) + abs(float(lower)) + self.s * float(np.max(np.abs(g))))
+
+    def copy(self) -> CutStore:
+        """An independent store with the same cuts (the rows are copied once)."""
+        new = CutStore(self.p, self.s)
+        new._a = list(self._a)
+        new._G.extend(self._G.array)
+        new._absmax = self._absmax
+        new.supports = list(self.supports)
+        return new
 
     @property
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:

@@ -188,6 +188,8 @@ class SupportEnumerator(RegionSearch):
         self._ints: list[int] = []   # int objects of the features, shared by found's keys
         self.nogoods: set[tuple] = set()
         self.master: MasterProblem | None = None
+        #: in a fork (:mod:`.fork`): every evaluation cut, ``(S, [(lower, g), ...])``
+        self._journal_cuts: list | None = None
         self.center: np.ndarray | None = None
         self._center_swaps: np.ndarray | None = None
         self._optimum_certified = False
@@ -241,6 +243,8 @@ class SupportEnumerator(RegionSearch):
         for lo_k, g_k in extra:
             self.cuts.add(S, lo_k, g_k)
         self._extra_cuts[key] = extra
+        if self._journal_cuts is not None:
+            self._journal_cuts.append((S, [(lower, g)] + list(extra)))
         if add_to_master and self.master is not None and not self.master.has_cut(S):
             self.master.backend.add_rows(self._master_rows(S, lower, g))
         return v, lower, g
