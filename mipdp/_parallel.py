@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
@@ -97,6 +98,14 @@ def blas_single():
     return _CONTROLLER.limit(limits=1, user_api="blas")
 
 
+_LOCAL = threading.local()
+
+#: optional observer of the parallel maps (benchmarks only, e.g.
+#: :mod:`mipdp.experiments.bench_parallel`): called after each map with the CPU seconds
+#: (``time.thread_time``) of its pieces, in the items' order.  ``None``: nothing is timed.
+OBSERVER: Callable[[list[float]], None] | None = None
+
+
 def parallel_map(fn: Callable[[T], R], items: Iterable[T], *, blas: bool = True) -> list[R]:
     """``[fn(x) for x in items]``, on :func:`current_n_jobs` threads, in the items' order.
 
@@ -108,11 +117,38 @@ def parallel_map(fn: Callable[[T], R], items: Iterable[T], *, blas: bool = True)
     items = list(items)
     n = min(current_n_jobs(), len(items))
     ctx = blas_single() if blas else contextlib.nullcontext()
+    observer = OBSERVER if not getattr(_LOCAL, "depth", 0) else None   # not nested maps
+    if observer is not None:
+        fn, times = _timed(fn), [0.0] * len(items)
+        items = list(enumerate(items))
     with ctx:
         if n <= 1:
-            return [fn(x) for x in items]
-        with ThreadPoolExecutor(max_workers=n, thread_name_prefix="mipdp") as pool:
-            return list(pool.map(fn, items))
+            out = [fn(x) for x in items]
+        else:
+            with ThreadPoolExecutor(max_workers=n, thread_name_prefix="mipdp") as pool:
+                out = list(pool.map(fn, items))
+    if observer is None:
+        return out
+    for i, (t, _) in enumerate(out):
+        times[i] = t
+    observer(times)
+    return [r for _, r in out]
+
+
+def _timed(fn):
+    import time
+
+    def run(item):
+        _, x = item
+        _LOCAL.depth = getattr(_LOCAL, "depth", 0) + 1
+        t0 = time.thread_time()
+        try:
+            r = fn(x)
+        finally:
+            _LOCAL.depth -= 1
+        return time.thread_time() - t0, r
+
+    return run
 
 
 def with_n_jobs(func: Callable) -> Callable:

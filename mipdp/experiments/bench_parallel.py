@@ -75,21 +75,51 @@ class _PhaseClock:
 
 
 def run_release(X, y, n_jobs: int, *, draws: int = 100, time_limit: float = 1800.0):
-    """One release with ``n_jobs``: ``(supports, wall, cpu)``, the last two dicts of
-    seconds per phase with ``"other"`` and ``"total"``."""
-    from mipdp import private_bss
+    """One release with ``n_jobs``: ``(supports, wall, cpu, maps)``; ``wall`` and ``cpu``
+    are dicts of seconds per phase with ``"other"`` and ``"total"``, ``maps`` maps each
+    phase to the CPU seconds of the pieces of each of its parallel maps
+    (:data:`mipdp._parallel.OBSERVER`)."""
+    from mipdp import _parallel, private_bss
     clock = _PhaseClock()
+    maps: dict[str, list[list[float]]] = {}
+
+    def observe(times: list[float]) -> None:
+        phase = next(iter(clock.open), "other")
+        maps.setdefault(phase, []).append(list(times))
+
     t0, c0 = time.perf_counter(), time.process_time()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = private_bss(X, y, 5, 1.0, bounds=(0.5, 0.5), n_draws=draws, random_state=0,
-                          time_limit=time_limit, n_jobs=n_jobs,
-                          enumeration_options={"progress": clock})
+    _parallel.OBSERVER = observe
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = private_bss(X, y, 5, 1.0, bounds=(0.5, 0.5), n_draws=draws,
+                              random_state=0, time_limit=time_limit, n_jobs=n_jobs,
+                              enumeration_options={"progress": clock})
+    finally:
+        _parallel.OBSERVER = None
     wall = dict(clock.wall, total=time.perf_counter() - t0)
     cpu = dict(clock.cpu, total=time.process_time() - c0)
     for d in (wall, cpu):
         d["other"] = d["total"] - sum(d.get(k, 0.0) for k in PHASES)
-    return np.asarray(res.supports), wall, cpu
+    maps["total"] = [m for k in (*PHASES, "other") for m in maps.get(k, [])]
+    return np.asarray(res.supports), wall, cpu, maps
+
+
+def makespan(times: list[float], workers: int) -> float:
+    """Wall time of pieces ``times`` handed in order to ``workers`` threads, each taking
+    the next piece when it is free (as :func:`mipdp._parallel.parallel_map` does)."""
+    free = [0.0] * max(1, workers)
+    for t in times:
+        i = min(range(len(free)), key=free.__getitem__)
+        free[i] += t
+    return max(free)
+
+
+def predicted(cpu: float, maps: list[list[float]], workers: int) -> float:
+    """A phase's wall time on ``workers`` idle cores, from an ``n_jobs = 1`` run: its CPU
+    time outside the parallel maps, plus each map's :func:`makespan`."""
+    inside = sum(sum(m) for m in maps)
+    return max(0.0, cpu - inside) + sum(makespan(m, workers) for m in maps)
 
 
 def amdahl(f: float, cores: int) -> float:
@@ -144,13 +174,14 @@ def main(argv=None) -> None:
         best: dict = {}
         for _ in range(a.repeats):
             for nj in a.n_jobs:
-                sup, wall, cpu = run_release(X, y, nj, draws=a.draws, time_limit=a.time_limit)
+                sup, wall, cpu, maps = run_release(X, y, nj, draws=a.draws,
+                                                   time_limit=a.time_limit)
                 ph = ", ".join(f"{k} {wall.get(k, 0.0):.2f}/{cpu.get(k, 0.0):.2f}"
                                for k in (*PHASES, "other", "total"))
                 print(f"p={p} n_jobs={nj}: wall/CPU s: {ph}; release {_digest(sup)}; "
                       f"{_load()}", flush=True)
                 if nj not in best or wall["total"] < best[nj][1]["total"]:
-                    best[nj] = (sup, wall, cpu)
+                    best[nj] = (sup, wall, cpu, maps)
         ref = best[a.n_jobs[0]][0]
         same = all(np.array_equal(r[0], ref) for r in best.values())
         print(f"p={p}: identical releases for n_jobs {a.n_jobs}: {same}", flush=True)
@@ -168,6 +199,21 @@ def main(argv=None) -> None:
                 print(f"  {k}: wall {w1.get(k, 0.0):.2f} -> {w2.get(k, 0.0):.2f} s, CPU "
                       f"{c1.get(k, 0.0):.2f} -> {c2.get(k, 0.0):.2f} s; {est or '-'}",
                       flush=True)
+        if 1 in best:
+            _, _, c1, m1 = best[1]
+            print(f"p={p}: from the n_jobs=1 run's CPU times (load-free model: CPU outside "
+                  f"the parallel maps + each map's schedule on N workers):", flush=True)
+            for k in (*PHASES, "other", "total"):
+                c, ms = c1.get(k, 0.0), m1.get(k, [])
+                if c < 0.01:
+                    continue
+                inside = min(c, sum(sum(m) for m in ms))
+                f = inside / c
+                sp = {N: c / max(predicted(c, ms, N), 1e-9) for N in (2, 16, 64)}
+                print(f"  {k}: CPU {c:.2f} s, in parallel maps {inside:.2f} s (f={f:.2f}, "
+                      f"{len(ms)} maps); predicted x{sp[2]:.2f} on 2, x{sp[16]:.2f} on 16, "
+                      f"x{sp[64]:.2f} on 64; Amdahl x{amdahl(f, 2):.2f} / "
+                      f"x{amdahl(f, 16):.2f} / x{amdahl(f, 64):.2f}", flush=True)
         if not a.no_abess:
             _abess(X, y, truth, p, a.n)
 
