@@ -114,8 +114,6 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
     K = min(enum.s, enum.p - enum.s)
     regions = []
     enum.progress.start("envelope", classes=max(0, K - 1))
-    if K >= 2:
-        enum.warm_class_cuts()
     if full_class_max is None:
         full_class_max = getattr(enum, "full_class_max", 100_000)
     full_max = full_class_max if enum.objective.cheap_values else 0
@@ -127,6 +125,7 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
     def class_search(e: SupportEnumerator, k: int):
         """Bound mistake class ``k`` on the enumerator ``e`` (a fork, or ``enum``):
         ``(members, values, regions, class lower bound)``."""
+        e.add_warm_cuts(warm.get(k, ()))    # this class's warm cuts (warm_class_cuts)
         R = Region(center, k, e.p)
         lev = level(R.size)
         rb = e.region_bound(R, level=lev, abs_tol=tol * unit, max_solves=max_solves, gap=gap)
@@ -163,6 +162,9 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
     # own fork of the enumerator, on the call's workers, merged in the classes' order
     # (mipdp.enumeration.fork): the same bounds and release for every n_jobs.
     searched = [k for k in range(2, K + 1) if Region(center, k, enum.p).size > full_max]
+    # the warm cuts' supports of each searched class (their products prepared at once); each
+    # class search starts by cutting its own
+    warm = enum.warm_class_supports(classes=searched) if searched else {}
     if len(searched) >= 2 and can_fork(enum):
         bounds = dict(zip(searched, run_forked(enum, searched, class_search)))
     else:

@@ -191,6 +191,7 @@ def run_forked(enum, jobs: Sequence[T], fn: Callable[[Any, T], Any]) -> list:
     """
     jobs = list(jobs)
     lock = threading.Lock()
+    enum.found_array()      # the evaluated supports as an array, once, shared by the forks
 
     def one(job):
         child = _fork(enum, lock)
