@@ -67,6 +67,13 @@ def default_R(p: int, s: int) -> int:
     return 1 + s * (p - s)
 
 
+def _cut_of(objective: SupportObjective, S: np.ndarray) -> tuple[float, float, np.ndarray, list]:
+    """``(value, lower, g, extra cuts)`` of the support ``S`` (nothing recorded)."""
+    out = objective.value_and_cut(S)
+    v, lower, g = out if len(out) == 3 else (out[0], out[0], out[1])
+    return v, lower, g, objective.extra_cuts(S)
+
+
 class SupportEnumerator(RegionSearch):
     """Exact top supports of a support objective by outer approximation.
 
@@ -234,13 +241,15 @@ class SupportEnumerator(RegionSearch):
         Every cut goes to the cut store (:attr:`cuts`); with ``add_to_master`` its row is
         also added to the master (outside a solve).
         """
-        out = self.objective.value_and_cut(S)
-        v, lower, g = out if len(out) == 3 else (out[0], out[0], out[1])
+        return self._record_cut(S, *_cut_of(self.objective, S), add_to_master=add_to_master)
+
+    def _record_cut(self, S: np.ndarray, v: float, lower: float, g: np.ndarray, extra: list,
+                    *, add_to_master: bool = False) -> tuple[float, float, np.ndarray]:
+        """Record an evaluation and its cuts (:meth:`_evaluate_cut` once computed)."""
         S = np.asarray(S, dtype=np.intp)
         key = tuple(int(i) for i in S)
         self.found[key] = v
         self.cuts.add(S, lower, g)
-        extra = self.objective.extra_cuts(S)
         for lo_k, g_k in extra:
             self.cuts.add(S, lo_k, g_k)
         self._extra_cuts[key] = extra

@@ -125,7 +125,6 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
     def class_search(e: SupportEnumerator, k: int):
         """Bound mistake class ``k`` on the enumerator ``e`` (a fork, or ``enum``):
         ``(members, values, regions, class lower bound)``."""
-        e.add_warm_cuts(warm.get(k, ()))    # this class's warm cuts (warm_class_cuts)
         R = Region(center, k, e.p)
         lev = level(R.size)
         rb = e.region_bound(R, level=lev, abs_tol=tol * unit, max_solves=max_solves, gap=gap)
@@ -162,9 +161,11 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
     # own fork of the enumerator, on the call's workers, merged in the classes' order
     # (mipdp.enumeration.fork): the same bounds and release for every n_jobs.
     searched = [k for k in range(2, K + 1) if Region(center, k, enum.p).size > full_max]
-    # the warm cuts' supports of each searched class (their products prepared at once); each
-    # class search starts by cutting its own
-    warm = enum.warm_class_supports(classes=searched) if searched else {}
+    # the warm cuts of every class, before the searches (each search gains from the
+    # others' cuts too); evaluated on the workers, recorded in order
+    if K >= 2:
+        warm = enum.warm_class_supports()
+        enum.add_warm_cuts([S for k in sorted(warm) for S in warm[k]])
     if len(searched) >= 2 and can_fork(enum):
         bounds = dict(zip(searched, run_forked(enum, searched, class_search)))
     else:

@@ -259,15 +259,34 @@ class RegionSearch:
         return out
 
     def add_warm_cuts(self, supports) -> int:
-        """Evaluate and cut ``supports`` (those without a cut yet), with their master rows."""
+        """Evaluate and cut ``supports`` (those without a cut yet), with their master rows.
+
+        The evaluations are independent: they run on the call's workers
+        (:mod:`mipdp._parallel`), each on its own view of the objective
+        (:meth:`~mipdp.losses.base.SupportObjective.fork`), and are recorded in the
+        supports' order: the same cuts for every ``n_jobs``.
+        """
+        from .._parallel import parallel_map
+        from .enumerator import _cut_of
         if self.master is None:
             return 0
-        rows: list = []
+        todo: list[np.ndarray] = []
+        seen: set = set()
         for S in supports:
-            if self.master.has_cut(S):
-                continue
+            key = tuple(int(i) for i in S)
+            if not self.master.has_cut(S) and key not in seen:
+                seen.add(key)
+                todo.append(np.asarray(S, dtype=np.intp))
+
+        def cut(S):
             self._remaining("envelope (warm cuts)")
-            v, lower, g = self._evaluate_cut(S)
+            obj = self.objective.fork()
+            return _cut_of(obj, S), obj
+
+        rows: list = []
+        for S, (out, obj) in zip(todo, parallel_map(cut, todo)):
+            self.objective.merge_fork(obj)
+            v, lower, g = self._record_cut(S, *out)
             rows.extend(self._master_rows(S, lower, g))
         if rows:
             self.master.backend.add_rows(rows)
