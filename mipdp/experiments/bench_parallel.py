@@ -167,12 +167,15 @@ def main(argv=None) -> None:
                     help="releases per n_jobs (alternating); the fastest total is reported")
     ap.add_argument("--time-limit", type=float, default=1800.0)
     ap.add_argument("--no-abess", action="store_true")
+    ap.add_argument("--warmup-p", type=int, default=400,
+                    help="p of the untimed warm-up release (0: none)")
     a = ap.parse_args(argv)
     print(f"cores: {len(os.sched_getaffinity(0))}; {_load()}", flush=True)
     # a small release first: the lazy imports and first calls are not timed with n_jobs=1
-    Xw, yw, _ = make_bss_regression(n=300, p=400, s=5, random_state=1)
-    for nj in a.n_jobs:
-        run_release(Xw, yw, nj, draws=3)
+    if a.warmup_p:
+        Xw, yw, _ = make_bss_regression(n=300, p=a.warmup_p, s=5, random_state=1)
+        for nj in a.n_jobs:
+            run_release(Xw, yw, nj, draws=3)
     for p in a.p:
         t0 = time.perf_counter()
         X, y, truth = make_bss_regression(n=a.n, p=p, s=5, random_state=p)
