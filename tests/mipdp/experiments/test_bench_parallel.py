@@ -11,7 +11,7 @@ def test_makespan_and_prediction():
 
 
 def test_bench_parallel_tiny(capsys):
-    bench_parallel.main(["--p", "150", "--n", "120", "--draws", "3", "--n-jobs", "1", "2",
+    bench_parallel.main(["--p", "30", "--n", "300", "--draws", "3", "--n-jobs", "1", "2",
                          "--no-abess", "--warmup-p", "0"])
     out = capsys.readouterr().out
     assert "identical releases for n_jobs [1, 2]: True" in out
