@@ -115,31 +115,29 @@ def parallel_map(fn: Callable[[T], R], items: Iterable[T], *, blas: bool = True)
     here (the first in the items' order).
     """
     items = list(items)
+    observer = OBSERVER if not getattr(_LOCAL, "depth", 0) else None   # not nested maps
+    if observer is None:
+        return _map(fn, items, blas)
+    timed = _map(_timed(fn), items, blas)
+    observer([t for t, _ in timed])
+    return [r for _, r in timed]
+
+
+def _map(fn: Callable[[T], R], items: list[T], blas: bool) -> list[R]:
     n = min(current_n_jobs(), len(items))
     ctx = blas_single() if blas else contextlib.nullcontext()
-    observer = OBSERVER if not getattr(_LOCAL, "depth", 0) else None   # not nested maps
-    if observer is not None:
-        fn, times = _timed(fn), [0.0] * len(items)
-        items = list(enumerate(items))
     with ctx:
         if n <= 1:
-            out = [fn(x) for x in items]
-        else:
-            with ThreadPoolExecutor(max_workers=n, thread_name_prefix="mipdp") as pool:
-                out = list(pool.map(fn, items))
-    if observer is None:
-        return out
-    for i, (t, _) in enumerate(out):
-        times[i] = t
-    observer(times)
-    return [r for _, r in out]
+            return [fn(x) for x in items]
+        with ThreadPoolExecutor(max_workers=n, thread_name_prefix="mipdp") as pool:
+            return list(pool.map(fn, items))
 
 
-def _timed(fn):
+def _timed(fn: Callable[[T], R]) -> Callable[[T], tuple[float, R]]:
+    """``fn`` returning ``(CPU seconds of this thread, value)``; maps inside it are nested."""
     import time
 
-    def run(item):
-        _, x = item
+    def run(x: T) -> tuple[float, R]:
         _LOCAL.depth = getattr(_LOCAL, "depth", 0) + 1
         t0 = time.thread_time()
         try:

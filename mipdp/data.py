@@ -91,7 +91,7 @@ _GRAM_GROUPS = 8
 LARGE_ALLOC_BYTES = 64 * 2 ** 20
 
 
-def _large_empty(shape: tuple[int, int], order: Literal["C", "F"] = "C") -> np.ndarray:
+def _large_empty(shape: tuple[int, ...], order: Literal["C", "F"] = "C") -> np.ndarray:
     """An uninitialised float64 array, in small pages when it is large.
 
     NumPy asks the kernel for transparent huge pages on large arrays (``madvise``); where

@@ -294,7 +294,7 @@ class SupportEnumerator(RegionSearch):
             # the tuples are made by zip (in C), entries added in order by one update;
             # supports already found keep their value and place (as setdefault would)
             cols = [list(map(feat, sup[:, i].tolist())) for i in range(sup.shape[1])]
-            new = dict(zip(zip(*cols), swaps[a, j].tolist()))
+            new = dict(zip(zip(*cols, strict=True), swaps[a, j].tolist(), strict=True))
             for key in new.keys() & found.keys():
                 del new[key]
             found.update(new)

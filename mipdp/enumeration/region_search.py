@@ -63,6 +63,7 @@ class RegionSearch:
     _master_rows: Callable[..., Any]
     _fix_dominated: Callable[..., Any]
     _evaluate_cut: Callable[..., Any]
+    _record_cut: Callable[..., Any]
     found_array: Callable[..., Any]
     warm_center: Callable[..., Any]
     optimum: Callable[..., Any]
@@ -284,7 +285,7 @@ class RegionSearch:
             return _cut_of(obj, S), obj
 
         rows: list = []
-        for S, (out, obj) in zip(todo, parallel_map(cut, todo)):
+        for S, (out, obj) in zip(todo, parallel_map(cut, todo), strict=True):
             self.objective.merge_fork(obj)
             v, lower, g = self._record_cut(S, *out)
             rows.extend(self._master_rows(S, lower, g))

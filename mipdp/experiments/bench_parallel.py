@@ -52,7 +52,7 @@ PHASES = ("warm_start", "envelope", "sampling")
 
 
 def _load() -> str:
-    return "load %.1f %.1f %.1f" % os.getloadavg()
+    return "load {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
 
 
 class _PhaseClock:
@@ -147,9 +147,9 @@ def _abess(X, y, truth, p: int, n: int) -> None:
     model = LinearRegression(support_size=5).fit(X, y)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     found = np.sort(np.flatnonzero(model.coef_))
+    what = "= truth" if np.array_equal(found, np.sort(truth)) else found.tolist()
     print(f"p={p} n={n} abess (non-private, support size 5): wall {wall:.2f} s, CPU "
-          f"{cpu:.2f} s, support {'= truth' if np.array_equal(found, np.sort(truth)) else found.tolist()}; "
-          f"{_load()}", flush=True)
+          f"{cpu:.2f} s, support {what}; {_load()}", flush=True)
 
 
 def _digest(supports: np.ndarray) -> str:

@@ -173,7 +173,8 @@ class SupportObjective(ABC):
         if fork_x is not None:
             new.X = fork_x()
         new.__dict__.pop("_extra", None)
-        new._fork_base = {k: getattr(self, k) for k in self._FORK_SUMS if hasattr(self, k)}
+        new.__dict__["_fork_base"] = {k: getattr(self, k) for k in self._FORK_SUMS
+                                      if hasattr(self, k)}
         return new
 
     def merge_fork(self, child: SupportObjective) -> None:

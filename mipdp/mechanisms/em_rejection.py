@@ -172,7 +172,7 @@ class ExponentialMechanismSampler(EnvelopeSampler):
             except Exception:   # noqa: BLE001 - built again in order, where it raises
                 return _NOT_BUILT
 
-        return dict(zip(todo, parallel_map(build, todo)))
+        return dict(zip(todo, parallel_map(build, todo), strict=True))
 
     def _add_region(self, R: Region, lin=_NOT_BUILT) -> None:
         if R.size == 0:

@@ -73,7 +73,7 @@ def test_prebuilt_linear_envelopes_equal_those_built_in_order(instance, monkeypa
     monkeypatch.setattr(ExponentialMechanismSampler, "_prebuild_linear", lambda self, r: {})
     seq = sampler()
     assert any(lin is not None for lin in seq._linear)
-    for a, b in zip(pre._linear, seq._linear):
+    for a, b in zip(pre._linear, seq._linear, strict=True):
         assert (a is None) == (b is None)
         if a is not None:
             assert a.log_mass == pytest.approx(b.log_mass, rel=1e-12, abs=1e-12)
