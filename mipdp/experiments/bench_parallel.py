@@ -39,6 +39,7 @@ every row.  Every figure is computed from the data without noise: **not private*
 from __future__ import annotations
 
 import argparse
+import gc
 import hashlib
 import os
 import time
@@ -89,6 +90,7 @@ def run_release(X, y, n_jobs: int, *, draws: int = 100, time_limit: float = 1800
         phase = next(iter(clock.open), "other")
         maps.setdefault(phase, []).append(list(times))
 
+    gc.collect()            # the previous release's arrays are freed before this one
     t0, c0 = time.perf_counter(), time.process_time()
     _parallel.OBSERVER = observe
     try:
