@@ -16,9 +16,18 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["CutStore", "RowStack"]
+__all__ = ["CutStore", "RowStack", "cut_of"]
 
 _EPS = np.finfo(float).eps
+
+
+def cut_of(objective, S: np.ndarray) -> tuple[float, float, np.ndarray, list]:
+    """``(value, lower, g, extra cuts)`` of the support ``S`` on ``objective`` (a
+    :class:`~mipdp.losses.base.SupportObjective`), nothing recorded: its
+    ``value_and_cut`` and ``extra_cuts``."""
+    out = objective.value_and_cut(S)
+    v, lower, g = out if len(out) == 3 else (out[0], out[0], out[1])
+    return v, lower, g, objective.extra_cuts(S)
 
 
 class RowStack:

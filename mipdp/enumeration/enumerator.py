@@ -44,7 +44,7 @@ from ..deadline import Deadline
 from ..exceptions import CertificationError, TimeLimitError
 from ..losses.base import SupportObjective
 from ..mechanisms.regions import Region
-from .cuts import CutStore
+from .cuts import CutStore, cut_of
 from .dominance import DominanceCache
 from .explicit import explicit_search
 from .fixing import screened_columns
@@ -65,13 +65,6 @@ __all__ = ["SupportEnumerator", "TopSupports", "MistakeScores", "default_R"]
 def default_R(p: int, s: int) -> int:
     """The data-independent default ``R = 1 + s (p - s)`` (the optimum and its one-swaps)."""
     return 1 + s * (p - s)
-
-
-def _cut_of(objective: SupportObjective, S: np.ndarray) -> tuple[float, float, np.ndarray, list]:
-    """``(value, lower, g, extra cuts)`` of the support ``S`` (nothing recorded)."""
-    out = objective.value_and_cut(S)
-    v, lower, g = out if len(out) == 3 else (out[0], out[0], out[1])
-    return v, lower, g, objective.extra_cuts(S)
 
 
 class SupportEnumerator(RegionSearch):
@@ -241,7 +234,7 @@ class SupportEnumerator(RegionSearch):
         Every cut goes to the cut store (:attr:`cuts`); with ``add_to_master`` its row is
         also added to the master (outside a solve).
         """
-        return self._record_cut(S, *_cut_of(self.objective, S), add_to_master=add_to_master)
+        return self._record_cut(S, *cut_of(self.objective, S), add_to_master=add_to_master)
 
     def _record_cut(self, S: np.ndarray, v: float, lower: float, g: np.ndarray, extra: list,
                     *, add_to_master: bool = False) -> tuple[float, float, np.ndarray]:

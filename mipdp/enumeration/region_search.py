@@ -268,7 +268,7 @@ class RegionSearch:
         supports' order: the same cuts for every ``n_jobs``.
         """
         from .._parallel import parallel_map
-        from .enumerator import _cut_of
+        from .cuts import cut_of
         if self.master is None:
             return 0
         todo: list[np.ndarray] = []
@@ -282,7 +282,7 @@ class RegionSearch:
         def cut(S):
             self._remaining("envelope (warm cuts)")
             obj = self.objective.fork()
-            return _cut_of(obj, S), obj
+            return cut_of(obj, S), obj
 
         rows: list = []
         for S, (out, obj) in zip(todo, parallel_map(cut, todo), strict=True):
