@@ -61,6 +61,17 @@ class ColumnGram:
         else:
             self._ref = ref
 
+    def __getstate__(self) -> dict:
+        # pickled (or deep-copied) with its design: the reference is strong in the state
+        state = self.__dict__.copy()
+        state["_ref"] = self._d
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        design = state.pop("_ref")
+        self.__dict__.update(state)
+        self._set_design(design)
+
     @property
     def _d(self):
         d = self._ref()

@@ -134,3 +134,16 @@ def test_design_with_gram_columns_is_freed_without_the_garbage_collector():
         assert ref() is None
     finally:
         gc.enable()
+
+
+def test_design_with_gram_columns_pickles_and_copies():
+    import copy
+    import pickle
+
+    from mipdp.data import ClippedDesign
+    X = np.random.default_rng(1).normal(size=(20, 8))
+    D = ClippedDesign(X, 0.5)
+    ref = D.column_gram.get([0, 2])
+    for back in (pickle.loads(pickle.dumps(D)), copy.deepcopy(D)):
+        assert back.column_gram._d is back
+        np.testing.assert_array_equal(back.column_gram.get([0, 2]), ref)
