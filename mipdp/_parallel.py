@@ -101,7 +101,7 @@ def blas_single():
 _LOCAL = threading.local()
 
 #: optional observer of the parallel maps (benchmarks only, e.g.
-#: :mod:`mipdp.experiments.bench_parallel`): called after each map with the CPU seconds
+#: :mod:`mipdp.experiments.studies.bench_parallel`): called after each map with the CPU seconds
 #: (``time.thread_time``) of its pieces, in the items' order.  ``None``: nothing is timed.
 OBSERVER: Callable[[list[float]], None] | None = None
 

@@ -1,6 +1,6 @@
 """The n_jobs benchmark runs end to end at a tiny size and reports identical releases."""
 
-from mipdp.experiments import bench_parallel
+from mipdp.experiments.studies import bench_parallel
 
 
 def test_makespan_and_prediction():

@@ -4,7 +4,7 @@ Seed 002's design (:func:`mipdp.datasets.make_bss_regression`, ``s = 5``, ``ρ =
 one data set per ``p`` (``random_state=p``), ``ε = 1``, bounds ``(0.5, 0.5)``, ``--draws``
 exact draws, the default score and method (the exponential mechanism)::
 
-    python -m mipdp.experiments.bench_parallel --p 10000 100000 --n 3000
+    python -m mipdp.experiments.studies.bench_parallel --p 10000 100000 --n 3000
 
 For every ``p`` and every ``n_jobs`` (default ``1 2 -1``; ``-1``: all cores) one release
 is timed by phase, from the enumeration's progress events (``enumeration_options=
