@@ -222,6 +222,23 @@ class KendallRedundancyObjective:
         # rounding: R is a sum of s + C(s,2) terms each <= n/2; L = s/2 − R/n
         self._round = 64.0 * np.finfo(float).eps * (self.s + self.s ** 2) * (1.0 + self.gp)
 
+    # -- forks (mipdp.enumeration.fork) -------------------------------------------------------
+    def fork(self) -> KendallRedundancyObjective:
+        """A copy for one worker: the same ranks and statistics (read-only), its own pair
+        cache (a copy: the counts are exact integers, so a pair has the same value whichever
+        worker computes it) and its own counter."""
+        import copy
+        new = copy.copy(self)
+        pairs = copy.copy(self.pairs)
+        pairs.keys, pairs.vals = self.pairs.keys.copy(), self.pairs.vals.copy()
+        new.pairs = pairs
+        new._fork_base = self.n_evaluations
+        return new
+
+    def merge_fork(self, child: KendallRedundancyObjective) -> None:
+        """Add a fork's evaluations to this objective's count (statistics only)."""
+        self.n_evaluations += child.n_evaluations - getattr(child, "_fork_base", 0)
+
     # -- values -----------------------------------------------------------------------------
     def _penalty(self, sup: np.ndarray) -> np.ndarray:
         s = sup.shape[1]
