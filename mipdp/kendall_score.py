@@ -214,6 +214,7 @@ class KendallRedundancyObjective:
         self.gp = self.gamma / max(self.s - 1, 1)      # γ' = γ/(s−1): weight of one pair
         self.loss = _ScoreLoss()
         self.n_evaluations = 0
+        self._fork_base = 0                            # n_evaluations when forked
         #: |T_jy| for every column (DPKendall's scale (n/2)|τ_a|)
         self.ranks = DenseRanks(np.asarray(X, dtype=np.float64))
         self.t = (np.abs(self.ranks.P(DenseRanks.of_vector(self.y), np.arange(self.p)))
@@ -237,7 +238,7 @@ class KendallRedundancyObjective:
 
     def merge_fork(self, child: KendallRedundancyObjective) -> None:
         """Add a fork's evaluations to this objective's count (statistics only)."""
-        self.n_evaluations += child.n_evaluations - getattr(child, "_fork_base", 0)
+        self.n_evaluations += child.n_evaluations - child._fork_base
 
     # -- values -----------------------------------------------------------------------------
     def _penalty(self, sup: np.ndarray) -> np.ndarray:
