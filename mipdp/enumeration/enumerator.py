@@ -540,7 +540,11 @@ class SupportEnumerator(RegionSearch):
         self._table = (sup, vals)
         best = int(np.argmin(vals))
         self.center = sup[best].copy()
-        self._center_swaps = self.objective.one_swap_values(self.center)
+        # the one-swaps' values read off the table: the same arithmetic as the centre's, so
+        # no one-swap can undercut the table's minimum by rounding (a second closed form
+        # disagreeing in the last bits made `mistakes` re-centre on a support missing from
+        # `found`: a KeyError on one neighbour only, found by the neighbour fuzz)
+        self._center_swaps = self._table_swaps(self.center)
         self.found[tuple(self.center.tolist())] = float(vals[best])
         self.stats.optimality_gap = 0.0
         self.stats.certified = True
@@ -551,9 +555,38 @@ class SupportEnumerator(RegionSearch):
         self._sync_stats()
         return self.center, float(vals[best])
 
+    def _table_swaps(self, center: np.ndarray) -> np.ndarray:
+        """:meth:`one_swap_values` of ``center`` read off the exhaustive table."""
+        assert self._table is not None
+        sup, vals = self._table
+        s, p = self.s, self.p
+        out = np.full((s, p), np.inf)
+        outside = np.setdiff1d(np.arange(p), center)
+        if outside.size == 0:
+            return out
+        rest = np.array([np.delete(center, a) for a in range(s)]).reshape(s, s - 1)
+        cand = np.sort(np.concatenate([np.column_stack(
+            [np.broadcast_to(rest[a], (outside.size, s - 1)), outside]) for a in range(s)]),
+            axis=1)
+        # the table lists the supports in lexicographic order: their mixed-radix keys
+        # (radix p, exact in Python integers) are increasing, so searchsorted finds them
+        weights = [p ** (s - 1 - i) for i in range(s)]
+        key_t = np.array([sum(int(v) * w for v, w in zip(r, weights, strict=True))
+                          for r in sup.tolist()], dtype=object) if p ** s >= 2 ** 62 \
+            else sup.astype(np.int64) @ np.array(weights, dtype=np.int64)
+        key_c = np.array([sum(int(v) * w for v, w in zip(r, weights, strict=True))
+                          for r in cand.tolist()], dtype=object) if p ** s >= 2 ** 62 \
+            else cand.astype(np.int64) @ np.array(weights, dtype=np.int64)
+        pos = np.searchsorted(key_t, key_c)
+        out[:, outside] = np.asarray(vals)[pos].reshape(s, outside.size)
+        return out
+
     def _recenter(self, S: np.ndarray) -> None:
         t0 = time.perf_counter()
         self.center = np.sort(np.asarray(S))
+        key = tuple(int(i) for i in self.center)
+        if key not in self.found:                    # e.g. a one-swap of a table's centre
+            self.found[key] = float(self.objective.values(self.center[None, :])[0])
         self._center_swaps = self.objective.one_swap_values(self.center)
         self._record_swaps(self.center, self._center_swaps)
         self._phase("one_swaps").time += time.perf_counter() - t0
