@@ -40,7 +40,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from mipdp import PrivateBestSubsetSelector, PrivateBounds, private_bss, private_coefficients
-from mipdp.comparators import dp_kendall, dp_sis, mcmc, prescreen, two_stage
+from mipdp.comparators import dp_kendall, dp_sis, mcmc, noisy_iht, prescreen, two_stage
 from mipdp.exceptions import InvalidParameterError
 from mipdp.private_ranges import MAX_GRID_ABS, MIN_WIDEN
 
@@ -433,6 +433,7 @@ BSS_GROUPS = [
     ("none-add_remove", None, "add_remove", False, None),
     ("dp_sis", "dp_sis", "replace_one", False, None),
     ("kendall", "kendall", "replace_one", False, None),
+    ("noisy_iht", "noisy_iht", "replace_one", False, None),
     ("two_stage-moderate", "two_stage", "replace_one", True, None),
     ("two_stage-extreme", "two_stage", "replace_one", False, 1),
 ]
@@ -524,7 +525,8 @@ def test_private_coefficients_slow(neighbours):
 # -- the comparators and comparators.prescreen -------------------------------------------------
 
 TOPKS = ("canonical_lipschitz", "peeling", "laplace")
-_COMPARATORS = {"dp_sis": dp_sis, "kendall": dp_kendall, "two_stage": two_stage, "mcmc": mcmc}
+_COMPARATORS = {"dp_sis": dp_sis, "kendall": dp_kendall, "two_stage": two_stage, "mcmc": mcmc,
+                "noisy_iht": noisy_iht}
 
 
 def _comparator_body(name, neighbour, n_blocks_given, via_prescreen=False):
@@ -533,9 +535,19 @@ def _comparator_body(name, neighbour, n_blocks_given, via_prescreen=False):
         k = draw(st.integers(1, p - 1))
         kw = {"eps": draw(st.sampled_from([0.1, 1.0, 10.0]))}
         if not via_prescreen:
-            kw["neighbour"] = neighbour
-        if name in ("dp_sis", "mcmc") or via_prescreen:
+            if name == "noisy_iht":     # the one spelling (the others keep the old one)
+                kw["neighbours"] = ("replace_one" if neighbour == "replace-one"
+                                    else "add_remove")
+            else:
+                kw["neighbour"] = neighbour
+        if name in ("dp_sis", "mcmc", "noisy_iht") or via_prescreen:
             kw["bounds"] = draw(st.sampled_from(PUBLIC_BOUNDS))
+        if name == "noisy_iht":
+            kw["n_iter"] = draw(st.sampled_from([1, 3]))
+            kw["delta"] = draw(st.sampled_from([0.0, 1e-6]))
+            kw["residual_bound"] = draw(st.sampled_from([None, 1e-3, 10.0]))
+            if neighbour == "add/remove" and not via_prescreen:
+                kw["n_public"] = draw(st.sampled_from([1, 10, 1000]))
         if name == "dp_sis":
             kw["gamma"] = draw(st.sampled_from([0.0, 0.5, 1.0]))
             if not via_prescreen:
@@ -567,7 +579,7 @@ def _comparator_body(name, neighbour, n_blocks_given, via_prescreen=False):
 # (id, comparator, neighbour, n_blocks given, moderate data, issue-28 defect marked xfail)
 COMPARATOR_GROUPS = [
     (f"{name}-{nb}", name, nb, False, False, None)
-    for name in ("dp_sis", "kendall", "mcmc") for nb in ("replace-one", "add/remove")
+    for name in ("dp_sis", "kendall", "mcmc", "noisy_iht") for nb in ("replace-one", "add/remove")
 ] + [
     ("two_stage-replace-one-moderate", "two_stage", "replace-one", True, True, None),
     ("two_stage-add/remove-moderate", "two_stage", "add/remove", False, True, None),
@@ -597,6 +609,7 @@ def test_comparator_slow(name, neighbour, n_blocks_given, moderate, defect):
 
 
 PRESCREEN_GROUPS = [("dp_sis", "dp_sis", False, None), ("kendall", "kendall", False, None),
+                    ("noisy_iht", "noisy_iht", False, None),
                     ("two_stage-moderate", "two_stage", True, None),
                     ("two_stage-extreme", "two_stage", False, 1)]
 
