@@ -212,11 +212,12 @@ def _rank_block_into(B: np.ndarray, out: np.ndarray, lo: int, keys: _SortKeys) -
     elif not exact.all():
         rows = np.flatnonzero(~exact)
         np.put(out, pos[rows] * p + cols[rows, None], values if values.ndim == 1 else values[rows])
-    for r in np.flatnonzero(exact):                     # rare: the exact argsort path
-        ranks = _average_ranks_rows(np.ascontiguousarray(B[:, r][None, :]))[0]
+    if exact.any():                                     # rare: the exact argsort path
+        rows = np.flatnonzero(exact)
+        ranks = _average_ranks_rows(np.ascontiguousarray(B[:, rows].T))
         ranks -= 0.5 * (n + 1)
         ranks /= n
-        out[:, lo + r] = ranks
+        out[:, lo + rows] = ranks.T
 
 
 def _average_ranks(B: np.ndarray) -> np.ndarray:
