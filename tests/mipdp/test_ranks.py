@@ -89,7 +89,7 @@ def test_rank_design_equals_rankdata_across_blocks(monkeypatch):
     np.testing.assert_array_equal(ranks_module._average_ranks(X), rankdata(X, axis=0))
 
 
-def test_rank_design_every_path_of_the_packed_sort(monkeypatch):
+def test_rank_design_every_path_of_the_packed_sort(monkeypatch, tmp_path):
     """The packed-key sort (float bits and row index in one int64) gives scipy's average
     ranks bit for bit on every path: no tie, ties checked on the values (including
     ``-0.0 == 0.0``), and the exact argsort fallback (values equal in the keys' high bits
@@ -107,10 +107,15 @@ def test_rank_design_every_path_of_the_packed_sort(monkeypatch):
     X[1::5, 6] = -np.inf
     X[:, 7] = rng.choice([-1e300, -5e-324, 0.0, 5e-324, 1e300], size=n)
     expected = (rankdata(X, axis=0) - (n + 1) / 2) / n
-    for block in (8 * n * 9, 8 * n * 2, 8):
+    mm = np.lib.format.open_memmap(tmp_path / "x.npy", mode="w+", dtype=np.float64,
+                                   shape=X.shape)
+    mm[:] = X
+    for block, read in ((8 * n * 9, 8 * n * 9), (8 * n * 2, 8 * n * 5), (8, 8 * n * 4)):
         monkeypatch.setattr(ranks_module, "_BLOCK_BYTES", block)
-        got = rank_design(X)
-        np.testing.assert_array_equal(got.view(np.int64), expected.view(np.int64))
+        monkeypatch.setattr(ranks_module, "_READ_BYTES", read)
+        for data in (X, mm):
+            got = rank_design(data)
+            np.testing.assert_array_equal(got.view(np.int64), expected.view(np.int64))
 
 
 # -- the sensitivity: exact neighbour audit --------------------------------------------------
