@@ -34,8 +34,8 @@ The score on ranks is not monotone under add/remove, so the samplers use the ful
 
 Memory and input types
 ----------------------
-The ranks are computed a block of columns at a time (about 256 KiB of ``X`` read at once: a
-memmap or a dask array is never loaded whole; a sparse block is densified one at a time,
+The ranks are computed a block of columns at a time (about 8 MiB of ``X`` read at once, ranked
+256 KiB at a time: a memmap or a dask array is never loaded whole; a sparse block is densified one at a time,
 since its zeros get a tied, non-zero rank).  The output is a dense float64 ``(n, p)`` array,
 ``8 n p`` bytes: the rank design is dense whatever the input.  With a Kendall pre-screen
 only the kept columns are ranked (:func:`mipdp.private_bss` screens the raw columns:
