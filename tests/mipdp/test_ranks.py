@@ -116,6 +116,9 @@ def test_rank_design_every_path_of_the_packed_sort(monkeypatch, tmp_path):
         for data in (X, mm):
             got = rank_design(data)
             np.testing.assert_array_equal(got.view(np.int64), expected.view(np.int64))
+    for j in range(X.shape[1]):      # y's ranks: the same sort
+        np.testing.assert_array_equal(uniform_ranks(X[:, j]).view(np.int64),
+                                      expected[:, j].view(np.int64))
 
 
 # -- the sensitivity: exact neighbour audit --------------------------------------------------
