@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
@@ -97,6 +98,14 @@ def blas_single():
     return _CONTROLLER.limit(limits=1, user_api="blas")
 
 
+_LOCAL = threading.local()
+
+#: optional observer of the parallel maps (benchmarks only, e.g.
+#: :mod:`mipdp.experiments.studies.bench_parallel`): called after each map with the CPU seconds
+#: (``time.thread_time``) of its pieces, in the items' order.  ``None``: nothing is timed.
+OBSERVER: Callable[[list[float]], None] | None = None
+
+
 def parallel_map(fn: Callable[[T], R], items: Iterable[T], *, blas: bool = True) -> list[R]:
     """``[fn(x) for x in items]``, on :func:`current_n_jobs` threads, in the items' order.
 
@@ -106,6 +115,15 @@ def parallel_map(fn: Callable[[T], R], items: Iterable[T], *, blas: bool = True)
     here (the first in the items' order).
     """
     items = list(items)
+    observer = OBSERVER if not getattr(_LOCAL, "depth", 0) else None   # not nested maps
+    if observer is None:
+        return _map(fn, items, blas)
+    timed = _map(_timed(fn), items, blas)
+    observer([t for t, _ in timed])
+    return [r for _, r in timed]
+
+
+def _map(fn: Callable[[T], R], items: list[T], blas: bool) -> list[R]:
     n = min(current_n_jobs(), len(items))
     ctx = blas_single() if blas else contextlib.nullcontext()
     with ctx:
@@ -113,6 +131,22 @@ def parallel_map(fn: Callable[[T], R], items: Iterable[T], *, blas: bool = True)
             return [fn(x) for x in items]
         with ThreadPoolExecutor(max_workers=n, thread_name_prefix="mipdp") as pool:
             return list(pool.map(fn, items))
+
+
+def _timed(fn: Callable[[T], R]) -> Callable[[T], tuple[float, R]]:
+    """``fn`` returning ``(CPU seconds of this thread, value)``; maps inside it are nested."""
+    import time
+
+    def run(x: T) -> tuple[float, R]:
+        _LOCAL.depth = getattr(_LOCAL, "depth", 0) + 1
+        t0 = time.thread_time()
+        try:
+            r = fn(x)
+        finally:
+            _LOCAL.depth -= 1
+        return time.thread_time() - t0, r
+
+    return run
 
 
 def with_n_jobs(func: Callable) -> Callable:

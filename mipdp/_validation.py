@@ -87,8 +87,14 @@ def _all_finite(X) -> bool:
     else:
         step = max(1, CHUNK_BYTES // (X.itemsize * max(n, 1)))
         blocks = (X[:, lo:lo + step] for lo in range(0, p, step))
-    with np.errstate(over="ignore", invalid="ignore"):   # the sum may overflow: then test
-        return all(np.isfinite(B.sum()) or bool(np.all(np.isfinite(B))) for B in blocks)
+    # the blocks are read on the call's workers (mipdp._parallel; a sum releases the GIL)
+    from ._parallel import parallel_map
+
+    def finite(B) -> bool:
+        with np.errstate(over="ignore", invalid="ignore"):   # the sum may overflow: then test
+            return bool(np.isfinite(B.sum()) or np.all(np.isfinite(B)))
+
+    return all(parallel_map(finite, list(blocks), blas=False))
 
 
 #: The fewest rows an entry point accepts under replace-one neighbours, where ``n`` is public

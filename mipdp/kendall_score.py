@@ -214,6 +214,7 @@ class KendallRedundancyObjective:
         self.gp = self.gamma / max(self.s - 1, 1)      # γ' = γ/(s−1): weight of one pair
         self.loss = _ScoreLoss()
         self.n_evaluations = 0
+        self._fork_base = 0                            # n_evaluations when forked
         #: |T_jy| for every column (DPKendall's scale (n/2)|τ_a|)
         self.ranks = DenseRanks(np.asarray(X, dtype=np.float64))
         self.t = (np.abs(self.ranks.P(DenseRanks.of_vector(self.y), np.arange(self.p)))
@@ -221,6 +222,23 @@ class KendallRedundancyObjective:
         self.pairs = _PairCache(self.ranks)
         # rounding: R is a sum of s + C(s,2) terms each <= n/2; L = s/2 − R/n
         self._round = 64.0 * np.finfo(float).eps * (self.s + self.s ** 2) * (1.0 + self.gp)
+
+    # -- forks (mipdp.enumeration.fork) -------------------------------------------------------
+    def fork(self) -> KendallRedundancyObjective:
+        """A copy for one worker: the same ranks and statistics (read-only), its own pair
+        cache (a copy: the counts are exact integers, so a pair has the same value whichever
+        worker computes it) and its own counter."""
+        import copy
+        new = copy.copy(self)
+        pairs = copy.copy(self.pairs)
+        pairs.keys, pairs.vals = self.pairs.keys.copy(), self.pairs.vals.copy()
+        new.pairs = pairs
+        new._fork_base = self.n_evaluations
+        return new
+
+    def merge_fork(self, child: KendallRedundancyObjective) -> None:
+        """Add a fork's evaluations to this objective's count (statistics only)."""
+        self.n_evaluations += child.n_evaluations - child._fork_base
 
     # -- values -----------------------------------------------------------------------------
     def _penalty(self, sup: np.ndarray) -> np.ndarray:

@@ -109,6 +109,9 @@ class MIPBackend(ABC):
     size_limit: int | None = None
     #: Whether :meth:`solve` handles ``lazy=`` with a native solver callback.
     native_lazy: bool = False
+    #: Whether two instances may solve at the same time in two threads of one process
+    #: (:mod:`mipdp.enumeration.fork` runs independent searches on the workers then)
+    thread_safe: ClassVar[bool] = False
 
     def __init__(self, *, time_limit: float | None = None, threads: int | None = None,
                  verbose: bool = False) -> None:

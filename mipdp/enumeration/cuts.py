@@ -16,9 +16,18 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["CutStore", "RowStack"]
+__all__ = ["CutStore", "RowStack", "cut_of"]
 
 _EPS = np.finfo(float).eps
+
+
+def cut_of(objective, S: np.ndarray) -> tuple[float, float, np.ndarray, list]:
+    """``(value, lower, g, extra cuts)`` of the support ``S`` on ``objective`` (a
+    :class:`~mipdp.losses.base.SupportObjective`), nothing recorded: its
+    ``value_and_cut`` and ``extra_cuts``."""
+    out = objective.value_and_cut(S)
+    v, lower, g = out if len(out) == 3 else (out[0], out[0], out[1])
+    return v, lower, g, objective.extra_cuts(S)
 
 
 class RowStack:
@@ -47,6 +56,17 @@ class RowStack:
         self._buf[self._n] = row
         self._n += 1
 
+    def extend(self, rows: np.ndarray) -> None:
+        """Append copies of the rows of a ``(k, p)`` array (one allocation)."""
+        rows = np.asarray(rows, dtype=float).reshape(-1, self.p)
+        k = rows.shape[0]
+        if self._n + k > self._buf.shape[0]:
+            grown = np.empty((self._n + k + max(16, (self._n + k) // 4), self.p))
+            grown[:self._n] = self._buf[:self._n]
+            self._buf = grown
+        self._buf[self._n:self._n + k] = rows
+        self._n += k
+
     @property
     def array(self) -> np.ndarray:
         """The rows so far, shape ``(T, p)`` (a view: do not write to it)."""
@@ -72,6 +92,8 @@ class CutStore:
         self._a: list[float] = []
         self._G = RowStack(p)
         self._absmax = 0.0
+        #: the support of each cut, in order (a support may carry several cuts)
+        self.supports: list[tuple] = []
 
     def __len__(self) -> int:
         return len(self._a)
@@ -82,8 +104,18 @@ class CutStore:
         a = float(lower) - float(g[np.asarray(support, dtype=np.intp)].sum())
         self._a.append(a)
         self._G.append(g)
+        self.supports.append(tuple(int(i) for i in np.asarray(support).ravel()))
         self._absmax = max(self._absmax,
                            abs(a) + abs(float(lower)) + self.s * float(np.max(np.abs(g))))
+
+    def copy(self) -> CutStore:
+        """An independent store with the same cuts (the rows are copied once)."""
+        new = CutStore(self.p, self.s)
+        new._a = list(self._a)
+        new._G.extend(self._G.array)
+        new._absmax = self._absmax
+        new.supports = list(self.supports)
+        return new
 
     @property
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:

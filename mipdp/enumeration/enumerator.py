@@ -44,7 +44,7 @@ from ..deadline import Deadline
 from ..exceptions import CertificationError, TimeLimitError
 from ..losses.base import SupportObjective
 from ..mechanisms.regions import Region
-from .cuts import CutStore
+from .cuts import CutStore, cut_of
 from .dominance import DominanceCache
 from .explicit import explicit_search
 from .fixing import screened_columns
@@ -187,9 +187,12 @@ class SupportEnumerator(RegionSearch):
         self._backend_options = backend_options
         self.stats = EnumerationStats()
         self.found: dict[tuple, float] = {}
+        self._found_cache: tuple[list, np.ndarray] | None = None   # found_array()
         self._ints: list[int] = []   # int objects of the features, shared by found's keys
         self.nogoods: set[tuple] = set()
         self.master: MasterProblem | None = None
+        #: in a fork (:mod:`.fork`): every evaluation cut, ``(S, [(lower, g), ...])``
+        self._journal_cuts: list | None = None
         self.center: np.ndarray | None = None
         self._center_swaps: np.ndarray | None = None
         self._optimum_certified = False
@@ -233,16 +236,20 @@ class SupportEnumerator(RegionSearch):
         Every cut goes to the cut store (:attr:`cuts`); with ``add_to_master`` its row is
         also added to the master (outside a solve).
         """
-        out = self.objective.value_and_cut(S)
-        v, lower, g = out if len(out) == 3 else (out[0], out[0], out[1])
+        return self._record_cut(S, *cut_of(self.objective, S), add_to_master=add_to_master)
+
+    def _record_cut(self, S: np.ndarray, v: float, lower: float, g: np.ndarray, extra: list,
+                    *, add_to_master: bool = False) -> tuple[float, float, np.ndarray]:
+        """Record an evaluation and its cuts (:meth:`_evaluate_cut` once computed)."""
         S = np.asarray(S, dtype=np.intp)
         key = tuple(int(i) for i in S)
         self.found[key] = v
         self.cuts.add(S, lower, g)
-        extra = self.objective.extra_cuts(S)
         for lo_k, g_k in extra:
             self.cuts.add(S, lo_k, g_k)
         self._extra_cuts[key] = extra
+        if self._journal_cuts is not None:
+            self._journal_cuts.append((S, [(lower, g)] + list(extra)))
         if add_to_master and self.master is not None and not self.master.has_cut(S):
             self.master.backend.add_rows(self._master_rows(S, lower, g))
         return v, lower, g
@@ -275,11 +282,17 @@ class SupportEnumerator(RegionSearch):
         if len(self._ints) < self.p:
             self._ints = list(range(self.p))
         feat = self._ints.__getitem__
+        found = self.found
         for lo in range(0, a_idx.size, chunk):
             a, j = a_idx[lo:lo + chunk], j_idx[lo:lo + chunk]
             sup = np.sort(np.column_stack([rest[a], j]), axis=1)
-            for row, v in zip(sup.tolist(), swaps[a, j].tolist(), strict=True):
-                self.found.setdefault(tuple(map(feat, row)), v)
+            # the tuples are made by zip (in C), entries added in order by one update;
+            # supports already found keep their value and place (as setdefault would)
+            cols = [list(map(feat, sup[:, i].tolist())) for i in range(sup.shape[1])]
+            new = dict(zip(zip(*cols, strict=True), swaps[a, j].tolist(), strict=True))
+            for key in new.keys() & found.keys():
+                del new[key]
+            found.update(new)
 
     def _solve(self, phase: _Phase, oracle, gap: float, *, name: str = "search", fields=None):
         calls = [0]
@@ -527,7 +540,11 @@ class SupportEnumerator(RegionSearch):
         self._table = (sup, vals)
         best = int(np.argmin(vals))
         self.center = sup[best].copy()
-        self._center_swaps = self.objective.one_swap_values(self.center)
+        # the one-swaps' values read off the table: the same arithmetic as the centre's, so
+        # no one-swap can undercut the table's minimum by rounding (a second closed form
+        # disagreeing in the last bits made `mistakes` re-centre on a support missing from
+        # `found`: a KeyError on one neighbour only, found by the neighbour fuzz)
+        self._center_swaps = self._table_swaps(self.center)
         self.found[tuple(self.center.tolist())] = float(vals[best])
         self.stats.optimality_gap = 0.0
         self.stats.certified = True
@@ -538,12 +555,61 @@ class SupportEnumerator(RegionSearch):
         self._sync_stats()
         return self.center, float(vals[best])
 
+    def _table_swaps(self, center: np.ndarray) -> np.ndarray:
+        """:meth:`one_swap_values` of ``center`` read off the exhaustive table."""
+        assert self._table is not None
+        sup, vals = self._table
+        s, p = self.s, self.p
+        out = np.full((s, p), np.inf)
+        outside = np.setdiff1d(np.arange(p), center)
+        if outside.size == 0:
+            return out
+        rest = np.array([np.delete(center, a) for a in range(s)]).reshape(s, s - 1)
+        cand = np.sort(np.concatenate([np.column_stack(
+            [np.broadcast_to(rest[a], (outside.size, s - 1)), outside]) for a in range(s)]),
+            axis=1)
+        # the table lists the supports in lexicographic order: their mixed-radix keys
+        # (radix p, exact in Python integers) are increasing, so searchsorted finds them
+        weights = [p ** (s - 1 - i) for i in range(s)]
+        key_t = np.array([sum(int(v) * w for v, w in zip(r, weights, strict=True))
+                          for r in sup.tolist()], dtype=object) if p ** s >= 2 ** 62 \
+            else sup.astype(np.int64) @ np.array(weights, dtype=np.int64)
+        key_c = np.array([sum(int(v) * w for v, w in zip(r, weights, strict=True))
+                          for r in cand.tolist()], dtype=object) if p ** s >= 2 ** 62 \
+            else cand.astype(np.int64) @ np.array(weights, dtype=np.int64)
+        pos = np.searchsorted(key_t, key_c)
+        out[:, outside] = np.asarray(vals)[pos].reshape(s, outside.size)
+        return out
+
     def _recenter(self, S: np.ndarray) -> None:
         t0 = time.perf_counter()
         self.center = np.sort(np.asarray(S))
+        key = tuple(int(i) for i in self.center)
+        if key not in self.found:                    # e.g. a one-swap of a table's centre
+            self.found[key] = float(self.objective.values(self.center[None, :])[0])
         self._center_swaps = self.objective.one_swap_values(self.center)
         self._record_swaps(self.center, self._center_swaps)
         self._phase("one_swaps").time += time.perf_counter() - t0
+
+    def found_array(self) -> tuple[list, np.ndarray]:
+        """``(keys, array)``: the supports evaluated so far, as the list of :attr:`found`'s
+        keys and an ``(m, s)`` array in the same order.  Kept between calls and extended by
+        the supports added since (keys are only ever added to ``found``): at p = 10⁵ it
+        holds the 5·10⁵ one-swaps, whose conversion cost 0.2 s per search.  The caller
+        must not modify them."""
+        cache = self._found_cache
+        n = len(self.found)
+        if cache is None or len(cache[0]) > n:
+            keys = list(self.found)
+            arr = np.array(keys, dtype=np.intp).reshape(-1, self.s)
+        elif len(cache[0]) < n:
+            tail = list(itertools.islice(self.found, len(cache[0]), None))
+            keys = cache[0] + tail
+            arr = np.concatenate([cache[1], np.array(tail, dtype=np.intp).reshape(-1, self.s)])
+        else:
+            return cache
+        self._found_cache = (keys, arr)
+        return keys, arr
 
     def _best_found(self) -> tuple[tuple, float]:
         key = min(self.found, key=self.found.__getitem__)

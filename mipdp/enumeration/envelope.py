@@ -35,6 +35,7 @@ from scipy.special import logsumexp
 from .._parallel import parallel_map
 from ..mechanisms.regions import Region, region_members
 from .enumerator import SupportEnumerator
+from .fork import can_fork, run_forked
 
 logger = logging.getLogger(__name__)
 
@@ -113,8 +114,6 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
     K = min(enum.s, enum.p - enum.s)
     regions = []
     enum.progress.start("envelope", classes=max(0, K - 1))
-    if K >= 2:
-        enum.warm_class_cuts()
     if full_class_max is None:
         full_class_max = getattr(enum, "full_class_max", 100_000)
     full_max = full_class_max if enum.objective.cheap_values else 0
@@ -122,62 +121,83 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
         split = getattr(enum, "envelope_split", True)
     extra_sup, extra_val = [], []
     class_lower = []
-    for k in range(2, K + 1):
-        R = Region(center, k, enum.p)
-        if R.size <= full_max:
-            t0 = time.perf_counter()
-            low = np.inf
-            chunks = list(region_members(R))
 
-            def chunk_values(rows, k=k):
-                enum.remaining_time(f"class_{k}")   # time_limit holds between chunks
-                return np.asarray(enum.objective.values(rows), dtype=float)
-
-            # the chunks run on the call's workers (mipdp._parallel), kept in their order
-            for rows, vals in zip(chunks, parallel_map(chunk_values, chunks), strict=True):
-                extra_sup.append(rows)
-                extra_val.append(vals)
-                if vals.size:
-                    low = min(low, float(np.min(vals)))
-            class_lower.append(low)
-            enum.record_phase(f"class_{k}", time.perf_counter() - t0, evaluations=R.size)
-            logger.info("envelope: class %d (%d supports) evaluated in full (not private)", k,
-                        R.size)
-            continue
+    def class_search(e: SupportEnumerator, k: int):
+        """Bound mistake class ``k`` on the enumerator ``e`` (a fork, or ``enum``):
+        ``(members, values, regions, class lower bound)``."""
+        R = Region(center, k, e.p)
         lev = level(R.size)
-        rb = enum.region_bound(R, level=lev, abs_tol=tol * unit, max_solves=max_solves, gap=gap)
+        rb = e.region_bound(R, level=lev, abs_tol=tol * unit, max_solves=max_solves, gap=gap)
         parts = None
         if split and rb.lower < lev - split_slack * unit:
             logger.info("envelope: class %d (%d supports): MIP bound L0 + %.4g, level L0 + "
                         "%.4g (units of 2Δ/ε); explicit search at the level (not private)",
                         k, R.size, (rb.lower - L0) / unit, (lev - L0) / unit)
+
             def leaf_bound(Q, floor=rb.lower, lev=lev):   # master solves (the explicit search
                 # of this leaf already passed its budget)
-                return max(floor, enum.region_bound(Q, level=lev, abs_tol=tol * unit,
-                                                    max_solves=max_solves, gap=gap,
-                                                    explicit=False).lower)
+                return max(floor, e.region_bound(Q, level=lev, abs_tol=tol * unit,
+                                                 max_solves=max_solves, gap=gap,
+                                                 explicit=False).lower)
 
-            parts = _below_level(enum, R, lev, fallback=leaf_bound,
+            parts = _below_level(e, R, lev, fallback=leaf_bound,
                                  max_leaves=split_max_leaves,
                                  max_evaluations=split_max_evaluations)
         if parts is not None:   # the members below the level, exact; the rest above it
             sup, val, rest = parts
-            extra_sup.append(sup)
-            extra_val.append(val)
-            class_lower.append(float(min([lev, *val.tolist(), *(Q.bound for Q in rest)])))
-            regions.extend(rest)
             logger.info("envelope: class %d (%d supports): %d member(s) below the level L0 + "
                         "%.4g (units of 2Δ/ε) evaluated, the rest bounded by it in %d "
                         "sub-region(s) (not private)", k, R.size, val.size,
                         (lev - L0) / unit, len(rest))
-            continue
+            return sup, val, rest, float(min([lev, *val.tolist(), *(Q.bound for Q in rest)]))
         R.bound = rb.lower
-        class_lower.append(float(rb.lower))
-        regions.append(R)
         logger.info("envelope: class %d (%d supports) bound L0 + %.4g (units of 2Δ/ε), "
                     "best member found L0 + %.4g, level L0 + %.4g; %d solves (not private)",
                     k, R.size, (rb.lower - L0) / unit, (rb.best - L0) / unit,
                     (lev - L0) / unit, rb.solves)
+        return None, None, [R], float(rb.lower)
+
+    # The classes too large to evaluate are bounded by independent searches, each on its
+    # own fork of the enumerator, on the call's workers, merged in the classes' order
+    # (mipdp.enumeration.fork): the same bounds and release for every n_jobs.
+    searched = [k for k in range(2, K + 1) if Region(center, k, enum.p).size > full_max]
+    # the warm cuts of every class, before the searches (each search gains from the
+    # others' cuts too); evaluated on the workers, recorded in order
+    if K >= 2:
+        warm = enum.warm_class_supports()
+        enum.add_warm_cuts([S for k in sorted(warm) for S in warm[k]])
+    if len(searched) >= 2 and can_fork(enum):
+        bounds = dict(zip(searched, run_forked(enum, searched, class_search), strict=True))
+    else:
+        bounds = {k: class_search(enum, k) for k in searched}
+    for k in range(2, K + 1):
+        if k in bounds:
+            sup, val, rest, low = bounds[k]
+            if sup is not None:
+                extra_sup.append(sup)
+                extra_val.append(val)
+            regions.extend(rest)
+            class_lower.append(low)
+            continue
+        R = Region(center, k, enum.p)
+        t0 = time.perf_counter()
+        low = np.inf
+        chunks = list(region_members(R))
+
+        def chunk_values(rows, k=k):
+            enum.remaining_time(f"class_{k}")   # time_limit holds between chunks
+            return np.asarray(enum.objective.values(rows), dtype=float)
+
+        # the chunks run on the call's workers (mipdp._parallel), kept in their order
+        for rows, vals in zip(chunks, parallel_map(chunk_values, chunks), strict=True):
+            extra_sup.append(rows)
+            extra_val.append(vals)
+            if vals.size:
+                low = min(low, float(np.min(vals)))
+        class_lower.append(low)
+        enum.record_phase(f"class_{k}", time.perf_counter() - t0, evaluations=R.size)
+        logger.info("envelope: class %d (%d supports) evaluated in full (not private)", k,
+                    R.size)
 
     enum.progress.done("envelope", regions=len(regions))
     enum.certify_center(class_lower)

@@ -266,8 +266,12 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
     best: list[Any] = [math.inf, None]
     cheap = bool(getattr(obj, "cheap_values", False))
     if found and table.size:  # members evaluated before (other phases, other searches)
-        keys = list(found)
-        inside = region.contains(np.array(keys, dtype=np.intp).reshape(-1, region.s))
+        if hasattr(enum, "found_array"):
+            keys, arr = enum.found_array()
+        else:
+            keys = list(found)
+            arr = np.array(keys, dtype=np.intp).reshape(-1, region.s)
+        inside = region.contains(arr)
         for i in np.flatnonzero(inside).tolist():
             if found[keys[i]] < best[0]:
                 best[0], best[1] = found[keys[i]], np.array(keys[i], dtype=np.intp)

@@ -170,8 +170,6 @@ def aggregated_cut(a: np.ndarray, G: np.ndarray, forced: np.ndarray,
     (ā, ḡ, φ) or None
         ``None`` when there are fewer than two cuts or the small LP fails.
     """
-    from scipy.optimize import linprog
-
     T = a.size
     if T < 2:
         return None
@@ -188,15 +186,11 @@ def aggregated_cut(a: np.ndarray, G: np.ndarray, forced: np.ndarray,
             best = (val, mu.copy())
         H.append(h)
         # max w  s.t.  w <= μᵀh_k,  Σμ = 1,  μ >= 0   (variables μ, w; minimise -w)
-        Hk = np.array(H)
-        c = np.r_[np.zeros(T), -1.0]
-        A_ub = np.c_[-Hk, np.ones(len(H))]
-        res = linprog(c, A_ub=A_ub, b_ub=np.zeros(len(H)), A_eq=np.r_[np.ones(T), 0.0][None],
-                      b_eq=[1.0], bounds=[(0, None)] * T + [(None, None)], method="highs")
-        if res.status != 0:
+        sol = _kelley_lp(np.array(H))
+        if sol is None:
             break
-        upper = -float(res.fun)
-        mu = np.clip(res.x[:T], 0.0, None)
+        upper, x = sol
+        mu = np.clip(x, 0.0, None)
         mu /= mu.sum()
         if upper - best[0] <= tol * max(1.0, abs(upper)):
             break
@@ -204,3 +198,40 @@ def aggregated_cut(a: np.ndarray, G: np.ndarray, forced: np.ndarray,
         return None
     mu = best[1]
     return float(mu @ a), mu @ G, best[0]
+
+
+def _kelley_lp(H: np.ndarray) -> tuple[float, np.ndarray] | None:
+    """``max w  s.t.  w <= μᵀh_k (rows h_k of H),  Σμ = 1,  μ >= 0``: ``(w, μ)``, or
+    ``None`` if HiGHS does not report an optimum.
+
+    Solved with highspy directly (the backend's library, already loaded): importing
+    :mod:`scipy.optimize` for ``linprog`` took 0.44 s of the first release of a process.
+    """
+    import highspy
+
+    from ..solvers.highs import _new_highs
+    K, T = H.shape
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = T + 1, K + 1
+    lp.col_cost_ = np.r_[np.zeros(T), -1.0]
+    lp.col_lower_ = np.r_[np.zeros(T), -highspy.kHighsInf]
+    lp.col_upper_ = np.full(T + 1, highspy.kHighsInf)
+    lp.row_lower_ = np.r_[np.full(K, -highspy.kHighsInf), 1.0]
+    lp.row_upper_ = np.r_[np.zeros(K), 1.0]
+    A = np.zeros((K + 1, T + 1))
+    A[:K, :T] = -H
+    A[:K, T] = 1.0
+    A[K, :T] = 1.0
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    lp.a_matrix_.start_ = np.arange(0, (K + 2) * (T + 1), T + 1, dtype=np.int32)
+    lp.a_matrix_.index_ = np.tile(np.arange(T + 1, dtype=np.int32), K + 1)
+    lp.a_matrix_.value_ = A.ravel()
+    h = _new_highs()
+    h.setOptionValue("output_flag", False)
+    if h.passModel(lp) == highspy.HighsStatus.kError:
+        return None
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return None
+    x = np.asarray(h.getSolution().col_value, dtype=float)
+    return -float(h.getInfo().objective_function_value), x[:T]

@@ -103,6 +103,21 @@ class MasterProblem:
         self._zero = np.zeros(p, dtype=bool)
         self._lo, self._hi = np.zeros(p), np.ones(p)
 
+    def clone(self) -> MasterProblem | None:
+        """An independent master with the same rows and state, or ``None`` when the
+        backend cannot copy its model (``clone``)."""
+        clone = getattr(self.backend, "clone", None)
+        if clone is None:
+            return None
+        import copy
+        new = copy.copy(self)
+        new.backend = clone()
+        new._region_rows = dict(self._region_rows)
+        new._cut_supports = set(self._cut_supports)
+        new._cut_grads = RowStack(self.p)
+        new._cut_grads.extend(self._cut_grads.array)
+        return new
+
     # -- scaling ------------------------------------------------------------------------
     def to_eta(self, value: float) -> float:
         """Objective value ``L`` in master units."""
@@ -134,6 +149,20 @@ class MasterProblem:
         idx = np.concatenate(([self.eta], self.z))
         coef = np.concatenate(([1.0], -g))
         return (idx, coef, rhs, np.inf)
+
+    def store_cut_rows(self, a: np.ndarray, G: np.ndarray, supports) -> list:
+        """Register the cuts ``L(T) >= a_t + Σ_{i∈T} G[t, i]`` of a
+        :class:`~mipdp.enumeration.cuts.CutStore` (objective units) and return their rows
+        (the same rows as :meth:`cut_row`: ``η >= (a_t - offset + G_t z) / scale``)."""
+        idx = np.concatenate(([self.eta], self.z))
+        rows = []
+        for t in range(len(a)):
+            g = np.asarray(G[t], dtype=float) / self.scale
+            self._cut_supports.add(tuple(int(i) for i in supports[t]))
+            self.n_cuts += 1
+            self._cut_grads.append(g)
+            rows.append((idx, np.concatenate(([1.0], -g)), self.to_eta(float(a[t])), np.inf))
+        return rows
 
     def cut_gradients(self) -> np.ndarray:
         """Coefficients of ``z`` in every cut, shape ``(T, p)`` (``η >= c_t + G_t z``)."""

@@ -62,6 +62,8 @@ class RegionSearch:
     _master_rows: Callable[..., Any]
     _fix_dominated: Callable[..., Any]
     _evaluate_cut: Callable[..., Any]
+    _record_cut: Callable[..., Any]
+    found_array: Callable[..., Any]
     warm_center: Callable[..., Any]
     optimum: Callable[..., Any]
 
@@ -117,8 +119,8 @@ class RegionSearch:
         t0 = time.perf_counter()
         best: list[Any] = [np.inf, None]
         if self.found and region.size:
-            keys = list(self.found)
-            inside = region.contains(np.array(keys, dtype=np.intp).reshape(-1, self.s))
+            keys, arr = self.found_array()
+            inside = region.contains(arr)
             for i in np.flatnonzero(inside):  # evaluated members (incl. those under no-goods)
                 v = self.found[keys[i]]
                 if v < best[0]:
@@ -218,38 +220,73 @@ class RegionSearch:
         features, so the class searches start from a master that already separates the
         drop sets.  Returns the number of cuts added.
         """
+        per_class = self.warm_class_supports(max_per_class)
+        return self.add_warm_cuts([S for k in sorted(per_class) for S in per_class[k]])
+
+    def warm_class_supports(self, max_per_class: int = 8, classes=None) -> dict:
+        """The supports of :meth:`warm_class_cuts` by class, ``{k: [S, ...]}`` (``classes``:
+        only those), not yet cut; the objective prepares their products at once (least
+        squares: the Gram columns of their features in one pass over ``X``)."""
         self.warm_center()
         if self.master is None:
-            return 0
+            return {}
         center = self.center
         K = min(self.s, self.p - self.s)
         swaps = self._center_swaps
         assert center is not None and swaps is not None
         G0 = self.master.cut_gradients()[0] if self.master.n_cuts else None
-        rows: list = []
-        todo: list[np.ndarray] = []
+        out: dict[int, list[np.ndarray]] = {}
         for k in range(2, K + 1):
+            if classes is not None and k not in classes:
+                continue
             drops = list(itertools.combinations(range(self.s), k))
             if len(drops) > max_per_class and G0 is not None:
                 # least costly drops first by the cut at the centre (-g_i: the increase it bounds)
                 cost = [-G0[center[list(d)]].sum() for d in drops]
                 drops = [drops[i] for i in np.argsort(cost)[:max_per_class]]
+            todo: list[np.ndarray] = []
             for d in drops:
                 best_add = np.min(swaps[list(d)], axis=0)  # best one-swap using each outside j
                 A = np.argsort(best_add)[:k]
                 S = np.sort(np.r_[np.delete(center, list(d)), A])
                 if not self.master.has_cut(S) and not any(np.array_equal(S, T) for T in todo):
                     todo.append(S)
-        # the objective may prepare the products of all these supports at once (least
-        # squares: the Gram columns of their features in one pass over X)
+            out[k] = todo
         prepare = getattr(self.objective, "prepare_supports", None)
-        if todo and prepare is not None:
-            prepare(np.array(todo))
-        for S in todo:
-            if self.master.has_cut(S):
-                continue
+        every = [S for todo in out.values() for S in todo]
+        if every and prepare is not None:
+            prepare(np.array(every))
+        return out
+
+    def add_warm_cuts(self, supports) -> int:
+        """Evaluate and cut ``supports`` (those without a cut yet), with their master rows.
+
+        The evaluations are independent: they run on the call's workers
+        (:mod:`mipdp._parallel`), each on its own view of the objective
+        (:meth:`~mipdp.losses.base.SupportObjective.fork`), and are recorded in the
+        supports' order: the same cuts for every ``n_jobs``.
+        """
+        from .._parallel import parallel_map
+        from .cuts import cut_of
+        if self.master is None:
+            return 0
+        todo: list[np.ndarray] = []
+        seen: set = set()
+        for S in supports:
+            key = tuple(int(i) for i in S)
+            if not self.master.has_cut(S) and key not in seen:
+                seen.add(key)
+                todo.append(np.asarray(S, dtype=np.intp))
+
+        def cut(S):
             self._remaining("envelope (warm cuts)")
-            v, lower, g = self._evaluate_cut(S)
+            obj = self.objective.fork()
+            return cut_of(obj, S), obj
+
+        rows: list = []
+        for S, (out, obj) in zip(todo, parallel_map(cut, todo), strict=True):
+            self.objective.merge_fork(obj)
+            v, lower, g = self._record_cut(S, *out)
             rows.extend(self._master_rows(S, lower, g))
         if rows:
             self.master.backend.add_rows(rows)

@@ -161,6 +161,34 @@ class SupportObjective(ABC):
         #: number of supports evaluated so far (statistics only)
         self.n_evaluations = 0
 
+    #: counters of the work done (statistics only): a fork's are added back by
+    #: :meth:`merge_fork`, and the largest of ``_FORK_MAXES`` kept
+    _FORK_SUMS = ("n_evaluations", "n_fallback")
+    _FORK_MAXES = ("max_gap",)
+
+    def fork(self) -> SupportObjective:
+        """A copy for one worker of :mod:`mipdp.enumeration.fork`: the same data, its own
+        per-call state (the extra cuts of the last support, the design's memo and Gram
+        columns).  Its values are those of this objective."""
+        import copy
+        new = copy.copy(self)
+        fork_x = getattr(self.X, "fork", None)
+        if fork_x is not None:
+            new.X = fork_x()
+        new.__dict__.pop("_extra", None)
+        new.__dict__["_fork_base"] = {k: getattr(self, k) for k in self._FORK_SUMS
+                                      if hasattr(self, k)}
+        return new
+
+    def merge_fork(self, child: SupportObjective) -> None:
+        """Add a fork's counters to this objective's."""
+        base = getattr(child, "_fork_base", {})
+        for k, v0 in base.items():
+            setattr(self, k, getattr(self, k) + getattr(child, k) - v0)
+        for k in self._FORK_MAXES:
+            if hasattr(self, k) and hasattr(child, k):
+                setattr(self, k, max(getattr(self, k), getattr(child, k)))
+
     @abstractmethod
     def values(self, supports: np.ndarray) -> np.ndarray:
         """``L(S)`` for each row of ``supports`` (shape ``(m, s)``, sorted indices).

@@ -398,6 +398,9 @@ class LeastSquaresObjective(SupportObjective):
         # ~100 MB (1.5 GB at p = 10⁶ in one batch); each neighbour's value is computed on
         # its own, so the batching changes nothing
         step = max(1, self._SWAP_BATCH // (s * s))
+        # and at least 4 batches per left-out feature, so that the workers share the s
+        # feature loops evenly (the batches do not depend on n_jobs)
+        step = max(1, min(step, -(-outside_all.size // 4)))
 
         def piece(job):          # one batch; the batches run on the call's workers
             a, lo = job

@@ -54,6 +54,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy.special import logsumexp
 
+from .._parallel import parallel_map
 from ._envelope_sampler import _MAX_SEEN, EnvelopeSampler
 from .linear_envelope import LinearEnvelope, best_linear_envelope
 from .regions import Region, region_members
@@ -72,6 +73,8 @@ _LINEAR_MIN_GAIN = 0.1
 _LINEAR_RTOL = 1e-8
 #: most memory held by the linear envelopes' suffix polynomials
 _LINEAR_MAX_BYTES = 256 * 2 ** 20
+#: marks an envelope not built in advance (:meth:`ExponentialMechanismSampler._prebuild_linear`)
+_NOT_BUILT = object()
 
 
 class ExponentialMechanismSampler(EnvelopeSampler):
@@ -135,8 +138,9 @@ class ExponentialMechanismSampler(EnvelopeSampler):
         self._prop: list[int] = []
         self._acc: list[int] = []
         self._best: list[tuple[float, np.ndarray | None]] = []
-        for R in regions:
-            self._add_region(R)
+        built = self._prebuild_linear(regions)
+        for i, R in enumerate(regions):
+            self._add_region(R, built.get(i, _NOT_BUILT))
         self._check_covered()
         #: statistics (**not private**: they depend on the data)
         self.n_proposals = 0
@@ -145,27 +149,56 @@ class ExponentialMechanismSampler(EnvelopeSampler):
         self.time_refining = 0.0
 
     # -- envelope -----------------------------------------------------------------------
-    def _add_region(self, R: Region) -> None:
+    def _prebuild_linear(self, regions: list[Region]) -> dict:
+        """The best linear envelopes of the initial regions, built on the call's workers
+        (:mod:`mipdp._parallel`; each is a pure function of its region and the cuts), as
+        ``{index: envelope or None}``.  :meth:`_linear_envelope` then applies the memory cap
+        to them in the regions' order, as if it had built them one by one: the same
+        envelopes for every ``n_jobs``.  Only when all of them fit in the cap at once."""
+        if self._cuts is None or len(self._cuts) == 0:
+            return {}
+        todo = [i for i, R in enumerate(regions)
+                if R.size > 0 and math.isfinite(getattr(R, "bound", math.nan))]
+        need = sum(LinearEnvelope.tables_nbytes(regions[i]) + 8 * self.p for i in todo)
+        if len(todo) < 2 or need > _LINEAR_MAX_BYTES:
+            return {}
+        a, G = self._cuts.arrays
+        slack, comb = self._cuts.slack(), self._cuts.combination_slack()
+
+        def build(i):
+            try:
+                return best_linear_envelope(regions[i], a, G, slack, self.coef, self.ref,
+                                            combination_slack=comb)
+            except Exception:   # noqa: BLE001 - built again in order, where it raises
+                return _NOT_BUILT
+
+        return dict(zip(todo, parallel_map(build, todo), strict=True))
+
+    def _add_region(self, R: Region, lin=_NOT_BUILT) -> None:
         if R.size == 0:
             return
         self._check_bounded([R])
         self.regions.append(R)
-        self._linear.append(self._linear_envelope(R))
+        self._linear.append(self._linear_envelope(R, lin))
         self._acc_prob.append([])
         self._prop.append(0)
         self._acc.append(0)
         self._best.append((math.inf, None))
 
-    def _linear_envelope(self, R: Region) -> LinearEnvelope | None:
-        """The best cut's linear envelope of ``R`` if it beats the constant one."""
+    def _linear_envelope(self, R: Region, built=_NOT_BUILT) -> LinearEnvelope | None:
+        """The best cut's linear envelope of ``R`` if it beats the constant one
+        (``built``: that envelope, already built by :meth:`_prebuild_linear`)."""
         if self._cuts is None or len(self._cuts) == 0:
             return None
         # the suffix polynomials' size is known before any is built: past the cap, build none
         if self._linear_bytes + LinearEnvelope.tables_nbytes(R) > _LINEAR_MAX_BYTES:
             return None
-        a, G = self._cuts.arrays
-        lin = best_linear_envelope(R, a, G, self._cuts.slack(), self.coef, self.ref,
-                                   combination_slack=self._cuts.combination_slack())
+        if built is _NOT_BUILT:
+            a, G = self._cuts.arrays
+            lin = best_linear_envelope(R, a, G, self._cuts.slack(), self.coef, self.ref,
+                                       combination_slack=self._cuts.combination_slack())
+        else:
+            lin = built
         const = R.log_size - self.coef * (R.bound - self.ref)
         # a mass that is not finite is a numerical failure (R has members of positive
         # weight): never an envelope of mass 0, which would never propose them

@@ -116,3 +116,34 @@ def test_one_swap_batches_change_nothing(monkeypatch):
     whole = obj.one_swap_values(S)
     monkeypatch.setattr(LeastSquaresObjective, "_SWAP_BATCH", 16 * 37)   # 37 per batch
     np.testing.assert_array_equal(obj.one_swap_values(S), whole)
+
+
+def test_design_with_gram_columns_is_freed_without_the_garbage_collector():
+    """No cycle design <-> ColumnGram: a released design's clipped copy is freed at once."""
+    import gc
+    import weakref
+
+    from mipdp.data import ClippedDesign
+    X = np.random.default_rng(0).normal(size=(30, 12))
+    D = ClippedDesign(X, 0.5)
+    D.column_gram.get([1, 3])
+    ref = weakref.ref(D)
+    gc.disable()
+    try:
+        del D
+        assert ref() is None
+    finally:
+        gc.enable()
+
+
+def test_design_with_gram_columns_pickles_and_copies():
+    import copy
+    import pickle
+
+    from mipdp.data import ClippedDesign
+    X = np.random.default_rng(1).normal(size=(20, 8))
+    D = ClippedDesign(X, 0.5)
+    ref = D.column_gram.get([0, 2])
+    for back in (pickle.loads(pickle.dumps(D)), copy.deepcopy(D)):
+        assert back.column_gram._d is back
+        np.testing.assert_array_equal(back.column_gram.get([0, 2]), ref)

@@ -316,3 +316,21 @@ def test_gram_matvec(layout, monkeypatch):
     v, shift = np.arange(11.0) - 5, np.ones(11)
     np.testing.assert_allclose(D.gram_matvec(v, shift), Xc.T @ (Xc @ v) + shift,
                                rtol=1e-12, atol=1e-12)
+
+
+def test_large_clipped_copy_in_small_pages_is_the_same(monkeypatch):
+    """Above LARGE_ALLOC_BYTES the clipped copy lives in an anonymous mmap (small pages):
+    the same values, writable, in the input's memory order, freed with the array."""
+    import mipdp.data as data
+    rng = np.random.default_rng(1)
+    for order in ("C", "F"):
+        X = np.asarray(rng.normal(size=(40, 30)), order=order)
+        ref = data.ClippedDesign(X, 0.7)
+        monkeypatch.setattr(data, "LARGE_ALLOC_BYTES", 1)
+        big = data.ClippedDesign(X, 0.7)
+        monkeypatch.undo()
+        assert big._dense.base is not None and big._dense.flags.writeable
+        assert big._dense.flags.c_contiguous == (order == "C")
+        np.testing.assert_array_equal(big._dense, ref._dense)
+        np.testing.assert_array_equal(big._dense, np.clip(X, -0.7, 0.7))
+        np.testing.assert_array_equal(big.col_sq(), ref.col_sq())

@@ -229,6 +229,16 @@ def test_sampler_chi_square_every_backend(backend):
     assert chisquare(obs, exp).pvalue > 1e-3
 
 
+def test_same_release_for_every_n_jobs():
+    """The class searches run on forks of the objective (own pair caches): the envelope
+    and the draws are the same for n_jobs 1, 2 and 4."""
+    X, y = skewed(80, 12, seed=4, ties=True)
+    runs = [private_bss(X, y, 3, 2.0, bounds="kendall", n_draws=20, random_state=3,
+                        n_jobs=j, enumeration_options=MIP) for j in (1, 2, 4)]
+    for r in runs[1:]:
+        np.testing.assert_array_equal(r.supports, runs[0].supports)
+
+
 def test_rank_invariance():
     X, y = skewed(40, 6, seed=8)
     a = private_bss(X, y, 2, 2.0, bounds="kendall", random_state=2, n_draws=5)

@@ -849,6 +849,36 @@ def test_tiny_ridge_refused_before_the_data(loss, bounds):
                 random_state=0)
 
 
+def test_finding_mistakes_recentre_on_a_table():
+    """F7 (found by the slow fuzz once ranks joined the bounds kinds): ``mistakes`` on an
+    exhaustive table (a pre-screen leaves p = 3) whose one-swap values came from a second
+    closed form; two duplicated columns and ridge 1e-8 make every value ≈ 0, a one-swap
+    undercut the table's minimum in the last bits, and re-centring on it raised
+    ``KeyError`` on this data set while its neighbour (one row of ±1.8e308) released."""
+    big = 1.7976931348623157e308
+    X = np.array([[1.0, 3619.62110423028, -7802.048923295218, 3619.62110423028, -5292.87012807082],
+                  [1.0, -9259.87039977323, -9472.77642792094, -9259.87039977323, -4229.6976197731],
+                  [-big, big, big, -big, big],
+                  [1.0, -3317.67577207877, -9864.91237713688, -3317.67577207877, 5386.37872339434],
+                  [1.0, 9482.43954569804, 4789.0374767947, 9482.43954569804, -4899.02517975644],
+                  [1.0, 9145.75631454809, 7411.06398016296, 9145.75631454809, 5607.93168601522],
+                  [1.0, -8665.85817646476, 5922.98698129159, -8665.85817646476, 5058.16337072286],
+                  [1.0, -6362.70408062207, 6738.10684384105, -6362.70408062207, -2958.59251025769],
+                  [1.0, 5843.34942515171, -6930.47847367575, 5843.34942515171, -9411.67030921883]])
+    y = np.full(9, big)
+    y[2] = -0.5
+    kw = dict(method="mistakes", delta=1e-6, neighbours="replace_one", bounds="ranks",
+              ridge=1e-8, radius=100.0, prescreen=("kendall", 3, 0.3), random_state=8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = private_bss(X, y, 2, 10.0, **kw)
+        X2, y2 = X.copy(), y.copy()
+        X2[2] = 1.0 - 2.0 * (np.arange(5) % 2)        # the neighbour: row 2 replaced
+        y2[2] = big
+        b = private_bss(X2, y2, 2, 10.0, **kw)
+    assert a.support.size == b.support.size == 2
+
+
 def test_finding_singular_gram():
     """F6: bounds 1e100, ridge 1e-8: columns 1 and 3 clip to ±1e100 in every row, so
     ``X_S'X_S + ridge·I`` is singular in floating point (the ridge is below its last bit);

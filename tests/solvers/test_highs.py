@@ -243,3 +243,22 @@ def test_creating_a_backend_prints_nothing():
     out = subprocess.run([sys.executable, "-c", code],
                          capture_output=True, text=True, cwd=root, check=True)
     assert out.stdout == ""
+
+
+def test_clone_is_an_independent_copy_that_solves_the_same():
+    b = HighsBackend(options={"mip_feasibility_tolerance": 1e-7})
+    x = b.add_variables(6, 0.0, 1.0, integer=True)
+    eta = b.add_variables(1, -10.0, np.inf)
+    b.add_rows([(x, np.ones(6), 3.0, 3.0),
+                (np.r_[eta, x], np.r_[1.0, -np.arange(1.0, 7.0)], -5.0, np.inf)])
+    b.set_objective(eta, [1.0])
+    b.set_variable_bounds(x[:1], 0.0, 0.0)
+    c = b.clone()
+    assert (c.n_cols, c.n_rows) == (b.n_cols, b.n_rows)
+    assert c.options == b.options
+    r1, r2 = b.solve(mip_rel_gap=1e-9), c.solve(mip_rel_gap=1e-9)
+    assert r1.objective == pytest.approx(r2.objective)
+    np.testing.assert_allclose(r1.x, r2.x)
+    c.add_rows([(x[1:2], [1.0], 0.0, 0.0)])       # the copy changes alone
+    assert (c.n_rows, b.n_rows) == (3, 2)
+    assert b._h.getNumRow() == 2

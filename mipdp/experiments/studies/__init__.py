@@ -49,6 +49,7 @@ STUDIES: dict[str, str] = {
     "bench_mechanisms": "the samplers against the exponential mechanism (time, P(truth))",
     "bench_memory": "peak memory of dense, memmap and sparse input (fresh process per case)",
     "bench_neighbours": "add/remove against replace-one neighbours: laws and frequencies",
+    "bench_parallel": "n_jobs = 1, 2, all: phase times, parallel fraction, abess",
     "bench_permute_flip": "permute-and-flip against the exponential mechanism",
     "bench_prescreen": "private pre-screens at large p: containment and P(truth)",
     "bench_private_bounds": "private clipping ranges against numeric bounds",

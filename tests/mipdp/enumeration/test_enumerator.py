@@ -112,6 +112,22 @@ def test_exhaustive_mode_matches_brute_force(instance, case):
     check_mistakes(enum.mistake_scores(), table, p, s)
 
 
+@pytest.mark.parametrize("p, s", [(6, 2), (8, 3), (9, 1), (7, 6)])
+def test_exhaustive_centre_swaps_are_the_table_values(instance, p, s):
+    """On the exhaustive path the centre's one-swaps are read off the table (the same
+    arithmetic as the centre), and agree with the closed-form one-swap values."""
+    X, y = instance(1, n=40, p=p, kind="well")
+    obj = LeastSquares(1.0, 2.0).bind(X, y)
+    enum = SupportEnumerator(obj, s, scale=0.01)
+    center, best = enum.optimum()
+    swaps = enum._center_swaps
+    closed = obj.one_swap_values(center)
+    assert np.array_equal(np.isinf(swaps), np.isinf(closed))
+    np.testing.assert_allclose(swaps[np.isfinite(swaps)], closed[np.isfinite(closed)],
+                               rtol=1e-9, atol=1e-12)
+    assert np.all(swaps[np.isfinite(swaps)] >= best)
+
+
 def test_flat_objective_is_fast_in_exhaustive_mode():
     """Pure noise: outer approximation needs minutes, exhaustive evaluation seconds."""
     rng = np.random.default_rng(0)

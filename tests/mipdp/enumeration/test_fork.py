@@ -1,0 +1,80 @@
+"""Mistake-class searches on forks of the enumerator (mipdp.enumeration.fork): certified
+bounds, the same enumerator after the merge for every n_jobs, and the sampler's linear
+envelopes built on the workers equal to those built one by one."""
+
+import numpy as np
+import pytest
+
+from mipdp._parallel import n_jobs_context
+from mipdp.brute_force import all_supports
+from mipdp.enumeration import SupportEnumerator
+from mipdp.enumeration.envelope import build_envelope
+from mipdp.losses import LeastSquares
+from mipdp.mechanisms import ExponentialMechanismSampler
+
+B = 0.5
+
+
+def _envelope(obj, s, scale, k, backend="highs"):
+    with n_jobs_context(k):
+        enum = SupportEnumerator(obj, s, scale=scale, backend=backend, exhaustive_max=0,
+                                 explicit_max=0)
+        env = build_envelope(enum, 2.0, scale, full_class_max=0)
+    return enum, env
+
+
+@pytest.mark.parametrize("backend", ["highs", "pyomo"])
+def test_forked_class_bounds_are_certified_and_the_same_for_every_n_jobs(instance, backend):
+    from mipdp import solvers
+    if backend not in solvers.available_backends():
+        pytest.skip(f"{backend} is not installed")
+    X, y = instance(2, n=70, p=11, kind="ill")
+    loss = LeastSquares(5.0, 1.1)
+    obj = loss.bind(X, y)
+    s = 4                                  # classes 2, 3, 4: three forks
+    scale = loss.sensitivity(X.shape[0], s, B, B)
+    sup = all_supports(11, s)
+    vals = obj.values(sup)
+    ref_enum, ref = _envelope(obj, s, scale, 1, backend)
+    center = ref_enum.center
+    k_of = s - np.isin(sup, center).sum(axis=1)
+    assert len(ref.regions) == s - 1
+    for R in ref.regions:                  # a valid bound: below every member of its class
+        assert R.bound <= vals[k_of == R.k].min() + 1e-9
+    # every evaluation merged with its exact value; every cut of the store is in the master
+    for key, v in ref_enum.found.items():
+        assert v == pytest.approx(float(obj.values(np.array([key]))[0]), rel=1e-9, abs=1e-12)
+    assert all(ref_enum.master.has_cut(np.array(S)) for S in ref_enum.cuts.supports)
+    assert ref_enum.stats.phases["class_2"].solves > 0
+    for k in (2, 4):
+        enum, env = _envelope(obj, s, scale, k, backend)
+        assert [R.bound for R in env.regions] == [R.bound for R in ref.regions]
+        assert list(enum.found.items()) == list(ref_enum.found.items())
+        assert enum.cuts.supports == ref_enum.cuts.supports
+        np.testing.assert_array_equal(enum.cuts.arrays[1], ref_enum.cuts.arrays[1])
+        assert enum.nogoods == ref_enum.nogoods
+        assert enum.master.backend.n_rows == ref_enum.master.backend.n_rows
+
+
+def test_prebuilt_linear_envelopes_equal_those_built_in_order(instance, monkeypatch):
+    X, y = instance(4, n=70, p=12, kind="ill")
+    loss = LeastSquares(5.0, 1.1)
+    obj = loss.bind(X, y)
+    s = 4
+    scale = loss.sensitivity(X.shape[0], s, B, B)
+    _, env = _envelope(obj, s, scale, 2)
+
+    def sampler():
+        with n_jobs_context(2):
+            return ExponentialMechanismSampler(obj.values, env.singletons, env.values,
+                                               env.regions, obj.p, 2.0, scale, cuts=env.cuts)
+
+    pre = sampler()
+    monkeypatch.setattr(ExponentialMechanismSampler, "_prebuild_linear", lambda self, r: {})
+    seq = sampler()
+    assert any(lin is not None for lin in seq._linear)
+    for a, b in zip(pre._linear, seq._linear, strict=True):
+        assert (a is None) == (b is None)
+        if a is not None:
+            assert a.log_mass == pytest.approx(b.log_mass, rel=1e-12, abs=1e-12)
+    assert pre.log_envelope_mass() == pytest.approx(seq.log_envelope_mass(), rel=1e-12)
