@@ -135,13 +135,14 @@ def rank_design(X) -> np.ndarray:
     ranks, as ``scipy.stats.rankdata`` gives).  The result equals :func:`uniform_ranks` of
     every column, bit for bit (:func:`_rank_block_into`).
     """
-    from .data import is_sparse
+    from .data import _large_empty, is_sparse
     if is_sparse(X):
         X = X.tocsc()
     n, p = X.shape
     # C order, as the rest of the pipeline reads dense designs in blocks of rows (an
-    # F-ordered design made the warm start ten times slower at p = 10⁴)
-    out = np.empty((n, p), dtype=np.float64)
+    # F-ordered design made the warm start ten times slower at p = 10⁴); in small pages
+    # when large, as the clipped copy (mipdp.data._large_empty: no huge-page compaction)
+    out = _large_empty((n, p))
     if n == 0 or p == 0:
         return out
     keys = _SortKeys(n)
