@@ -389,9 +389,12 @@ def clipping_diagnostic(X, y: np.ndarray | None, b_x: float, b_y: float | None,
 
 
 
-def clip_design(X, y: np.ndarray | None, b_x: float, b_y: float | None, *,
+def clip_design(X, y: np.ndarray | None, b_x: float | None, b_y: float | None, *,
                 statistics: bool = False, **options):
     """Like :func:`clip_data`, but ``X`` becomes a :class:`mipdp.data.ClippedDesign`.
+
+    ``b_x=None``: ``X`` is not clipped (a design inside its bounds by construction, e.g.
+    uniform ranks; no pass checks it).
 
     ``X`` (an array, memmap or sparse matrix from ``check_X_y(..., lazy=True)``) is
     neither copied whole nor modified: it is clipped column chunk by column chunk when a

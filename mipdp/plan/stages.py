@@ -276,7 +276,9 @@ class ClipStage(Stage):
             self._kendall(plan, state)
             return
         b_y = state.b_y if loss.needs_y_bound else None
-        Xc, yc = clip_design(state.X, state.y, state.b_x, b_y,
+        # uniform ranks lie in (−½, ½) = (−b_x, b_x) by construction: no bound for the
+        # design, so it skips the read pass that checks it (the same design, bit for bit)
+        Xc, yc = clip_design(state.X, state.y, None if plan.ranks else state.b_x, b_y,
                              statistics=loss.sufficient_statistics)   # tall dask data
         clipped = clipping_diagnostic(Xc, state.y, state.b_x, b_y)   # not private
         # B/n (replace-one) or B/(2n) (add/remove, monotone score): n enters only here,

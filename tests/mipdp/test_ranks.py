@@ -89,6 +89,38 @@ def test_rank_design_equals_rankdata_across_blocks(monkeypatch):
     np.testing.assert_array_equal(ranks_module._average_ranks(X), rankdata(X, axis=0))
 
 
+def test_rank_design_every_path_of_the_packed_sort(monkeypatch, tmp_path):
+    """The packed-key sort (float bits and row index in one int64) gives scipy's average
+    ranks bit for bit on every path: no tie, ties checked on the values (including
+    ``-0.0 == 0.0``), and the exact argsort fallback (values equal in the keys' high bits
+    but not equal, infinities), mixed in one block and across blocks."""
+    import mipdp.ranks as ranks_module
+    rng = np.random.default_rng(5)
+    n = 41
+    X = rng.normal(size=(n, 9))
+    X[::2, 1] = -0.0
+    X[1::2, 1] = 0.0
+    X[:, 2] = np.round(X[:, 2], 1)
+    X[:, 3] = 1.0 + np.arange(n) * 2e-16                    # distinct, equal high bits
+    X[:, 4] = np.where(rng.random(n) < 0.5, 1.0, np.nextafter(1.0, 2.0))
+    X[::3, 5] = np.inf
+    X[1::5, 6] = -np.inf
+    X[:, 7] = rng.choice([-1e300, -5e-324, 0.0, 5e-324, 1e300], size=n)
+    expected = (rankdata(X, axis=0) - (n + 1) / 2) / n
+    mm = np.lib.format.open_memmap(tmp_path / "x.npy", mode="w+", dtype=np.float64,
+                                   shape=X.shape)
+    mm[:] = X
+    for block, read in ((8 * n * 9, 8 * n * 9), (8 * n * 2, 8 * n * 5), (8, 8 * n * 4)):
+        monkeypatch.setattr(ranks_module, "_BLOCK_BYTES", block)
+        monkeypatch.setattr(ranks_module, "_READ_BYTES", read)
+        for data in (X, mm):
+            got = rank_design(data)
+            np.testing.assert_array_equal(got.view(np.int64), expected.view(np.int64))
+    for j in range(X.shape[1]):      # y's ranks: the same sort
+        np.testing.assert_array_equal(uniform_ranks(X[:, j]).view(np.int64),
+                                      expected[:, j].view(np.int64))
+
+
 # -- the sensitivity: exact neighbour audit --------------------------------------------------
 def _F(X, y, s, loss_name, ridge, sup):
     """``F(S) = n L(S)`` of every support on the ranks (the package's objective)."""
