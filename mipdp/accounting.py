@@ -18,8 +18,8 @@ How a public function uses it
    :class:`~mipdp.exceptions.BudgetError` there: the data has not been touched.
 2. After the release, the reservation is replaced by the actual guarantee
    (:func:`record_release`).  If the call raises in between, the reservation is dropped
-   when the failed call's frame is freed (while a traceback of that call is kept alive,
-   it keeps counting: the accountant errs on the side of spending).
+   as the exception leaves the public function (:func:`cancels_on_error`, on every
+   function that reserves), or at the latest when the failed call's frame is freed.
 
 Every check-and-spend holds the accountant's lock, so releases in concurrent threads can
 never jointly exceed the budget; reservations make this true of whole calls too (two
@@ -80,7 +80,8 @@ from .guarantee import Guarantee, Neighbour, compose
 if TYPE_CHECKING:
     from .ledger import MemoryStore, SQLiteStore
 
-__all__ = ["BudgetAccountant", "Reservation", "account", "check_release", "record_release",
+__all__ = ["BudgetAccountant", "Reservation", "account", "cancels_on_error", "check_release",
+           "record_release",
            "NOT_RECORDED", "accountant_active_in_process", "foreign_accountant_process",
            "ENV_MARKER"]
 
@@ -735,7 +736,51 @@ def check_release(accountant: BudgetAccountant | None, planned: Guarantee
     if isinstance(acc, _NotRecorded):
         acc.check(planned)
         return None
-    return acc.reserve(planned, method=_caller())
+    handle = acc.reserve(planned, method=_caller())
+    stack = _open_reservations()
+    if _OPEN.depth:              # inside a call decorated with cancels_on_error
+        stack.append(weakref.ref(handle))
+    return handle
+
+
+#: reservations made by :func:`check_release` in this thread and not yet settled or
+#: cancelled (what :func:`cancels_on_error` drops when the call raises)
+_OPEN = threading.local()
+
+
+def _open_reservations() -> list:
+    """Weak references to this thread's reservations made inside a decorated call."""
+    stack = getattr(_OPEN, "stack", None)
+    if stack is None:
+        stack = _OPEN.stack = []
+        _OPEN.depth = 0
+    return stack
+
+
+def cancels_on_error(func: Callable) -> Callable:
+    """Decorate a public function that reserves with :func:`check_release`: if it raises,
+    the reservations it made and did not settle are cancelled before the exception leaves
+    it (the release was not made; without this they counted until the call's frame, kept
+    alive by the traceback, was freed)."""
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        stack = _open_reservations()
+        mark = len(stack)
+        _OPEN.depth += 1
+        try:
+            return func(*args, **kwargs)
+        except BaseException:
+            for ref in stack[mark:]:
+                handle = ref()
+                if handle is not None:
+                    handle.cancel()      # a no-op for one already settled or cancelled
+            raise
+        finally:
+            _OPEN.depth -= 1
+            del stack[mark:]
+    return wrapper
 
 
 def record_release(handle, result):

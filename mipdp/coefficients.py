@@ -137,7 +137,7 @@ from ._param_validation import (
     _Constraint,
     validate_params,
 )
-from .accounting import check_release, record_release
+from .accounting import cancels_on_error, check_release, record_release
 from .guarantee import Guarantee, Neighbour
 from .result import PrivacyReport
 from .selection import NEIGHBOURS
@@ -348,6 +348,7 @@ PRIVATE_COEFFICIENTS_CONSTRAINTS = {
 
 @neighbours_argument
 @validate_params(PRIVATE_COEFFICIENTS_CONSTRAINTS)
+@cancels_on_error
 def private_coefficients(X, y, support, eps: float, *, bounds: tuple[float, float],
                          ridge: float = 120.0, radius: float = 1.1,
                          random_state=None, accountant=None,

@@ -20,7 +20,7 @@ from ._param_validation import (
     StrOptions,
     validate_params,
 )
-from .accounting import check_release, record_release
+from .accounting import cancels_on_error, check_release, record_release
 from .losses import Loss
 from .methods import registry as _registry
 from .methods.mistakes import MISTAKES_LEVEL_C, mistakes_theta, ptr_level
@@ -69,6 +69,7 @@ PRIVATE_BSS_CONSTRAINTS = {
 @neighbours_argument
 @validate_params(PRIVATE_BSS_CONSTRAINTS)
 @with_n_jobs
+@cancels_on_error
 def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = None,
                 radius: float | None = None, loss: str | Loss = "least_squares",
                 method: str = "exponential",

@@ -13,7 +13,7 @@ from .._neighbours import neighbours_argument
 from .._parallel import with_n_jobs
 from .._param_validation import check_less_than, validate_params
 from .._validation import check_bounds, check_random_state, check_X_y, clip_design, min_samples
-from ..accounting import check_release, record_release
+from ..accounting import cancels_on_error, check_release, record_release
 from ..guarantee import Guarantee
 from ..result import SelectionResult
 from ._common import (
@@ -49,6 +49,7 @@ def _guarantee(eps, neighbour, k, topk, n_draws, bounds, sens=None, b_x=None, b_
 @neighbours_argument
 @validate_params(shared=COMMON_CONSTRAINTS)
 @with_n_jobs
+@cancels_on_error
 def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschitz",
            neighbours: str = "replace_one", random_state=None, n_draws: int = 1,
            gamma: float = 0.5, accountant=None,

@@ -15,7 +15,7 @@ from .._kendall_fast import _count_inversions, discordant_sorted
 from .._neighbours import neighbours_argument
 from .._param_validation import check_less_than, validate_params
 from .._validation import check_epsilon, check_random_state, check_sparsity, check_X_y, min_samples
-from ..accounting import check_release, record_release
+from ..accounting import cancels_on_error, check_release, record_release
 from ..data import is_sparse
 from ..guarantee import Guarantee
 from ..result import SelectionResult
@@ -317,6 +317,7 @@ def _guarantee(eps: float, neighbour, k: int, n_draws: int) -> Guarantee:
 @support_size_alias
 @neighbours_argument
 @validate_params(shared=COMMON_CONSTRAINTS)
+@cancels_on_error
 def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbours: str = "replace_one",
                n_draws: int = 1, accountant=None, n_jobs: int | None = None
                ) -> SelectionResult:

@@ -22,7 +22,7 @@ from .._validation import (
     data_derived_bounds,
     min_samples,
 )
-from ..accounting import check_release, record_release
+from ..accounting import cancels_on_error, check_release, record_release
 from ..guarantee import Guarantee
 from ..result import SelectionResult
 from ._common import (
@@ -155,6 +155,7 @@ def _guarantee(eps, neighbour, n_iter, n_draws, bounds, delta_u=None) -> Guarant
 @neighbours_argument
 @validate_params({"l1_radius": POSITIVE_REAL, "n_iter": POSITIVE_INT}, shared=COMMON_CONSTRAINTS)
 @with_n_jobs
+@cancels_on_error
 def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: int = 1000,
          neighbours: str = "replace_one", random_state=None, n_draws: int = 1,
          accountant=None,

@@ -28,7 +28,7 @@ from .._param_validation import (
     validate_params,
 )
 from .._validation import check_bounds, check_random_state, check_X_y, clip_data, min_samples
-from ..accounting import check_release, record_release
+from ..accounting import cancels_on_error, check_release, record_release
 from ..guarantee import Guarantee, advanced_epsilon
 from ..result import SelectionResult
 from ._common import (
@@ -184,6 +184,7 @@ def _guarantee(eps, delta, neighbour, k, n_iter, n_draws, bounds, sens=None, b_x
 @support_size_alias
 @neighbours_argument
 @validate_params(shared=_CONSTRAINTS)
+@cancels_on_error
 def noisy_iht(X, y, k: int, eps: float, delta: float = 0.0, bounds=None,
               n_iter: int = DEFAULT_N_ITER, step: float | None = None,
               residual_bound: float | None = None, neighbours: str = "replace_one",

@@ -17,7 +17,7 @@ from .._parallel import parallel_map, with_n_jobs
 from .._param_validation import POSITIVE_INT, POSITIVE_REAL, check_less_than, validate_params
 from .._validation import check_random_state, check_X_y, min_samples
 from .._warnings import find_stack_level
-from ..accounting import check_release, record_release
+from ..accounting import cancels_on_error, check_release, record_release
 from ..data import is_sparse
 from ..exceptions import PrivacyLeakWarning
 from ..guarantee import Guarantee
@@ -151,6 +151,7 @@ def _guarantee(eps, neighbour, k, topk, n_draws, n_blocks) -> Guarantee:
 @validate_params({"n_blocks": [None] + POSITIVE_INT, "alpha": [None] + POSITIVE_REAL},
                  shared=COMMON_CONSTRAINTS)
 @with_n_jobs
+@cancels_on_error
 def two_stage(X, y, k: int, eps: float, n_blocks: int | None = None, alpha: float | None = None,
               topk: str = "laplace", neighbours: str = "replace_one", random_state=None,
               n_draws: int = 1, accountant=None, bounds=None,

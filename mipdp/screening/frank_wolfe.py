@@ -61,7 +61,7 @@ from .._validation import (
     data_derived_bounds,
 )
 from .._warnings import find_stack_level
-from ..accounting import check_release, record_release
+from ..accounting import cancels_on_error, check_release, record_release
 from ..exceptions import PrivacyLeakWarning
 from ..guarantee import Guarantee, Neighbour, compose
 from ..result import PrivacyReport
@@ -532,6 +532,7 @@ def _planned(calibration, bounds, loss, *cals) -> Guarantee:
 
 
 @validate_params(shared=CONSTRAINTS)
+@cancels_on_error
 def dp_frank_wolfe(X, y, l1_radius: float, n_iter: int = 1000, eps: float = 1.0,
                    delta: float | None = None, loss: str | Loss = "squared",
                    bounds: tuple[float, float] | float | None = (1.0, 1.0),

@@ -61,7 +61,7 @@ from scipy.special import expit
 
 from .._param_validation import validate_params
 from .._validation import check_positive
-from ..accounting import check_release, record_release
+from ..accounting import cancels_on_error, check_release, record_release
 from .frank_wolfe import (
     CONSTRAINTS,
     NEIGHBOUR,
@@ -417,6 +417,7 @@ def _screen_iterations(n_iter: int, screen_every, screen_at) -> list[int]:
 
 # ======================================================================== public API
 @validate_params(shared=CONSTRAINTS)
+@cancels_on_error
 def adp_screen(X, y, l1_radius: float, n_iter: int = 1000, eps_opt: float = 1.0,
                delta_opt: float | None = None, eps_screen: float = 1.0,
                delta_screen: float | None = None, loss: str | Loss = "squared",
@@ -493,6 +494,7 @@ def adp_screen(X, y, l1_radius: float, n_iter: int = 1000, eps_opt: float = 1.0,
 
 
 @validate_params(shared=CONSTRAINTS)
+@cancels_on_error
 def rnm_screen(X, y, l1_radius: float, n_iter: int = 1000, eps_opt: float = 1.0,
                delta_opt: float | None = None, eps_screen: float = 1.0,
                delta_screen: float | None = None, loss: str | Loss = "squared",

@@ -207,3 +207,35 @@ def test_release_in_a_forked_process_refuses():
     assert len(acc) == 0
     with mp.get_context("fork").Pool(1) as pool:       # no accountant active: releases
         assert pool.map(_release_in_child, [0]) == ["released"]
+
+
+@pytest.mark.parametrize("where", ["dp_sis", "private_bss"])
+def test_a_failed_release_gives_its_reservation_back_at_once(monkeypatch, where):
+    """A call that raises after booking its planned guarantee cancels the booking as the
+    exception leaves it, even while the caller keeps the exception (and so its traceback
+    and the call's frame) alive; before, it counted until that frame was freed."""
+    import importlib
+
+    dp_sis_module = importlib.import_module("mipdp.comparators.dp_sis")  # not the function
+    plan_module = importlib.import_module("mipdp.plan.plan")
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("solver crashed")
+
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(-0.5, 0.5, size=(50, 6)), rng.uniform(-0.5, 0.5, size=50)
+    acc = BudgetAccountant(1.0)
+    if where == "dp_sis":
+        monkeypatch.setattr(dp_sis_module, "sis_scores", boom)
+        call = lambda: dp_sis(X, y, 2, 0.8, bounds=(0.5, 0.5), accountant=acc)  # noqa: E731
+    else:
+        monkeypatch.setattr(plan_module.Plan, "run", boom)
+        call = lambda: private_bss(X, y, 2, 0.8, bounds=(0.5, 0.5),  # noqa: E731
+                                   accountant=acc, random_state=0)
+    with pytest.raises(RuntimeError) as kept:
+        call()
+    assert kept.value.__traceback__ is not None          # the frame is still alive
+    assert acc.remaining()[0] == pytest.approx(1.0)      # but nothing is booked
+    monkeypatch.undo()
+    call()                                               # and the budget is usable
+    assert acc.remaining()[0] == pytest.approx(0.2)
