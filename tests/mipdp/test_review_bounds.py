@@ -120,3 +120,26 @@ def test_huber_certifies_at_bounds_1e100():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         Huber(1e194, 1e-100, 1e99).bind(X, y).value_bounds(all_supports(6, 2))
+
+
+def test_recenter_on_the_exhaustive_path_reads_the_table():
+    """After a re-centre on the exhaustive path, the centre's value and one-swaps are the
+    table's own values (one_swap_values differs from them in the last bits for most
+    supports: the F7 hazard, no one-swap may undercut the table by rounding)."""
+    from mipdp.enumeration import SupportEnumerator
+    rng = np.random.default_rng(3)
+    X = np.clip(rng.standard_normal((40, 9)), -0.5, 0.5)
+    X[:, 1] = X[:, 0]
+    y = np.clip(X[:, 0] + X[:, 2] + 0.1 * rng.standard_normal(40), -0.5, 0.5)
+    enum = SupportEnumerator(LeastSquares(0.5, 1.0).bind(X, y), 3, scale=1.0)
+    enum.warm_center()
+    sup, vals = enum.table
+    table = {tuple(r): v for r, v in zip(sup.tolist(), vals.tolist(), strict=True)}
+    for i in range(0, len(sup), 17):
+        enum._recenter(sup[i])
+        S = enum.center
+        assert enum.found[tuple(S.tolist())] == table[tuple(S.tolist())]
+        for a in range(3):
+            for j in np.setdiff1d(np.arange(9), S):
+                T = tuple(sorted(set(S.tolist()) - {int(S[a])} | {int(j)}))
+                assert enum.center_swaps[a, j] == table[T]
