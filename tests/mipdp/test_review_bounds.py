@@ -143,3 +143,43 @@ def test_recenter_on_the_exhaustive_path_reads_the_table():
             for j in np.setdiff1d(np.arange(9), S):
                 T = tuple(sorted(set(S.tolist()) - {int(S[a])} | {int(j)}))
                 assert enum.center_swaps[a, j] == table[T]
+
+
+def _huber_envelope_state(k, explicit_max=0, repeats=1):
+    from mipdp._parallel import n_jobs_context
+    from mipdp.enumeration import SupportEnumerator
+    from mipdp.enumeration.envelope import build_envelope
+    rng = np.random.default_rng(4)
+    n, p, s = 60, 12, 4
+    X = np.clip(rng.standard_normal((n, p)) + 0.9 * rng.standard_normal((n, 1)), -0.5, 0.5)
+    X[:, 5] = X[:, 4]
+    y = np.clip(X[:, :3].sum(1) + 0.2 * rng.standard_normal(n), -0.5, 0.5)
+    loss = Huber(1e-3, 2.0, 0.1)
+    scale = loss.sensitivity(n, s, 0.5, 0.5)
+    kw = {} if explicit_max is None else {"explicit_max": explicit_max}
+    out = []
+    for _ in range(repeats):
+        with n_jobs_context(k):
+            enum = SupportEnumerator(loss.bind(X, y), s, scale=scale, backend="highs",
+                                     exhaustive_max=0, **kw)
+            env = build_envelope(enum, 2.0, scale, full_class_max=0)
+        out.append((list(enum.found.items()), env.singletons.tolist(), env.values.tolist(),
+                    [R.bound for R in env.regions]))
+    return out
+
+
+# Not strict: the failure is intermittent (thread schedule / wall-clock timing).
+@pytest.mark.slow
+@pytest.mark.xfail(strict=False,
+                   reason="review2: the enumerator after the forked class searches is not the "
+                          "same run to run for n_jobs = 2, 4 (Huber, seed 4: 2 of 5 runs "
+                          "evaluated 2 different supports, explicit_max=0); with the default "
+                          "explicit_max the explicit search's choices depend on measured times "
+                          "(t_val, t_cut), so even n_jobs = 1 runs differ in the envelope's "
+                          "singletons. Bounds stayed valid in every run checked.")
+@pytest.mark.parametrize("explicit_max", [0, None])
+def test_forked_envelope_is_the_same_run_to_run(explicit_max):
+    ref = _huber_envelope_state(1, explicit_max)[0]
+    for k in (1, 2, 4):
+        for state in _huber_envelope_state(k, explicit_max, repeats=3):
+            assert state == ref
