@@ -71,7 +71,7 @@ def _structure_beta(ZE, valid, c, lam, radius, rank_tol=_RANK_TOL):
     nb1 = np.einsum("ms,ms->m", b1, b1)
     r2 = radius * radius
     pinned = nb1 <= (1e-26 * (1.0 + np.einsum("ms,ms->m", c, c)))
-    inside = nb0 + nb1 / lam ** 2 <= r2
+    inside = nb0 + nb1 / lam / lam <= r2     # lam ** 2 overflows (OverflowError) past 1e154
     with np.errstate(divide="ignore", invalid="ignore"):
         lam_p = np.where(inside | pinned, lam, np.sqrt(nb1 / (r2 - nb0)))
     lam_p = np.where(np.isfinite(lam_p) & (lam_p >= lam), lam_p, lam)

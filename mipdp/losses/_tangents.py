@@ -44,14 +44,17 @@ def ball_tangent_cuts(base: float, c2: np.ndarray, support, lam: float, lam_used
     d_ref = float(np.median(d)) if shift is not None else 0.0
     wsw = float(c2[S].sum())
     w_max = float(np.sum(np.partition(c2, -s)[-s:])) if c2.size > s else float(c2.sum())
-    w_lo = max(wsw, alpha * beta * ((lam_used + d_ref) * radius) ** 2)
-    if not w_max > 1.5 * w_lo:
-        return []
+    t = (lam_used + d_ref) * radius
+    w_lo = max(wsw, alpha * beta * t * t)     # t ** 2 raised OverflowError at bounds 1e100
+    if not (math.isfinite(w_lo) and math.isfinite(w_max) and w_max > 1.5 * w_lo):
+        return []                              # (no cut is valid too: these are extras)
     out = []
     for W in (math.sqrt(w_lo * w_max), w_max):
         lam_k = max(lam, math.sqrt(W / (alpha * beta)) / radius - d_ref)
         den = lam_k + d
         lower = (base - alpha * (lam_k - lam) * radius * radius
                  - float(np.sum(c2[S] / (beta * den[S])))) / n
-        out.append((float(lower), -c2 / (beta * n * den)))
+        g = -c2 / (beta * n * den)
+        if math.isfinite(lower) and np.all(np.isfinite(g)):
+            out.append((float(lower), g))
     return out

@@ -129,6 +129,10 @@ def _plain_eigh_path(w, Q, b, yty, n, radius, nu0):
             v = np.zeros(qa.shape[0]) if nu0 is None else np.maximum(nu0[active], 0.0)
             last = np.full(qa.shape[0], np.inf)
             todo = np.arange(qa.shape[0])
+            # the stopping tests are relative to ν or to A's scale (its largest eigenvalue)
+            # when that is below 1: an absolute 1e-15 stopped Newton after one step when
+            # A and b are tiny (bounds 1e-8: values 2% below L(S), found by review2)
+            unit = np.minimum(1.0, wa[:, -1])
             for _ in range(100):
                 d = wa[todo] + v[todo, None]
                 q_t = qa[todo]
@@ -139,8 +143,9 @@ def _plain_eigh_path(w, Q, b, yty, n, radius, nu0):
                 v_new = np.maximum(v[todo] - phi / dphi, 0.0)
                 move = np.abs(v_new - v[todo])
                 # converged, or down to rounding noise: tiny steps that stopped shrinking
-                tiny = move <= 1e-11 * np.maximum(1.0, v_new)
-                done = (move <= 1e-15 * np.maximum(1.0, v_new)) | (tiny & (move >= last[todo]))
+                ref = np.maximum(unit[todo], v_new)
+                tiny = move <= 1e-11 * ref
+                done = (move <= 1e-15 * ref) | (tiny & (move >= last[todo]))
                 v[todo] = v_new
                 last[todo] = move
                 todo = todo[~done]
