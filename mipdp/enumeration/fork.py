@@ -14,9 +14,12 @@ each job on a **fork** of the enumerator instead:
 * what a fork adds (evaluations, cuts, no-goods, statistics) is journaled, and the journals
   are merged into the enumerator **in the jobs' order**, after every job has finished.
 
-So what each job computes depends only on the state before the jobs and on its own work, and
-the enumerator after the merge is the same for every ``n_jobs``: the release is too
-(tests/mipdp/test_parallel.py).  Every bound a fork certifies is valid for the enumerator:
+So what each job computes is meant to depend only on the state before the jobs and on its
+own work, and the enumerator after the merge to be the same for every ``n_jobs``, and the
+release with it (tests/mipdp/test_parallel.py).  An independent review found two exceptions
+(docs/algorithms.md, "Where the schedule still shows"): the explicit search's time-based
+choice between evaluating and cutting, and, with forks running side by side, a fork that
+evaluated different supports in some runs; the bounds, and so the law, were unaffected.  Every bound a fork certifies is valid for the enumerator:
 its cuts are global lower bounds of ``L`` and the supports its no-goods exclude are in the
 merged evaluations.  Forks run in parallel only on a backend that is safe in threads
 (:attr:`~mipdp.solvers.base.MIPBackend.thread_safe`: HiGHS); otherwise one after another
