@@ -19,7 +19,8 @@ own work, and the enumerator after the merge to be the same for every ``n_jobs``
 release with it (tests/mipdp/test_parallel.py).  An independent review found two exceptions
 (docs/algorithms.md, "Where the schedule still shows"): the explicit search's time-based
 choice between evaluating and cutting, and, with forks running side by side, a fork that
-evaluated different supports in some runs; the bounds, and so the law, were unaffected.  Every bound a fork certifies is valid for the enumerator:
+evaluated different supports in some runs; the bounds, and so the law, were unaffected.
+Every bound a fork certifies is valid for the enumerator:
 its cuts are global lower bounds of ``L`` and the supports its no-goods exclude are in the
 merged evaluations.  Forks run in parallel only on a backend that is safe in threads
 (:attr:`~mipdp.solvers.base.MIPBackend.thread_safe`: HiGHS); otherwise one after another
