@@ -42,7 +42,7 @@ from mipdp.solvers.base import MIPBackend, SolverTimeLimitError
 
 from ..deadline import Deadline
 from ..exceptions import CertificationError, TimeLimitError
-from ..losses.base import SupportObjective
+from ..losses.base import SupportObjective, one_swap_supports
 from ..mechanisms.regions import Region
 from .cuts import CutStore, cut_of
 from .dominance import DominanceCache
@@ -555,30 +555,27 @@ class SupportEnumerator(RegionSearch):
         self._sync_stats()
         return self.center, float(vals[best])
 
+    def _table_index(self, rows: np.ndarray) -> np.ndarray:
+        """Positions in the exhaustive table of the sorted supports ``rows``.
+
+        The table lists ``itertools.combinations(range(p), s)`` in order, so a support's
+        position is its lexicographic rank, ``C(p, s) − 1 − Σ_i C(p − 1 − S_i, s − i)``
+        (every term is at most ``C(p, s)``: exact in int64)."""
+        p, s = self.p, self.s
+        binom = np.array([[math.comb(m, k) for k in range(s + 1)] for m in range(p)],
+                         dtype=np.int64)
+        rows = np.asarray(rows, dtype=np.intp).reshape(-1, s)
+        tail = binom[p - 1 - rows, np.arange(s, 0, -1)].sum(axis=1)
+        return math.comb(p, s) - 1 - tail
+
     def _table_swaps(self, center: np.ndarray) -> np.ndarray:
         """:meth:`one_swap_values` of ``center`` read off the exhaustive table."""
         assert self._table is not None
-        sup, vals = self._table
-        s, p = self.s, self.p
-        out = np.full((s, p), np.inf)
-        outside = np.setdiff1d(np.arange(p), center)
-        if outside.size == 0:
-            return out
-        rest = np.array([np.delete(center, a) for a in range(s)]).reshape(s, s - 1)
-        cand = np.sort(np.concatenate([np.column_stack(
-            [np.broadcast_to(rest[a], (outside.size, s - 1)), outside]) for a in range(s)]),
-            axis=1)
-        # the table lists the supports in lexicographic order: their mixed-radix keys
-        # (radix p, exact in Python integers) are increasing, so searchsorted finds them
-        weights = [p ** (s - 1 - i) for i in range(s)]
-        key_t = np.array([sum(int(v) * w for v, w in zip(r, weights, strict=True))
-                          for r in sup.tolist()], dtype=object) if p ** s >= 2 ** 62 \
-            else sup.astype(np.int64) @ np.array(weights, dtype=np.int64)
-        key_c = np.array([sum(int(v) * w for v, w in zip(r, weights, strict=True))
-                          for r in cand.tolist()], dtype=object) if p ** s >= 2 ** 62 \
-            else cand.astype(np.int64) @ np.array(weights, dtype=np.int64)
-        pos = np.searchsorted(key_t, key_c)
-        out[:, outside] = np.asarray(vals)[pos].reshape(s, outside.size)
+        out = np.full((self.s, self.p), np.inf)
+        outside, cand = one_swap_supports(center, self.p)
+        if outside.size:
+            vals = np.asarray(self._table[1])
+            out[:, outside] = vals[self._table_index(cand)].reshape(self.s, outside.size)
         return out
 
     def _recenter(self, S: np.ndarray) -> None:
@@ -590,9 +587,8 @@ class SupportEnumerator(RegionSearch):
             # closed form differs from the table in the last bits for most supports, the
             # F7 hazard again after a re-centre; found by review2)
             if key not in self.found:
-                sup, vals = self._table
-                i = int(np.flatnonzero(np.all(sup == self.center, axis=1))[0])
-                self.found[key] = float(vals[i])
+                i = int(self._table_index(self.center)[0])
+                self.found[key] = float(self._table[1][i])
             self._center_swaps = self._table_swaps(self.center)
         else:
             if key not in self.found:

@@ -236,13 +236,23 @@ class SupportObjective(ABC):
             update.
         """
         support = np.asarray(support)
-        s = support.size
-        out = np.full((s, self.p), np.inf)
-        outside = np.setdiff1d(np.arange(self.p), support)
-        if outside.size == 0:
-            return out
-        rest = np.array([np.delete(support, a) for a in range(s)]).reshape(s, s - 1)
-        cand = np.concatenate([np.column_stack([np.broadcast_to(rest[a], (outside.size, s - 1)),
-                                                outside]) for a in range(s)])
-        out[:, outside] = self.values(np.sort(cand, axis=1)).reshape(s, outside.size)
+        out = np.full((support.size, self.p), np.inf)
+        outside, cand = one_swap_supports(support, self.p)
+        if outside.size:
+            out[:, outside] = self.values(cand).reshape(support.size, outside.size)
         return out
+
+
+def one_swap_supports(support: np.ndarray, p: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(outside, cand)``: the features not in ``support`` and its ``s (p − s)`` one-swap
+    neighbours as sorted rows, ``S[a]`` replaced by ``outside[j]`` in row
+    ``a · len(outside) + j`` (the layout of :meth:`SupportObjective.one_swap_values`)."""
+    support = np.asarray(support)
+    s = support.size
+    outside = np.setdiff1d(np.arange(p), support)
+    if outside.size == 0:
+        return outside, np.empty((0, s), dtype=support.dtype)
+    rest = np.array([np.delete(support, a) for a in range(s)]).reshape(s, s - 1)
+    cand = np.concatenate([np.column_stack([np.broadcast_to(rest[a], (outside.size, s - 1)),
+                                            outside]) for a in range(s)])
+    return outside, np.sort(cand, axis=1)

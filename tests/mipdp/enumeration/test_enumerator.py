@@ -126,6 +126,8 @@ def test_exhaustive_centre_swaps_are_the_table_values(instance, p, s):
     np.testing.assert_allclose(swaps[np.isfinite(swaps)], closed[np.isfinite(closed)],
                                rtol=1e-9, atol=1e-12)
     assert np.all(swaps[np.isfinite(swaps)] >= best)
+    table = enum.table[0]          # the lexicographic rank finds every row of the table
+    np.testing.assert_array_equal(enum._table_index(table), np.arange(table.shape[0]))
 
 
 def test_flat_objective_is_fast_in_exhaustive_mode():
