@@ -145,29 +145,40 @@ HELDOUT = ("CPS1985", "DoctorVisits", "NMES1988", "Workinghours", "College", "Ho
            "Boston", "CASchools")
 
 
-def _real_rows(sets, loader, ss, gammas, eps_values, with_ranks=False):
+def _real_cells(sets, loader, ss):
+    """Each real set and support size: ``(X, y, sup, ov, row, dpk)`` with every support,
+    its overlap with the exhaustive best subset, the table row begun, and DPKendall's
+    exact expected overlap as a function of ε."""
     from ..real_bench import best_subset, kendall_law
-    rows = []
     for name in sets:
         X, y = loader(name)
         n, p = X.shape
-        t, T = kendall_parts(X, y)
         for s in ss:
             if s >= p:
                 continue
             sup = supports_of(p, s)
             target, _ = best_subset(X, y, s)
             ov = np.isin(sup, target).sum(1) / s
-            row = {"set": f"{name}({n},{p})", "s": s, "chance": s / p}
-            for e in eps_values:
+
+            def dpk(e, X=X, y=y, s=s, target=target):
                 ks, kp = kendall_law(X, y, s, e, neighbour="replace_one")
-                row[f"DPK@{e:g}"] = float(kp @ (np.isin(ks, target).sum(1) / s))
-                for g in gammas:
-                    row[f"R{g:g}@{e:g}"] = float(em_law(t, T, sup, g, e) @ ov)
-                if with_ranks:
-                    row[f"ranks@{e:g}"] = _ranks_overlap(X, y, s, e, sup, ov)
-            rows.append(row)
-            print(_fmt(row), flush=True)
+                return float(kp @ (np.isin(ks, target).sum(1) / s))
+            yield X, y, sup, ov, {"set": f"{name}({n},{p})", "s": s, "chance": s / p}, dpk
+
+
+def _real_rows(sets, loader, ss, gammas, eps_values, with_ranks=False):
+    rows = []
+    for X, y, sup, ov, row, dpk in _real_cells(sets, loader, ss):
+        t, T = kendall_parts(X, y)
+        s = sup.shape[1]
+        for e in eps_values:
+            row[f"DPK@{e:g}"] = dpk(e)
+            for g in gammas:
+                row[f"R{g:g}@{e:g}"] = float(em_law(t, T, sup, g, e) @ ov)
+            if with_ranks:
+                row[f"ranks@{e:g}"] = _ranks_overlap(X, y, s, e, sup, ov)
+        rows.append(row)
+        print(_fmt(row), flush=True)
     return rows
 
 
@@ -251,23 +262,13 @@ def mixture_laws(X, y, s, sup, gamma, shares, eps):
 
 
 def mixtures(sets, loader, ss, gamma, shares, eps_values, truth_of=None):
-    from ..real_bench import best_subset, kendall_law
-    for name in sets:
-        X, y = loader(name)
-        n, p = X.shape
-        for s in ss:
-            if s >= p:
-                continue
-            sup = supports_of(p, s)
-            target, _ = best_subset(X, y, s)
-            ov = np.isin(sup, target).sum(1) / s
-            row = {"set": f"{name}({n},{p})", "s": s, "chance": s / p}
-            for e in eps_values:
-                ks, kp = kendall_law(X, y, s, e, neighbour="replace_one")
-                row[f"DPK@{e:g}"] = float(kp @ (np.isin(ks, target).sum(1) / s))
-                for a, law in mixture_laws(X, y, s, sup, gamma, shares, e).items():
-                    row[f"a{a:g}@{e:g}"] = float(law @ ov)
-            print(_fmt(row), flush=True)
+    for X, y, sup, ov, row, dpk in _real_cells(sets, loader, ss):
+        s = sup.shape[1]
+        for e in eps_values:
+            row[f"DPK@{e:g}"] = dpk(e)
+            for a, law in mixture_laws(X, y, s, sup, gamma, shares, e).items():
+                row[f"a{a:g}@{e:g}"] = float(law @ ov)
+        print(_fmt(row), flush=True)
 
 
 def mixtures_rho(ns, p, s, gamma, shares, eps_values, seeds):
