@@ -233,12 +233,6 @@ def _rank_block_into(B: np.ndarray, out: np.ndarray, lo: int, keys: _SortKeys) -
         out[:, lo + rows] = ranks.T
 
 
-def _average_ranks(B: np.ndarray) -> np.ndarray:
-    """Average ranks (1-based) of every column of ``B`` (what ``scipy.stats.rankdata(B,
-    axis=0)`` gives)."""
-    return _average_ranks_rows(np.ascontiguousarray(np.asarray(B, dtype=np.float64).T)).T
-
-
 def _average_ranks_rows(Bt: np.ndarray) -> np.ndarray:
     """Average ranks (1-based) along every row of the C-ordered ``Bt`` (shape ``(b, n)``).
 
