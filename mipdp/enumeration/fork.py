@@ -124,7 +124,7 @@ def _fork(enum, lock: threading.Lock):
     child.stats = dataclasses.replace(enum.stats, phases={})
     child.progress = _LockedProgress(enum.progress, lock)
     m = enum.master
-    master = m.clone()      # the same model, copied by the backend (HiGHS)
+    master = m.clone(lazy=True)   # the same model, copied by the backend (HiGHS) when first used
     if master is not None:
         child._extra_cuts = {k: list(v) for k, v in enum._extra_cuts.items()}
     else:                   # a new model with every cut of the store and every no-good

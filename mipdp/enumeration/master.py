@@ -83,6 +83,8 @@ class MasterProblem:
         self.p, self.s = p, s
         self.offset, self.scale = float(offset), float(scale)
         self.floor = float(floor)
+        self._clone_of: tuple | None = None
+        self._backend: MIPBackend | None = None
         self.backend = get_backend(backend, **(backend_options or {}))
         self.backend.check_size(p + 1, 1)
         self.eta = int(self.backend.add_variables(1, self.to_eta(self.floor), np.inf)[0])
@@ -103,15 +105,44 @@ class MasterProblem:
         self._zero = np.zeros(p, dtype=bool)
         self._lo, self._hi = np.zeros(p), np.ones(p)
 
-    def clone(self) -> MasterProblem | None:
+    @property
+    def backend(self) -> MIPBackend:
+        """The backend holding the model (a clone's copy is made here, when first used)."""
+        if self._backend is None:
+            parent, n_rows, n_cols = self._clone_of
+            if (parent.n_rows, parent.n_cols) != (n_rows, n_cols):
+                raise RuntimeError("MasterProblem.clone: the original's model changed before "
+                                   "the copy was first used")
+            self._backend = parent.clone()
+            self._clone_of = None
+        return self._backend
+
+    @backend.setter
+    def backend(self, value: MIPBackend) -> None:
+        self._backend = value
+
+    @property
+    def backend_ready(self) -> bool:
+        """Whether the backend exists (``False``: a clone whose copy is not made yet)."""
+        return self._backend is not None
+
+    def clone(self, *, lazy: bool = False) -> MasterProblem | None:
         """An independent master with the same rows and state, or ``None`` when the
-        backend cannot copy its model (``clone``)."""
-        clone = getattr(self.backend, "clone", None)
-        if clone is None:
+        backend cannot copy its model (``clone``).
+
+        ``lazy``: the backend's copy is made when the clone first uses it
+        (:attr:`backend`), so a fork whose searches need no master solve never pays for it
+        (0.02 s at ``p = 10⁴``, 0.2 s at ``10⁵``, per fork).  The original must then stay
+        unchanged until the copy is made (:mod:`.fork`: the enumerator is only changed
+        after every fork has finished); its row and column counts are checked."""
+        if getattr(self.backend, "clone", None) is None:
             return None
         import copy
         new = copy.copy(self)
-        new.backend = clone()
+        new._backend = None
+        new._clone_of = (self.backend, self.backend.n_rows, self.backend.n_cols)
+        if not lazy:
+            new.backend  # noqa: B018 - the copy, now
         new._region_rows = dict(self._region_rows)
         new._cut_supports = set(self._cut_supports)
         new._cut_grads = RowStack(self.p)

@@ -1,103 +1,96 @@
-"""Explicit search of a large region over the columns that dominance leaves free.
+"""The master problem of a large region, solved by listing: an exact branch and bound on
+the cuts over the members that use no screened and no dominated column.
 
 A mistake class at ``p = 10⁴`` has ``C(5, 2) C(p - 5, 2) ≈ 5·10⁸`` members (class 2):
 too many to list.  Its MIP master is small once the columns fixed by dominance
-(:mod:`.dominance`) are taken out — about 130 free columns — but HiGHS still spends
-0.1–0.4 s per solve there, mostly propagating the dense cut rows.  The region restricted
-to those free columns (the *reduced* region) has ``C(5, 3) C(126, 2) ≈ 8·10⁴`` members
-(class 3: ``3·10⁶``), few enough to bound every member by every cut at once, as
-:mod:`.explicit` does.  This module searches the reduced region that way, with the
-master's own loop — take the member of lowest cut bound, evaluate it and cut there,
-again until every member is excluded — and certifies the bound for the *whole* region.
+(:mod:`.dominance`) are taken out — about 130 free columns — but HiGHS still spent
+0.1–0.4 s per solve there (HiGHS 1.16), most of it propagating the dense cut rows.  This
+module solves the same master without a MIP solver.  The master's minimum over a set of
+members is ``η* = min_T max_t a_t + Σ_{i∈T} G_{t,i}`` (the cuts, certified lower bounds
+of ``L`` at every support).  Over the *reduced* region (the members using only columns
+that screening and dominance leave free) it is found by a branch and bound over the added
+features (:func:`_alive`): partial members are bounded cut by cut with the smallest
+completion (:func:`_suffix_lows`), and every member whose bound is below a limit is
+listed — a few hundred at most here, where the region has ``10⁵``–``10⁷`` members.
+
+The search is the master's own loop (:meth:`~mipdp.enumeration.SupportEnumerator.region_bound`):
+with the cutoff ``c = min(level, best - abs_tol)`` (``best`` the best member evaluated),
+solve; a member at or below ``c`` is evaluated and cut there, and the search goes on;
+none below ``c`` proves the bound ``c``.  After ``max_solves`` evaluations, the last
+``η*`` is the bound (the master's dual bound).
 
 Certificate
 -----------
-Let the cut store hold cuts ``L(T) >= a_t + Σ_{i∈T} G_{t,i}`` (certified lower bounds of
-``L`` at every support) and let ``c`` be the search's cutoff, ``min(level, best - abs_tol)``
-with ``best`` the best member evaluated.
+* **Screened columns** (:func:`~mipdp.enumeration.fixing.screened_columns` at the first
+  cutoff, the highest): no member holding one has ``L <= c``.
+* **Dominated columns** (recomputed on the cuts of each solve): in each group (the
+  region's free centre features, its free outside features), column ``j`` *dominates*
+  ``j'`` when ``G_{t,j} <= G_{t,j'}`` in every cut (ties broken by index); a column with
+  at least ``s`` dominators that are not screened is left out
+  (:class:`~mipdp.enumeration.dominance.DominanceCache`).
 
-* **Screened columns** (:func:`~mipdp.enumeration.fixing.screened_columns` at ``c``): no
-  member holding one has ``L <= c``.
-* **Dominated columns**: in each group (the region's free centre features, its free
-  outside features), column ``j`` *dominates* ``j'`` when ``G_{t,j} <= G_{t,j'}`` in every
-  cut (ties broken by index); ``D`` = the columns with at least ``need`` dominators that
-  are not screened (:class:`~mipdp.enumeration.dominance.DominanceCache`).
+Claim: every member ``T`` of the whole region with ``L(T) <= c`` has a member ``T*`` of the
+reduced region with cut bound at most ``L(T)``.  ``T`` holds no screened column.  If it
+holds a left-out ``j'``: of its at least ``s`` dominators at most ``s - 1`` are in ``T``, so
+``T - j' + j`` is a member of the region (``j`` is in ``j'``'s group, allowed) whose cut
+bound is no higher, and each swap lowers ``(Σ_{i∈T} Σ_t G_{t,i}, Σ_{i∈T} i)``
+lexicographically: repeated, it ends in the reduced region.  (This is the dominance of
+:mod:`.dominance` without no-goods, ``K = 0``: nothing is excluded here but by the cuts.)
+So the minimum of the cut bound over the reduced region bounds ``L`` over the whole
+region from below: a solve that lists no reduced member at or below ``c`` (plus the
+cutoff margin) proves ``L > c`` everywhere, and ``η*`` is a lower bound of ``L``.  The
+bounds are computed in floating point: a member is left out only when its computed bound
+passes the limit by the cut store's rounding bound (:meth:`CutStore.slack`), and ``η*``
+is lowered by it.
 
-The search ends with a threshold ``θ <= c`` and every member of the reduced region either
-*excluded* (its bound by the final cuts is above ``θ`` plus the rounding margin of
-:mod:`.explicit`) or *taken* (evaluated; the taken members that the final cuts do not
-exclude form the set ``X``).  Let ``c_X`` be the largest number of members of ``X`` that
-share ``s - 1`` features (``0`` when ``X`` is empty; at most ``|X|``).  Claim: if
-``need >= s + c_X`` for the dominance of the *final* cut store, and every column of ``D``
-used for the reduced region is still in it, then every member ``T`` of the whole region
-not in ``X`` has ``L(T) > θ``.
-
-Proof.  Suppose ``L(T) <= θ`` and ``T ∉ X``.  ``T`` holds no screened column (``θ <= c``).
-If it holds a dominated column ``j'``, that column has ``need`` dominators, at most
-``s - 1`` of them in ``T``, so the swaps ``T - j' + j`` give at least ``c_X + 1``
-distinct members of the region (``j`` is in ``j'``'s group), all sharing the ``s - 1``
-features ``T - j'``: one of them is not in ``X``.  No cut is higher there, so its cut
-bound is at most ``L(T) <= θ``.  Every swap lowers ``(Σ_{i∈T} Σ_t G_{t,i}, Σ_{i∈T} i)``
-lexicographically, so repeating it ends at a member ``T*`` of the reduced region, not in
-``X``, whose final cut bound is at most ``θ``: neither excluded nor in ``X`` — a
-contradiction.
-
-Hence ``min_region L >= min(θ, min_X L)``, and the bound returned is
-``min(max(θ, floor), best)`` (``best`` <= every taken member's value), as for a region
-searched explicitly in full.  When the check fails (a new cut broke a dominance pair the
-reduced region relied on, or ``c_X`` grew), ``need`` is raised and the reduced region
-searched again (the members already cut are excluded at once).  When the reduced region
-would have more than ``max_members`` members, or more than ``max_taken`` members must be
-evaluated, nothing is certified here and the caller uses its master solves (``None``).
-Every decision depends only on the enumeration's state, never on time.
+A solve lists the members below a rising limit (:func:`_solve`): a limit with no member
+below it is a certified bound, the first with members gives ``η*`` exactly, and one whose
+listing would hold more than ``max_entries`` partial bounds is bisected.  Every decision
+depends only on the enumeration's state, never on time.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from collections import Counter
-from itertools import combinations as _subsets
 from typing import Any
 
 import numpy as np
 
 from ..mechanisms.regions import Region
 from .dominance import DominanceCache
+from .explicit import _cut_region_minima
 from .fixing import screened_columns
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["ReducedBound", "reduced_explicit_bound"]
 
-#: most rounds (each with a larger ``need``) before the caller's master solves take over
-_MAX_ROUNDS = 4
-#: most members evaluated by one search before the caller's master solves take over
+#: most evaluations of one search without ``max_solves`` (then the last ``η*`` is its bound)
 MAX_TAKEN = 64
-#: ``need`` of the first round is ``s`` plus this (a member left in ``X``, e.g. the best
-#: one of an exact search, costs no second round)
-_NEED_PAD = 1
+#: the limits a solve tries, as fractions of the way from the root bound to the cutoff
+_STEPS = (1 / 16, 1 / 4, 1.0)
+#: bisection steps of the limit when a listing is too large
+_BISECT = 8
 
 
 class ReducedBound:
     """A certified bound of a whole region from a search of its reduced region."""
 
-    __slots__ = ("lower", "best", "best_support", "n_members", "n_taken", "c_x", "need",
-                 "rounds")
+    __slots__ = ("lower", "best", "best_support", "solves", "proven", "status")
 
-    def __init__(self, lower: float, best: float, best_support, n_members: int,
-                 n_taken: int, c_x: int, need: int, rounds: int) -> None:
+    def __init__(self, lower: float, best: float, best_support, solves: int, proven: bool,
+                 status: str) -> None:
         self.lower = lower
         self.best = best
         self.best_support = best_support
-        #: members of the last reduced region searched
-        self.n_members = n_members
-        #: members taken (evaluated) by the search, and ``c_X`` of the certificate
-        self.n_taken = n_taken
-        self.c_x = c_x
-        #: dominators required of a fixed column
-        self.need = need
-        self.rounds = rounds
+        #: members evaluated (one per solve that found a member at or below the cutoff)
+        self.solves = solves
+        #: whether the bound is the cutoff (no member below it: as an infeasible master)
+        self.proven = proven
+        #: how the last solve ended: "none" (nothing at or below the cutoff), "stopped"
+        #: (``max_solves`` reached, or its best member already cut), "partial" (bisected)
+        self.status = status
 
 
 def _best_inside(enum, region: Region) -> tuple[float, Any]:
@@ -111,16 +104,6 @@ def _best_inside(enum, region: Region) -> tuple[float, Any]:
         if v < best:
             best, arg = v, keys[i]
     return best, (None if arg is None else np.array(arg, dtype=np.intp))
-
-
-def _shared_max(rows: list[np.ndarray], s: int) -> int:
-    """``c_X``: the most rows sharing one set of ``s - 1`` features (0 for no rows)."""
-    if not rows:
-        return 0
-    count: Counter = Counter()
-    for r in rows:
-        count.update(_subsets(sorted(int(i) for i in r), s - 1))
-    return max(count.values()) if s > 1 else len(rows)
 
 
 def _suffix_lows(Go: np.ndarray, q: int) -> np.ndarray:
@@ -214,40 +197,107 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
     return np.sort(rows, axis=1).astype(np.intp), P.max(axis=0) if P.shape[1] else np.zeros(0)
 
 
+def _solve(region: Region, a: np.ndarray, G: np.ndarray, limit: float,
+           max_entries: int) -> tuple[str, float, np.ndarray | None]:
+    """The master over ``region``: ``("none", limit, None)`` when no member's computed
+    bound is at most ``limit``; ``("found", η*, T)`` with ``T`` a member of least computed
+    bound ``η*``; ``("partial", ℓ, None)`` when only ``ℓ`` could be proven (no computed
+    bound at most ``ℓ``; the listing was too large above it).
+
+    The limits tried rise from the cuts' root bound (:data:`_STEPS` of the way to
+    ``limit``): a limit with no member at or below it is proven and the next one is
+    tried, the first with members gives ``η*`` (every member at or below it is listed),
+    and one whose listing is too large is bisected from the last proven one.
+    """
+    lo = float(_cut_region_minima(a, G, region).max()) if a.size else -math.inf
+    if lo > limit:
+        return "none", limit, None
+    res = None
+    hi = limit
+    for f in _STEPS:
+        ell = limit if f >= 1.0 or not np.isfinite(lo) else lo + f * (limit - lo)
+        res = _alive(region, a, G, ell, max_entries=max_entries)
+        if res is None:       # too large: bisect between lo (proven) and ell
+            hi = ell
+            break
+        if res[0].shape[0]:
+            break
+        lo = ell              # nothing at or below ell: proven
+        if ell >= limit:
+            return "none", limit, None
+    if res is None:
+        for _ in range(_BISECT):
+            mid = 0.5 * (lo + hi)
+            res = _alive(region, a, G, mid, max_entries=max_entries)
+            if res is None:
+                hi = mid
+            elif res[0].shape[0]:
+                break
+            else:
+                lo, res = mid, None
+        if res is None:
+            return "partial", lo, None
+    rows, lb = res
+    i = int(np.lexsort((np.arange(lb.size), lb))[0])
+    return "found", float(lb[i]), rows[i]
+
+
 def reduced_explicit_bound(enum, region: Region, *, level: float, abs_tol: float,
-                           max_taken: int = MAX_TAKEN, max_entries: int = 1 << 23,
+                           max_solves: int | None = None, max_entries: int = 1 << 21,
                            name: str | None = None) -> ReducedBound | None:
-    """A certified lower bound of ``L`` over ``region`` from a search of its members that
-    use no screened and no dominated column (see the module notes).
+    """A certified lower bound of ``L`` over ``region``: the master's loop, each solve an
+    exact branch and bound over the members that use no screened and no dominated column
+    (see the module notes).
 
     Parameters
     ----------
     enum : SupportEnumerator
         Supplies the cut store, the evaluated supports and the cut oracle
-        (``_evaluate_cut``; each cut's row also goes to its master).
+        (``_evaluate_cut``); the rows of the cuts it makes go to its master at the end,
+        when the master's backend exists (a fork's lazy copy gets them when it is merged).
     region : Region
         Its holes are ignored (the bound is over a superset: still valid).
     level, abs_tol : float
         As for :meth:`~mipdp.enumeration.SupportEnumerator.region_bound`: the search stops
         once every member is proven above ``level``, and wants the minimum to
         ``abs_tol``.
-    max_members : int
-        Largest reduced region searched.
-    max_taken : int
-        Most members evaluated.
+    max_solves : int, optional
+        Most members evaluated (default :data:`MAX_TAKEN`); then the last solve's ``η*``
+        is the bound.
+    max_entries : int
+        Most partial bounds a solve holds at once (:func:`_alive`).
     name : str, optional
         Phase name (default ``class_<k>``).
 
     Returns
     -------
     ReducedBound or None
-        ``None`` when dominance is off (``enum.dominance``), or no reduced region of at
-        most ``max_members`` members could be certified with at most ``max_taken``
-        evaluations.
+        ``None`` when dominance is off (``enum.dominance``), the store has no cut, or a
+        solve could prove no more than the cuts' root bound (the caller's master solves
+        then take over).
     """
+    made: list = []
+    try:
+        return _reduced_search(enum, region, level=level, abs_tol=abs_tol,
+                               max_solves=MAX_TAKEN if max_solves is None else int(max_solves),
+                               max_entries=max_entries, name=name or f"class_{region.k}",
+                               made=made)
+    finally:
+        master = getattr(enum, "master", None)
+        if made and master is not None and master.backend_ready:
+            rows = []
+            for S, lower, g in made:
+                if not master.has_cut(S):
+                    rows.extend(enum._master_rows(S, lower, g))
+            if rows:
+                master.backend.add_rows(rows)
+
+
+def _reduced_search(enum, region: Region, *, level: float, abs_tol: float, max_solves: int,
+                    max_entries: int, name: str, made: list) -> ReducedBound | None:
+    """:func:`reduced_explicit_bound`; the cuts it makes are appended to ``made``."""
     if not getattr(enum, "dominance", True) or len(enum.cuts) == 0:
         return None
-    name = name or f"class_{region.k}"
     s, p = region.s, region.p
     base = Region(region.center, region.k, p, fixed_in=region.fixed_in,
                   fixed_out=region.fixed_out)
@@ -257,90 +307,58 @@ def reduced_explicit_bound(enum, region: Region, *, level: float, abs_tol: float
     ph = enum._phase(name)
     best, best_support = _best_inside(enum, base)
 
-    def theta() -> float:
+    def cutoff() -> float:
         return min(level, best - abs_tol)
-
-    def margin() -> float:   # as the explicit search's: the cutoff margin and rounding
-        return enum.cutoff_margin * enum.scale + store.slack()
 
     groups = [(base.free_center, base.n_keep), (base.free_outside, base.n_add)]
     dom_groups = [g for g, _ in groups]
     a, G = store.arrays
+    margin = enum.cutoff_margin * enum.scale
     screened = np.zeros(p, dtype=bool)
-    c0 = theta()
-    if getattr(enum, "screening", True) and np.isfinite(c0):
-        # no member holding a screened column has L <= c0 (>= every later threshold)
-        screened = screened_columns(a, G, base.fixed_in, groups,
-                                    c0 + enum.cutoff_margin * enum.scale, store.slack())
+    if getattr(enum, "screening", True) and np.isfinite(cutoff()):
+        # no member holding a screened column has L <= this cutoff (>= every later one)
+        screened = screened_columns(a, G, base.fixed_in, groups, cutoff() + margin,
+                                    store.slack())
     live = np.zeros(p, dtype=bool)
     for g in dom_groups:
         live[g] = True
     live &= ~screened
-    need = s + _NEED_PAD
-    cache, built = DominanceCache(), need
+    cache = DominanceCache()
     cut_keys = set(store.supports)
-    taken: dict[tuple, np.ndarray] = {}
-    for rounds in range(1, _MAX_ROUNDS + 1):
+    solves = 0
+    while True:
+        enum.remaining_time(name)
         a, G = store.arrays
-        if need > built:   # the cache's candidates (4 need + 64 per group) for this count
-            cache, built = DominanceCache(), need
-        dom = cache.mask(G, dom_groups, need, live)
+        dom = cache.mask(G, dom_groups, s, live)
         reduced = Region(region.center, region.k, p, fixed_in=region.fixed_in,
-                         fixed_out=np.union1d(region.fixed_out,
-                                              np.flatnonzero(screened | dom)))
-        found = _alive(reduced, a, G, theta() + margin(), max_entries=max_entries)
-        if found is None:
-            logger.debug("%s: reduced region (need %d): too many partial members", name, need)
-            return None
-        rows, lb = found
-        while True:
-            enum.remaining_time(name)
-            keep = lb <= theta() + margin()
-            rows, lb = rows[keep], lb[keep]
-            x = None
-            for i in np.argsort(lb, kind="stable").tolist():
-                if tuple(rows[i].tolist()) not in taken:
-                    x = rows[i]
-                    break
-            if x is None:   # every member excluded or taken
-                break
-            if len(taken) >= max_taken:
-                logger.debug("%s: more than %d members to evaluate", name, max_taken)
+                         fixed_out=np.union1d(region.fixed_out, np.flatnonzero(screened | dom)))
+        c = cutoff()
+        slack = store.slack()
+        status, value, x = _solve(reduced, a, G, c + margin + slack, max_entries)
+        if status == "none":
+            bound = c
+            break
+        if status == "partial":
+            bound = value - slack
+            if solves == 0 and value <= float(_cut_region_minima(a, G, reduced).max()):
+                logger.debug("%s: the listing is too large even at the root bound", name)
                 return None
-            key = tuple(int(i) for i in x)
-            n0 = len(store)
-            if key in cut_keys:   # cut before, and its cut does not exclude it: taken
-                v = enum.found[key]
-            else:
-                v = enum._evaluate_cut(x, add_to_master=True)[0]
-                cut_keys.add(key)
-                ph.evaluations += 1
-            taken[key] = x.copy()
-            if v < best:
-                best, best_support = float(v), x.copy()
-            if len(store) > n0:
-                np.maximum(lb, store.bounds(rows, start=n0), out=lb)
-        # -- the certificate (module notes) ----------------------------------------------
-        a, G = store.arrays
-        thr = theta()
-        rows = list(taken.values())
-        X = []
-        if rows:
-            b = store.bounds(np.array(rows))
-            X = [r for r, bi in zip(rows, b, strict=True) if not bi > thr + margin()]
-        c_x = _shared_max(X, s)
-        dom_after = cache.mask(G, dom_groups, need, live)
-        if s + c_x <= need and not np.any(dom & ~dom_after):
-            lower = min(max(thr, _floor(enum)), best)
-            return ReducedBound(lower=float(lower), best=float(best), best_support=best_support,
-                                n_members=reduced.size, n_taken=len(taken), c_x=c_x, need=need,
-                                rounds=rounds)
-        logger.debug("%s: round %d: c_X = %d against need %d, %d pair(s) broken by new cuts; "
-                     "again", name, rounds, c_x, need, int(np.sum(dom & ~dom_after)))
-        need = max(need, s + c_x)
-    return None
-
-
-def _floor(enum) -> float:
-    master = getattr(enum, "master", None)
-    return master.floor if master is not None else -math.inf
+            break
+        assert x is not None
+        key = tuple(int(i) for i in x)
+        if key in cut_keys or solves >= max_solves:
+            status, bound = "stopped", value - slack
+            break
+        v, lower_x, g_x = enum._evaluate_cut(x)
+        made.append((x.copy(), lower_x, g_x))
+        cut_keys.add(key)
+        ph.evaluations += 1
+        solves += 1
+        if v < best:
+            best, best_support = float(v), x.copy()
+    floor = enum.master.floor if getattr(enum, "master", None) is not None else -math.inf
+    lower = min(max(bound, floor), best)
+    logger.debug("%s: reduced master: %s after %d evaluation(s), bound %.10g (best %.10g)",
+                 name, status, solves, lower, best)
+    return ReducedBound(lower=float(lower), best=float(best), best_support=best_support,
+                        solves=solves, proven=status == "none", status=status)

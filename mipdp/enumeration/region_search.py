@@ -145,7 +145,7 @@ class RegionSearch:
                                solves=0, proven=True)
 
         if explicit and self.reduced_search:
-            red = self._reduced_bound(region, level, abs_tol)
+            red = self._reduced_bound(region, level, abs_tol, max_solves)
             if red is not None:
                 return red
         self._remaining(f"class_{region.k}")
@@ -216,7 +216,8 @@ class RegionSearch:
                            best_support=None if best[1] is None else np.array(best[1]),
                            solves=res.n_solves, proven=res.status == "infeasible")
 
-    def _reduced_bound(self, region: Region, level: float, abs_tol: float) -> RegionBound | None:
+    def _reduced_bound(self, region: Region, level: float, abs_tol: float,
+                       max_solves: int | None) -> RegionBound | None:
         """:func:`~mipdp.enumeration.reduced_explicit.reduced_explicit_bound` as a
         :class:`RegionBound` (``None``: its reduced region is too large; use the master)."""
         from .reduced_explicit import reduced_explicit_bound
@@ -224,16 +225,15 @@ class RegionSearch:
         ph = self._phase(name)
         t0, before = time.perf_counter(), ph.time
         self.progress.start(name, members=region.size)
-        res = reduced_explicit_bound(self, region, level=level, abs_tol=abs_tol, name=name)
-        ph.time = before + (time.perf_counter() - t0)   # the explicit searches' time included
+        res = reduced_explicit_bound(self, region, level=level, abs_tol=abs_tol,
+                                     max_solves=max_solves, name=name)
+        ph.time = before + (time.perf_counter() - t0)
         if res is None:
             return None
-        self.progress.done(name, best=res.best, bound=res.lower, reduced_members=res.n_members)
+        self.progress.done(name, best=res.best, bound=res.lower, evaluations=res.solves)
         self._sync_stats()
-        logger.debug("%s: reduced region of %d members searched explicitly (%d round(s), "
-                     "%d taken)", name, res.n_members, res.rounds, res.n_taken)
         return RegionBound(lower=res.lower, best=res.best, best_support=res.best_support,
-                           solves=0, proven=True)
+                           solves=res.solves, proven=res.proven)
 
     def warm_class_cuts(self, max_per_class: int = 8) -> int:
         """Cuts at one representative member per drop set of each mistake class.

@@ -126,13 +126,10 @@ def test_mistake_scores_exact_on_the_reduced_path(instance, seed, spy):
 
 
 @pytest.mark.parametrize("seed", [78, 105, 131, 133])
-def test_certificate_checks_what_the_search_took(instance, monkeypatch, seed):
-    """With the first round's ``need`` at ``s``, an exact search leaves its best member in
-    ``X`` (its own cut does not exclude it), so ``c_X = 1`` and a fixed column may hide
-    the minimum behind it: on these instances (found by a sweep of 150) the bound came out
-    above the true minimum when the check was skipped.  The check must ask for another
-    round (or give up), and every certified bound must hold."""
-    monkeypatch.setattr(RE, "_NEED_PAD", 0)
+def test_bounds_hold_where_weak_dominance_failed(instance, seed):
+    """Instances (found by a sweep of 150 random ones) where fixing columns with fewer
+    dominators than the certificate asks for gave bounds above the true minimum: every
+    bound the reduced search certifies holds, for exact and levelled searches."""
     rng = np.random.default_rng(seed)
     p, s = int(rng.integers(9, 14)), int(rng.integers(2, 5))
     X, y = instance(seed, n=int(rng.integers(30, 90)), p=p, kind=["well", "ill", "ties"][seed % 3])
@@ -143,15 +140,18 @@ def test_certificate_checks_what_the_search_took(instance, monkeypatch, seed):
     enum = SupportEnumerator(obj, s, scale=loss.sensitivity(X.shape[0], s, 0.5, 0.5),
                              **REDUCED)
     center, _ = enum.optimum()
-    rounds = []
+    n_certified = 0
     for k in range(1, min(s, p - s) + 1):
         R = Region(center, k, p)
         true = vals[R.contains(sup)].min()
-        for level in (np.inf, true + 1e-6):
-            res = RE.reduced_explicit_bound(enum, R, level=level, abs_tol=0.0)
+        for level, solves in ((np.inf, None), (true + 1e-6, None), (np.inf, 1)):
+            res = RE.reduced_explicit_bound(enum, R, level=level, abs_tol=0.0,
+                                            max_solves=solves)
             if res is None:
                 continue
-            rounds.append(res.rounds)
-            assert res.need >= s + res.c_x
-            assert res.lower <= true + 1e-9 * max(1.0, abs(true)), (k, level)
-    assert max(rounds) >= 2     # a round was refused and the search ran again
+            n_certified += 1
+            assert res.lower <= true + 1e-9 * max(1.0, abs(true)), (k, level, solves)
+            assert res.best >= true - 1e-9 * max(1.0, abs(true))
+            if solves is None:
+                assert res.lower >= true - 1e-6 * max(1.0, abs(true))   # exact
+    assert n_certified > 0
