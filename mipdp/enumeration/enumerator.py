@@ -45,7 +45,7 @@ from ..exceptions import CertificationError, TimeLimitError
 from ..losses.base import SupportObjective, one_swap_supports
 from ..mechanisms.regions import Region
 from .cuts import CutStore, cut_of
-from .dominance import DominanceCache
+from .dominance import DominanceCache, SharedDominance
 from .explicit import explicit_search
 from .fixing import screened_columns
 from .master import MasterProblem
@@ -173,6 +173,8 @@ class SupportEnumerator(RegionSearch):
         self.linear_envelopes = bool(linear_envelopes)
         self._solving = False
         self._dominance = DominanceCache()
+        #: dominance states shared by the forks' reduced searches (reduced_explicit)
+        self._shared_dominance = SharedDominance()
         self._screen_prev: tuple | None = None  # (pattern, cutoff, mask) of the last screening
         self.exhaustive_max = int(exhaustive_max)
         self.explicit_max = int(explicit_max)

@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from ..mechanisms.regions import Region
-from .dominance import DominanceCache
+from .dominance import DominanceCache, SharedDominance
 from .explicit import _cut_region_minima
 from .fixing import screened_columns
 
@@ -323,7 +323,7 @@ def _reduced_search(enum, region: Region, *, level: float, abs_tol: float, max_s
     for g in dom_groups:
         live[g] = True
     live &= ~screened
-    cache = DominanceCache()
+    cache = _dominance_cache(enum, groups=dom_groups, need=s)
     cut_keys = set(store.supports)
     solves = 0
     while True:
@@ -362,3 +362,16 @@ def _reduced_search(enum, region: Region, *, level: float, abs_tol: float, max_s
                  name, status, solves, lower, best)
     return ReducedBound(lower=float(lower), best=float(best), best_support=best_support,
                         solves=solves, proven=status == "none", status=status)
+
+
+def _dominance_cache(enum, *, groups: list[np.ndarray], need: int) -> DominanceCache:
+    """A dominance cache for a search of ``enum``: a copy of the state shared by the forks
+    of one enumeration (:class:`~mipdp.enumeration.dominance.SharedDominance`, on the cuts
+    the enumerator held when it was forked), or a new one."""
+    shared = getattr(enum, "_shared_dominance", None)
+    if not isinstance(shared, SharedDominance) or len(enum.cuts) == 0:
+        return DominanceCache()
+    journal = getattr(enum, "_journal_cuts", None)   # a fork's own cuts, after the shared ones
+    T0 = len(enum.cuts) - (sum(len(c) for _, c in journal) if journal else 0)
+    G = enum.cuts.arrays[1]
+    return shared.cache(G[:T0], groups, need)
