@@ -109,6 +109,7 @@ class MasterProblem:
     def backend(self) -> MIPBackend:
         """The backend holding the model (a clone's copy is made here, when first used)."""
         if self._backend is None:
+            assert self._clone_of is not None   # set with _backend = None by clone()
             parent, n_rows, n_cols = self._clone_of
             if (parent.n_rows, parent.n_cols) != (n_rows, n_cols):
                 raise RuntimeError("MasterProblem.clone: the original's model changed before "

@@ -305,7 +305,7 @@ def _reduced_search(enum, region: Region, *, level: float, abs_tol: float, max_s
         return None
     store = enum.cuts
     ph = enum._phase(name)
-    best, best_support = _best_inside(enum, base)
+    best, best_support = _best_inside(enum, region)   # its holes excluded, as the master's
 
     def cutoff() -> float:
         return min(level, best - abs_tol)
