@@ -253,8 +253,8 @@ def reduced_explicit_bound(enum, region: Region, *, level: float, abs_tol: float
     ----------
     enum : SupportEnumerator
         Supplies the cut store, the evaluated supports and the cut oracle
-        (``_evaluate_cut``); the rows of the cuts it makes go to its master at the end,
-        when the master's backend exists (a fork's lazy copy gets them when it is merged).
+        (``_evaluate_cut``); the rows of the cuts it makes go to its master at the end
+        (deferred: :meth:`~mipdp.enumeration.master.MasterProblem.defer_rows`).
     region : Region
         Its holes are ignored (the bound is over a superset: still valid).
     level, abs_tol : float
@@ -284,13 +284,12 @@ def reduced_explicit_bound(enum, region: Region, *, level: float, abs_tol: float
                                made=made)
     finally:
         master = getattr(enum, "master", None)
-        if made and master is not None and master.backend_ready:
+        if made and master is not None:
             rows = []
             for S, lower, g in made:
                 if not master.has_cut(S):
                     rows.extend(enum._master_rows(S, lower, g))
-            if rows:
-                master.backend.add_rows(rows)
+            master.defer_rows(rows)   # added when the master is next used (if ever)
 
 
 def _reduced_search(enum, region: Region, *, level: float, abs_tol: float, max_solves: int,

@@ -312,8 +312,8 @@ class RegionSearch:
             self.objective.merge_fork(obj)
             v, lower, g = self._record_cut(S, *out)
             rows.extend(self._master_rows(S, lower, g))
-        if rows:
-            self.master.backend.add_rows(rows)
+        if rows:   # added to the backend when the master is next used (a solve, a fork's copy)
+            self.master.defer_rows(rows)
         self._sync_stats()
         return len(rows)
 

@@ -101,3 +101,25 @@ def test_lazy_master_clone(instance):
     m.backend.add_rows([m.nogood_row(enum.center)])
     with pytest.raises(RuntimeError, match="changed"):
         late.backend  # noqa: B018
+
+
+def test_deferred_rows_reach_the_backend_first_and_in_order(instance):
+    """Rows given to defer_rows are in the model as soon as it is used — before any later
+    row — and a clone (lazy or not) made while they wait has them too."""
+    X, y = instance(1, n=60, p=10)
+    loss = LeastSquares(5.0, 1.1)
+    enum = SupportEnumerator(loss.bind(X, y), 3, scale=0.01, exhaustive_max=0, explicit_max=0)
+    enum.optimum()
+    m = enum.master
+    n0 = m.backend.n_rows
+    rows = [m.nogood_row(enum.center), m.nogood_row(np.array([0, 1, 2]))]
+    m.defer_rows(rows[:1])
+    lazy, eager = m.clone(lazy=True), m.clone()
+    assert m.backend_kind.n_rows == n0 and eager.backend.n_rows == n0 + 1
+    assert lazy.backend.n_rows == n0 + 1          # copied before the original changes
+    m.defer_rows(rows[1:])
+    assert m.backend.add_rows([m.nogood_row(np.array([3, 4, 5]))])[0] == n0 + 2
+    assert m.backend.n_rows == n0 + 3
+    res, S = m.solve(mip_rel_gap=1e-9)
+    for T in (enum.center, [0, 1, 2], [3, 4, 5]):   # each excluded by its deferred no-good
+        assert S is None or not np.array_equal(np.sort(S), np.sort(T))
