@@ -328,9 +328,10 @@ def _reduced_search(enum, region: Region, *, level: float, abs_tol: float, max_s
     while True:
         enum.remaining_time(name)
         a, G = store.arrays
-        dom = cache.mask(G, dom_groups, s, live)
+        out = screened | cache.mask(G, dom_groups, s, live)
+        out[region.fixed_out] = True
         reduced = Region(region.center, region.k, p, fixed_in=region.fixed_in,
-                         fixed_out=np.union1d(region.fixed_out, np.flatnonzero(screened | dom)))
+                         fixed_out=np.flatnonzero(out))
         c = cutoff()
         slack = store.slack()
         status, value, x = _solve(reduced, a, G, c + margin + slack, max_entries)
