@@ -44,8 +44,11 @@ passes the limit by the cut store's rounding bound (:meth:`CutStore.slack`), and
 is lowered by it.
 
 A solve lists the members below a rising limit (:func:`_solve`): a limit with no member
-below it is a certified bound, the first with members gives ``η*`` exactly, and one whose
-listing would hold more than ``max_entries`` partial bounds is bisected.  Every decision
+below it is a certified bound, and the first with members gives ``η*`` exactly.  A listing
+that would hold more than ``max_entries`` partial bounds keeps the partial members of least
+bound (a beam) and sets the others aside: the member it returns is then not always a
+minimum, and the least bound set aside is the solve's dual bound, as for a master solved
+to a gap.  Every decision
 depends only on the enumeration's state, never on time.
 """
 
@@ -70,8 +73,10 @@ __all__ = ["ReducedBound", "reduced_explicit_bound"]
 MAX_TAKEN = 64
 #: the limits a solve tries, as fractions of the way from the root bound to the cutoff
 _STEPS = (1 / 16, 1 / 4, 1.0)
-#: bisection steps of the limit when a listing is too large
-_BISECT = 8
+#: keep searching with a beam when a listing is too large (else: the master takes over)
+_BEAM = True
+#: partial members a beam keeps per level (once a listing is too large)
+_BEAM_WIDTH = 2048
 
 
 class ReducedBound:
@@ -89,7 +94,8 @@ class ReducedBound:
         #: whether the bound is the cutoff (no member below it: as an infeasible master)
         self.proven = proven
         #: how the last solve ended: "none" (nothing at or below the cutoff), "stopped"
-        #: (``max_solves`` reached, or its best member already cut), "partial" (bisected)
+        #: (``max_solves`` reached, or its best member already cut), "partial" (members set
+        #: aside by the beam, none found)
         self.status = status
 
 
@@ -122,10 +128,15 @@ def _suffix_lows(Go: np.ndarray, q: int) -> np.ndarray:
 
 
 def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
-           max_entries: int = 1 << 23) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(rows, lb)``: every member of ``region`` whose bound by every cut (computed) is at
-    most ``limit``, as sorted supports, with those bounds; ``None`` when the search would
-    hold more than ``max_entries`` partial bounds at once.
+           max_entries: int = 1 << 21
+           ) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """``(rows, lb, dropped)``: members of ``region`` whose bound by every cut (computed)
+    is at most ``limit``, as sorted supports, with those bounds, and ``dropped``, the least
+    partial bound of the partial members set aside to hold at most ``max_entries`` partial
+    bounds at once (``inf``: none was, and ``rows`` are *every* member at or below
+    ``limit``).  Every member not in ``rows`` has a computed bound above ``limit`` or at
+    least ``dropped`` (up to the rounding of the sums).  ``None`` when the table of
+    smallest completions alone would pass ``max_entries``.
 
     Branch and bound over the added features, without listing the members: a member is a
     kept set ``K`` of the free centre features (all ``C(|F_C|, n_keep)`` are listed: the
@@ -134,7 +145,9 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
     features of ``A``, the last at position ``i``) is bounded, cut by cut, by its sum plus
     the ``n_add - ℓ`` smallest coefficients after ``i`` (:func:`_suffix_lows`) — the least
     any completion adds — and dropped when the largest of those bounds passes ``limit``:
-    no completion can be below it.  The columns are ordered by decreasing mean
+    no completion can be below it.  When more than ``max_entries / T`` partial members
+    pass at one level, only that many with the least bounds go on (a beam), and the least
+    bound set aside is ``dropped``.  The columns are ordered by decreasing mean
     coefficient, so the suffixes hold the low ones and the bounds are tight early.
     """
     from .explicit import combinations as _combos
@@ -145,10 +158,12 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
     q = region.n_add
     cols = region.free_outside
     n = cols.size
+    empty = (np.zeros((0, s), dtype=np.intp), np.zeros(0), math.inf)
     if q < 0 or q > n or keep.shape[0] == 0:
-        return np.zeros((0, s), dtype=np.intp), np.zeros(0)
+        return empty
     if q > 0 and T * n * (q + 1) > max_entries:
         return None
+    cap = max(1, max_entries // max(T, 1))   # partial members held at once
     Go = G[:, cols]
     order = np.argsort(-Go.mean(axis=0), kind="stable")
     cols, Go = cols[order], Go[:, order]
@@ -157,17 +172,19 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
     node_last = np.full(node_k.size, -1)
     path = np.zeros((node_k.size, 0), dtype=np.intp)
     P = U
-    ok = P.max(axis=0) <= limit if q == 0 else np.ones(node_k.size, dtype=bool)
-    node_k, node_last, path, P = node_k[ok], node_last[ok], path[ok], P[:, ok]
+    nb = P.max(axis=0)
+    ok = nb <= limit if q == 0 else np.ones(node_k.size, dtype=bool)
+    node_k, node_last, path, P, nb = node_k[ok], node_last[ok], path[ok], P[:, ok], nb[ok]
+    dropped = math.inf
     for level in range(q):
         rem = q - level - 1
         counts = np.maximum(0, (n - rem) - (node_last + 1))
-        keep_k, keep_last, keep_path, keep_P = [], [], [], []
+        pool: list[tuple] = []
         held = 0
         lo = 0
-        while lo < node_k.size:   # parents in chunks: about max_entries / 4 bounds at a time
+        while lo < node_k.size:   # parents in chunks: about cap / 4 children at a time
             hi, tot = lo, 0
-            while hi < node_k.size and (hi == lo or (tot + counts[hi]) * T <= max_entries // 4):
+            while hi < node_k.size and (hi == lo or tot + counts[hi] <= max(1, cap // 4)):
                 tot += counts[hi]
                 hi += 1
             c = counts[lo:hi]
@@ -175,71 +192,77 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
             first = np.repeat(node_last[lo:hi] + 1, c)
             J = first + (np.arange(rep.size) - np.repeat(np.cumsum(c) - c, c))
             P2 = P[:, rep] + Go[:, J]
-            bound = P2 + low[rem][:, J + 1]
-            sel = bound.max(axis=0) <= limit
+            b = (P2 + low[rem][:, J + 1]).max(axis=0)
+            sel = b <= limit
+            pool.append((node_k[rep[sel]], J[sel], np.column_stack([path[rep[sel]], J[sel]]),
+                         P2[:, sel], b[sel]))
             held += int(sel.sum())
-            if held * T > max_entries:
-                return None
-            keep_k.append(node_k[rep[sel]])
-            keep_last.append(J[sel])
-            keep_path.append(np.column_stack([path[rep[sel]], J[sel]]))
-            keep_P.append(P2[:, sel])
+            if held > cap:    # a beam from here: the least bounds go on, the others aside
+                cap = min(cap, _BEAM_WIDTH)
+                *kept, dropped = _best_of(pool, cap, dropped)
+                pool, held = [tuple(kept)], cap
             lo = hi
-        if not keep_k:
-            return np.zeros((0, s), dtype=np.intp), np.zeros(0)
-        node_k, node_last = np.concatenate(keep_k), np.concatenate(keep_last)
-        path, P = np.vstack(keep_path), np.hstack(keep_P)
+        if not pool:
+            return empty[0], empty[1], dropped
+        node_k = np.concatenate([t[0] for t in pool])
+        node_last = np.concatenate([t[1] for t in pool])
+        path = np.vstack([t[2] for t in pool])
+        P, nb = np.hstack([t[3] for t in pool]), np.concatenate([t[4] for t in pool])
         if node_k.size == 0:
             break
     rows = np.concatenate([keep[node_k], cols[path],
                            np.broadcast_to(region.fixed_in, (node_k.size, region.fixed_in.size))],
                           axis=1)
-    return np.sort(rows, axis=1).astype(np.intp), P.max(axis=0) if P.shape[1] else np.zeros(0)
+    return np.sort(rows, axis=1).astype(np.intp), (nb if node_k.size else np.zeros(0)), dropped
+
+
+def _best_of(pool: list[tuple], cap: int, dropped: float) -> tuple:
+    """The ``cap`` partial members of least bound in ``pool`` (chunks of ``(k, last, path,
+    P, bound)``), and the least bound of the others (or ``dropped`` if lower)."""
+    k, last = np.concatenate([t[0] for t in pool]), np.concatenate([t[1] for t in pool])
+    path = np.vstack([t[2] for t in pool])
+    P, b = np.hstack([t[3] for t in pool]), np.concatenate([t[4] for t in pool])
+    idx = np.argpartition(b, cap - 1)
+    kept, rest = np.sort(idx[:cap]), idx[cap:]
+    if rest.size:
+        dropped = min(dropped, float(b[rest].min()))
+    return k[kept], last[kept], path[kept], P[:, kept], b[kept], dropped
 
 
 def _solve(region: Region, a: np.ndarray, G: np.ndarray, limit: float,
            max_entries: int) -> tuple[str, float, np.ndarray | None]:
-    """The master over ``region``: ``("none", limit, None)`` when no member's computed
-    bound is at most ``limit``; ``("found", η*, T)`` with ``T`` a member of least computed
-    bound ``η*``; ``("partial", ℓ, None)`` when only ``ℓ`` could be proven (no computed
-    bound at most ``ℓ``; the listing was too large above it).
+    """The master over ``region`` (computed bounds): ``("none", limit, None)`` when no
+    member's bound is at most ``limit``; ``("found", v, T)`` with ``T`` a member at or below
+    ``limit`` and ``v`` a lower bound of every member's bound (``T``'s own when the listing
+    was complete: ``T`` is then a minimum, as a master solved to optimality; else the
+    least bound set aside, as a master's dual bound); ``("partial", v, None)``: ``v`` bounds
+    every member but none was found (only when the listing set members aside).  ``None``
+    when the region is too wide to search (:func:`_alive`).
 
     The limits tried rise from the cuts' root bound (:data:`_STEPS` of the way to
-    ``limit``): a limit with no member at or below it is proven and the next one is
-    tried, the first with members gives ``η*`` (every member at or below it is listed),
-    and one whose listing is too large is bisected from the last proven one.
+    ``limit``): a limit with no member at or below it is proven and the next one is tried;
+    the first with members ends the solve, which keeps the listings small.
     """
     lo = float(_cut_region_minima(a, G, region).max()) if a.size else -math.inf
     if lo > limit:
         return "none", limit, None
-    res = None
-    hi = limit
     for f in _STEPS:
         ell = limit if f >= 1.0 or not np.isfinite(lo) else lo + f * (limit - lo)
         res = _alive(region, a, G, ell, max_entries=max_entries)
-        if res is None:       # too large: bisect between lo (proven) and ell
-            hi = ell
-            break
-        if res[0].shape[0]:
-            break
+        if res is None:
+            return "wide", lo, None
+        rows, lb, dropped = res
+        if np.isfinite(dropped) and not _BEAM:
+            return "wide", lo, None
+        if rows.shape[0]:
+            i = int(np.lexsort((np.arange(lb.size), lb))[0])
+            return "found", float(min(lb[i], dropped)), rows[i]
+        if dropped <= ell:    # members set aside at or below ell, none found among the rest
+            return "partial", float(dropped), None
         lo = ell              # nothing at or below ell: proven
         if ell >= limit:
-            return "none", limit, None
-    if res is None:
-        for _ in range(_BISECT):
-            mid = 0.5 * (lo + hi)
-            res = _alive(region, a, G, mid, max_entries=max_entries)
-            if res is None:
-                hi = mid
-            elif res[0].shape[0]:
-                break
-            else:
-                lo, res = mid, None
-        if res is None:
-            return "partial", lo, None
-    rows, lb = res
-    i = int(np.lexsort((np.arange(lb.size), lb))[0])
-    return "found", float(lb[i]), rows[i]
+            break
+    return "none", limit, None
 
 
 def reduced_explicit_bound(enum, region: Region, *, level: float, abs_tol: float,
@@ -272,9 +295,9 @@ def reduced_explicit_bound(enum, region: Region, *, level: float, abs_tol: float
     Returns
     -------
     ReducedBound or None
-        ``None`` when dominance is off (``enum.dominance``), the store has no cut, or a
-        solve could prove no more than the cuts' root bound (the caller's master solves
-        then take over).
+        ``None`` when dominance is off (``enum.dominance``), the store has no cut, or the
+        reduced region is too wide to search (its table of smallest completions alone
+        would pass ``max_entries``); the caller's master solves then take over.
     """
     made: list = []
     try:
@@ -338,11 +361,14 @@ def _reduced_search(enum, region: Region, *, level: float, abs_tol: float, max_s
         if status == "none":
             bound = c
             break
+        if status == "wide":
+            logger.debug("%s: the reduced region is too wide to search", name)
+            return None
         if status == "partial":
-            bound = value - slack
-            if solves == 0 and value <= float(_cut_region_minima(a, G, reduced).max()):
-                logger.debug("%s: the listing is too large even at the root bound", name)
+            if solves == 0:   # the beam found nothing to evaluate: the master instead
+                logger.debug("%s: the beam found no member below the cutoff", name)
                 return None
+            bound = value - slack
             break
         assert x is not None
         key = tuple(int(i) for i in x)

@@ -62,14 +62,20 @@ def test_alive_lists_exactly_the_members_below_the_limit(seed):
         if not inside.any():
             continue
         for limit in np.quantile(ub[inside], [0.0, 0.3, 1.0]):
-            rows, lb = RE._alive(R, a, G, float(limit))
+            rows, lb, dropped = RE._alive(R, a, G, float(limit))
             got = {tuple(S) for S in rows.tolist()}
-            assert len(got) == rows.shape[0] and R.contains(rows).all()
+            assert dropped == np.inf and len(got) == rows.shape[0] and R.contains(rows).all()
             assert {tuple(S) for S in sup[inside & (ub <= limit - 1e-9)].tolist()} <= got
             assert got <= {tuple(S) for S in sup[inside & (ub <= limit + 1e-9)].tolist()}
+            # a beam of a few partial members: what it sets aside is bounded by `dropped`
+            rows, lb, dropped = RE._alive(R, a, G, float(limit), max_entries=200)
+            got = {tuple(S) for S in rows.tolist()}
+            assert got <= {tuple(S) for S in sup[inside & (ub <= limit + 1e-9)].tolist()}
+            for S, u in zip(sup[inside].tolist(), ub[inside], strict=True):
+                assert tuple(S) in got or u > limit - 1e-9 or u >= dropped - 1e-9
             np.testing.assert_allclose(lb, (a[:, None] + G[:, rows].sum(axis=2)).max(axis=0)
                                        if rows.size else lb)
-    assert RE._alive(Region(center, 2, p), a, G, np.inf, max_entries=10) is None
+    assert RE._alive(Region(center, 2, p), a, G, np.inf, max_entries=10) is None   # too wide
 
 
 @pytest.mark.parametrize("loss", [LeastSquares(5.0, 1.1), Hinge(2.0, 1.5),
@@ -144,14 +150,16 @@ def test_bounds_hold_where_weak_dominance_failed(instance, seed):
     for k in range(1, min(s, p - s) + 1):
         R = Region(center, k, p)
         true = vals[R.contains(sup)].min()
-        for level, solves in ((np.inf, None), (true + 1e-6, None), (np.inf, 1)):
+        for level, solves, beam in ((np.inf, None, None), (true + 1e-6, None, None),
+                                    (np.inf, 1, None), (np.inf, None, 400)):
+            kw = {} if beam is None else {"max_entries": beam}   # a beam: inexact solves
             res = RE.reduced_explicit_bound(enum, R, level=level, abs_tol=0.0,
-                                            max_solves=solves)
+                                            max_solves=solves, **kw)
             if res is None:
                 continue
             n_certified += 1
-            assert res.lower <= true + 1e-9 * max(1.0, abs(true)), (k, level, solves)
+            assert res.lower <= true + 1e-9 * max(1.0, abs(true)), (k, level, solves, beam)
             assert res.best >= true - 1e-9 * max(1.0, abs(true))
-            if solves is None:
+            if solves is None and beam is None:
                 assert res.lower >= true - 1e-6 * max(1.0, abs(true))   # exact
     assert n_certified > 0
