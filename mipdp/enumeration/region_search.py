@@ -97,7 +97,9 @@ class RegionSearch:
             Relative MIP gap of each master solve (default ``search_gap``).
         explicit : bool
             Search a region of at most ``explicit_max`` members explicitly (no budget)
-            rather than by master solves.  ``False``: master solves only.
+            rather than by master solves, and a larger one first by the reduced master
+            (:mod:`~mipdp.enumeration.reduced_explicit`, when ``reduced_search``; its
+            solves count against ``max_solves``).  ``False``: master solves only.
 
         Returns
         -------
