@@ -20,10 +20,12 @@ enumeration runs on; the choices only change how fast the search is, never what 
 certifies (every member not evaluated is excluded by a proof), so the envelope — and not
 the law of the release — is all that depends on them.
 
-Model (seconds; ``k`` the objective's :attr:`~mipdp.losses.base.SupportObjective.cost_kind`)::
+Model (seconds; ``k`` the objective's :attr:`~mipdp.losses.base.SupportObjective.cost_kind`,
+``b`` the number of supports in the batch)::
 
-    value = V0[k] + VN[k] · n · s            (one support in a batch of a few hundred)
-    cut   = C0    + CNP · n · p + value      (one support, its dual and slope, its row)
+    value = V0[k] + VN[k] · n · s + CALL[k] / b   (one support in a batch of b)
+    cut   = C0    + CNP · n · p + V0[k] + VN[k] · n · s
+                                           (one support, its dual and slope, its row)
 
 with, for least squares, ``VN = 0`` when the Gram matrix is kept (``p <= 2048``: a value
 gathers an ``s × s`` block and solves it) and a term in ``n · s²`` otherwise (the block is
@@ -41,12 +43,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["SearchCosts", "search_costs", "value_cost", "cut_cost"]
+__all__ = ["SearchCosts", "search_costs", "value_cost", "call_cost", "cut_cost"]
 
 #: seconds of one value in a batch that does not grow with n (Python, gathers, the solve
 #: of an s × s system), by cost kind
 _V0 = {"least_squares": 3.5e-6, "least_squares_statistics": 3.5e-6, "huber": 3.0e-6,
        "hinge": 3.0e-6, "iterative": 3.0e-6}
+#: seconds of one call to ``values`` that do not grow with the batch (Python, dispatch)
+_CALL = {"least_squares": 25e-6, "least_squares_statistics": 25e-6, "huber": 90e-6,
+         "hinge": 90e-6, "iterative": 90e-6}
 #: seconds per row and support feature of one value (the iterative solvers' passes)
 _VN = {"least_squares": 0.0, "least_squares_statistics": 0.0, "huber": 3.0e-9,
        "hinge": 5.0e-9, "iterative": 5.0e-9}
@@ -63,15 +68,20 @@ _CNP = 1.0e-9
 
 @dataclass(frozen=True)
 class SearchCosts:
-    """Modelled seconds of one value in a batch (``value``) and of one cut (``cut``)."""
+    """Modelled seconds of one value in a large batch (``value``), of one call to
+    ``values`` whatever its size (``call``), and of one cut (``cut``)."""
 
     value: float
+    call: float
     cut: float
 
-    @property
-    def ratio(self) -> float:
-        """Values one cut costs."""
-        return self.cut / self.value
+    def per_value(self, batch: int) -> float:
+        """Seconds per value in a batch of ``batch`` values (the call's share included)."""
+        return self.value + self.call / max(1, int(batch))
+
+    def ratio(self, batch: int) -> float:
+        """Values (in batches of ``batch``) that one cut costs."""
+        return self.cut / self.per_value(batch)
 
 
 def value_cost(kind: str, n: int, p: int, s: int) -> float:
@@ -84,6 +94,11 @@ def value_cost(kind: str, n: int, p: int, s: int) -> float:
             return _V0[kind] * max(1.0, (s / 5.0) ** 2)
         return _V0[kind] + _VN_GRAM_BLOCK * n * s * s
     return _V0[kind] + _VN[kind] * n * s
+
+
+def call_cost(kind: str) -> float:
+    """Modelled seconds of one call to ``values``, whatever its size."""
+    return _CALL.get(kind, _CALL["iterative"])
 
 
 def cut_cost(kind: str, n: int, p: int, s: int) -> float:
@@ -101,4 +116,5 @@ def search_costs(enum, region) -> SearchCosts:
     obj = enum.objective
     kind = str(getattr(obj, "cost_kind", "iterative"))
     n, p, s = int(obj.n), int(obj.p), int(region.s)
-    return SearchCosts(value=value_cost(kind, n, p, s), cut=cut_cost(kind, n, p, s))
+    return SearchCosts(value=value_cost(kind, n, p, s), call=call_cost(kind),
+                       cut=cut_cost(kind, n, p, s))

@@ -351,7 +351,7 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
     # The choices below (cut or not, batch sizes) use the modelled cost of a cut in values
     # (mipdp.enumeration.costs), a function of the sizes only, never measured times: the
     # same members are evaluated and cut in every run and on every worker.
-    ratio = search_costs(enum, region).ratio
+    costs = search_costs(enum, region)
     spent_val = spent_cut = 0.0   # measured seconds, for the log only
     gain = math.inf  # members the last cut excluded
     batch = 16
@@ -383,7 +383,7 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
             else:
                 vals[i] = v
         new_cut = False
-        if todo and gain > ratio:
+        if todo and gain > costs.ratio(batch):
             i0 = todo.pop(0)  # the lowest bound: the point a MIP master would return
             n_store = store.arrays[0].size     # the cuts it adds (main and extra) follow
             t0 = time.perf_counter()
@@ -422,7 +422,7 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
         if new_cut:
             gain = n_before - iK.size
             # balance the (modelled) cost of a cut against that of the batch after it
-            batch = int(min(256 if not cheap else 4096, max(4, round(ratio))))
+            batch = int(min(256 if not cheap else 4096, max(4, round(costs.ratio(batch)))))
         else:  # no cut (or cuts stopped paying): evaluate in larger batches
             batch = min(max_batch, 2 * batch)
         now = time.perf_counter()
@@ -435,9 +435,9 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
     ph.time += time.perf_counter() - t_start
     final = thr() if complete else -math.inf
     logger.debug("%s: class-%d region of %d members: %d evaluated (%.3g s), %d excluded by "
-                 "cuts, %d new cuts (%.3g s; modelled cut/value cost ratio %.3g), best %.10g, "
-                 "threshold %.10g", name, region.k, table.size, n_eval, spent_val, excluded,
-                 n_cuts, spent_cut, ratio, best[0], final)
+                 "cuts, %d new cuts (%.3g s; modelled: %.3g s per value, %.3g s per cut), best "
+                 "%.10g, threshold %.10g", name, region.k, table.size, n_eval, spent_val,
+                 excluded, n_cuts, spent_cut, costs.value, costs.cut, best[0], final)
     return ExplicitResult(best=float(best[0]), best_support=best[1], threshold=float(final),
                           n_members=table.size, n_evaluated=n_eval, n_cuts=n_cuts,
                           n_excluded_by_cuts=int(excluded), complete=complete)
