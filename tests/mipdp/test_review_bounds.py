@@ -162,11 +162,12 @@ def _instance(name):
 def _envelope_state(name, k, explicit_max=None, repeats=1, draws=30):
     """``repeats`` envelopes built with ``n_jobs = k``: the enumerator's evaluated supports
     (in order), the singletons and their values, the region bounds, and ``draws`` seeded
-    draws of the exponential mechanism over the envelope."""
+    draws of the exponential mechanism and 8 of permute-and-flip over the envelope (splits
+    made cheap: ``reveal_cost`` 0.3 ms against 50 ms a refinement, so regions are refined)."""
     from mipdp._parallel import n_jobs_context
     from mipdp.enumeration import SupportEnumerator
     from mipdp.enumeration.envelope import build_envelope
-    from mipdp.mechanisms import ExponentialMechanismSampler
+    from mipdp.mechanisms import ExponentialMechanismSampler, PermuteAndFlipSampler
     X, y, s, loss = _instance(name)
     scale = loss.sensitivity(X.shape[0], s, 0.5, 0.5)
     kw = {} if explicit_max is None else {"explicit_max": explicit_max}
@@ -181,8 +182,13 @@ def _envelope_state(name, k, explicit_max=None, repeats=1, draws=30):
                                               env.regions, obj.p, 2.0, scale,
                                               refine=env.refine, cuts=env.cuts)
             sample = smp.sample(np.random.default_rng(5), draws).tolist() if draws else []
+            pf = PermuteAndFlipSampler(obj.values, env.singletons, env.values,
+                                       list(env.regions), obj.p, 2.0, scale,
+                                       refine=env.refine, cuts=None, refine_after=2,
+                                       reveal_cost=3e-4)
+            pf_sample = pf.sample(np.random.default_rng(6), 8).tolist() if draws else []
         out.append((list(enum.found.items()), env.singletons.tolist(), env.values.tolist(),
-                    [R.bound for R in env.regions], sample))
+                    [R.bound for R in env.regions], sample, pf_sample, pf.n_refinements))
     return out
 
 
@@ -209,21 +215,24 @@ def test_forked_envelope_is_the_same_run_to_run(name, explicit_max, caplog):
     if explicit_max is None:    # the explicit search evaluated members and took cuts
         ev, cuts = _explicit_work(caplog.records)
         assert ev > 50 and cuts > 2
+    else:                       # regions bounded by the master, refined by permute-and-flip
+        assert ref[3] and ref[-1] > 0
     for k in (1, 2, 4):
-        for state in _envelope_state(name, k, explicit_max, repeats=3 if k == 1 else 2):
+        for state in _envelope_state(name, k, explicit_max, repeats=3 if k == 1 else 1):
             assert state == ref
 
 
-@pytest.mark.parametrize("name", ["huber", "ls"])
-def test_envelope_does_not_read_the_clock(monkeypatch, name):
-    """No choice of the enumeration follows the clock: with ``time.perf_counter`` jumping
-    by random amounts from a microsecond to an hour between calls, the envelope and the
-    draws are those of the real clock."""
+@pytest.mark.parametrize("name,explicit_max", [("huber", 0), ("huber", None), ("ls", None)])
+def test_envelope_does_not_read_the_clock(monkeypatch, name, explicit_max):
+    """No choice of the enumeration or of the samplers follows the clock: with
+    ``time.perf_counter`` jumping by random amounts from a microsecond to an hour between
+    calls, the envelope, the draws and permute-and-flip's refinements are those of the
+    real clock."""
     import itertools
     import time
-    ref = _envelope_state(name, 1)[0]
-    for seed in range(3):
+    ref = _envelope_state(name, 1, explicit_max)[0]
+    for seed in range(2):
         rng = np.random.default_rng(seed)
         steps = itertools.accumulate(10.0 ** rng.uniform(-6, 3.5, 100_000))
         monkeypatch.setattr(time, "perf_counter", lambda steps=steps: next(steps))
-        assert _envelope_state(name, 1)[0] == ref
+        assert _envelope_state(name, 1, explicit_max)[0] == ref
