@@ -1,4 +1,5 @@
-"""A deterministic cost model of the explicit search's two kinds of work.
+"""A deterministic cost model of the explicit search's two kinds of work (and of
+permute-and-flip's split decision).
 
 The explicit search of a region (:func:`mipdp.enumeration.explicit.explicit_search`)
 chooses, batch after batch, between evaluating the members with the lowest bounds and
@@ -9,8 +10,8 @@ master row added) against the cost of one **value** in a batch.  They used to be
 (``time.perf_counter`` around each call, smoothed), so the first search in a process —
 slower, its caches cold — chose differently from the later ones, and so did two searches
 side by side on two threads: the set of supports evaluated, the envelope's singletons and
-a seeded draw could differ from run to run and with ``n_jobs`` (docs/algorithms.md, "Where
-the schedule still shows").
+a seeded draw could differ from run to run and with ``n_jobs`` (docs/algorithms.md, "Run
+to run: no decision reads the clock").
 
 Here both costs are **modelled** from sizes only: the number of rows ``n``, of features
 ``p``, the support size ``s`` and the kind of objective (its closed form or its
@@ -37,6 +38,11 @@ Huber ``n = 3000, p = 1000``: 32 µs, 1.25 ms; hinge ``n = 3000, p = 1000``: 55 
 0.51 ms (the full table is in docs/algorithms.md, "The explicit search's cost model").
 Only the ratio ``cut / value`` enters the search, so a uniformly faster or slower machine
 makes the same choices; a wrong ratio only makes the search slower.
+
+Permute-and-flip's best-first search splits a region when revealing the members expected
+to beat the best found would cost more than refining it; both sides are modelled here too
+(:func:`reveal_cost`, :func:`refine_cost`), so a split — and the randomness it consumes —
+is the same in every run.
 """
 
 from __future__ import annotations
