@@ -88,10 +88,14 @@ CASES = [("least_squares", 30, 1000), ("least_squares", 300, 100),
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--s", type=int, default=5)
+    ap.add_argument("--cases", nargs="*", type=int, default=None,
+                    help="indices into CASES (default: all)")
     args = ap.parse_args(argv)
     print(f"{'loss':14s} {'n':>5s} {'p':>6s} {'t_val µs':>9s} {'model':>8s} "
           f"{'t_cut ms':>9s} {'model':>8s} {'ratio':>7s} {'model':>7s}")
-    for loss, n, p in CASES:
+    for i, (loss, n, p) in enumerate(CASES):
+        if args.cases is not None and i not in args.cases:
+            continue
         r = measure(loss, n, p, args.s)
         print(f"{loss:14s} {n:5d} {p:6d} {1e6 * r['t_val']:9.2f} {1e6 * r['model_val']:8.2f} "
               f"{1e3 * r['t_cut']:9.3f} {1e3 * r['model_cut']:8.3f} "
