@@ -1,0 +1,349 @@
+"""Monotone transforms of the rank position for the bounds-free release (issue 29).
+
+``bounds="ranks"`` replaces each column by its uniform ranks ``u = (R − (n+1)/2)/n``.
+This study replaces them by **average scores** of a data-free, odd, non-decreasing
+sequence ``g_n(1) <= ... <= g_n(n)`` in ``[−½, ½]`` (``g_n(n+1−k) = −g_n(k)``): a row whose
+value occupies the tied block of sorted positions ``lo..hi`` gets
+``a = mean(g_n(lo..hi))``.  Every column still sums to 0 and ``Σ a² <= Σ_k g_n(k)² = n m₂``
+(Jensen).  Families (``u_k = (k − (n+1)/2)/n``, ``q_k = k/(n+1)``):
+
+* ``lin:a``   ``g = clip(a u, −½, ½)``           (``lin:1`` is today's ranks)
+* ``nrm:c``   ``g = clip(c Φ⁻¹(q), −½, ½)``     (clipped normal scores)
+
+Sensitivity, replace-one (docs: the ranks proof with ``h = max_k (g(k+1) − g(k))``,
+``G = max |g|``; ``ρ = r √s``)::
+
+    Δ_g(n) = ½ (G_y + ρ G_x)² + (n − 1)(h_y + ρ h_x)²/2 + (h_y + ρ h_x) n √m₂(y) / 2
+
+(``lin:1`` gives the package's ``rank_sensitivity`` exactly).  The law of the exponential
+mechanism at ``ε`` on ``(g(X), g(y))`` is computed exactly for small ``p`` (every support's
+``F`` by :func:`mipdp.losses.least_squares.ridge_ball_values`, the package's default ridge
+and radius ``r = rmul/√s``); at ``p = 100`` it is drawn by the package itself on the
+transformed data with public bounds ``(½, ½)`` at ``ε' = ε Δ_known/Δ_g``, ``Δ_known = ½ (1 +
+ρ)²`` the clipped-data sensitivity the package then uses: the same weights
+``exp(−ε F/(2Δ_g))``.
+
+    python -m mipdp.experiments.studies.rank_transforms check        # lin:1 == bounds="ranks"
+    python -m mipdp.experiments.studies.rank_transforms audit        # exact neighbour audit
+    python -m mipdp.experiments.studies.rank_transforms tune         # five tuning sets
+    python -m mipdp.experiments.studies.rank_transforms tune_rho     # rho = 0.7, p = 30, s = 3
+    python -m mipdp.experiments.studies.rank_transforms heldout --tx lin:1.5 --ty lin:1.5
+    python -m mipdp.experiments.studies.rank_transforms rho07 --tx ... --ty ... --ns 2000 4000
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import time
+import warnings
+
+import numpy as np
+from scipy.special import logsumexp
+from scipy.stats import norm, rankdata
+
+__all__ = ["grid", "score_columns", "transform_sensitivity", "transform_sensitivity_ar",
+           "em_law_transform"]
+
+DEFAULT_RIDGE = 5.0
+
+
+# ------------------------------------------------------------------ the transforms
+def grid(n: int, spec: str) -> np.ndarray:
+    """``g_n(1..n)`` of the family ``spec`` (``"lin:a"`` or ``"nrm:c"``)."""
+    kind, _, par = spec.partition(":")
+    a = float(par)
+    k = np.arange(1.0, n + 1.0)
+    if kind == "lin":
+        g = np.clip(a * (k - 0.5 * (n + 1)) / n, -0.5, 0.5)
+    elif kind == "nrm":
+        g = np.clip(a * norm.ppf(k / (n + 1.0)), -0.5, 0.5)
+    else:
+        raise ValueError(spec)
+    return 0.5 * (g - g[::-1])          # exactly odd (the rounding of ppf symmetrised)
+
+
+def grid_constants(n: int, spec: str) -> tuple[float, float, float]:
+    """``(G, h, m₂)``: max |g|, max step, mean square of ``g_n``."""
+    g = grid(n, spec)
+    h = float(np.max(np.diff(g))) if n > 1 else 0.0
+    return float(np.max(np.abs(g))), h, float(np.mean(g * g))
+
+
+def score_columns(M: np.ndarray, spec: str) -> np.ndarray:
+    """Average scores of every column of ``M`` (1-D or 2-D): the mean of ``g_n`` over the
+    tied block of sorted positions of each value."""
+    M = np.asarray(M, dtype=float)
+    one = M.ndim == 1
+    M2 = M[:, None] if one else M
+    n = M2.shape[0]
+    C = np.concatenate([[0.0], np.cumsum(grid(n, spec))])
+    lo = rankdata(M2, method="min", axis=0).astype(int)     # first position (1-based)
+    hi = rankdata(M2, method="max", axis=0).astype(int)     # last position
+    out = (C[hi] - C[lo - 1]) / (hi - lo + 1)
+    return out[:, 0] if one else out
+
+
+def transform_sensitivity(n: int, tx: str, ty: str, rho: float) -> float:
+    """Replace-one ``Δ_g(n)`` of ``F`` on average scores (module docstring)."""
+    Gx, hx, _ = grid_constants(n, tx)
+    Gy, hy, m2y = grid_constants(n, ty)
+    H = hy + rho * hx
+    return 0.5 * (Gy + rho * Gx) ** 2 + (n - 1) * H * H / 2 + H * n * math.sqrt(m2y) / 2
+
+
+def transform_sensitivity_ar(n: int, tx: str, ty: str, rho: float) -> float:
+    """Add/remove bound between ``n`` and ``n + 1`` rows (``n >= 1``), the generic proof:
+    the old rows move by a part ``<= 0`` (the grid's rescaling ``n → n + 1``) and a part
+    ``>= 0`` (the shift of positions), each one-signed and ``<= h(n+1)`` per column, so the
+    centred cross term is at most twice replace-one's."""
+    Gx, hx, _ = grid_constants(n + 1, tx)
+    Gy, hy, m2y1 = grid_constants(n + 1, ty)
+    _, hx0, _ = grid_constants(n, tx)
+    _, hy0, m2y0 = grid_constants(n, ty)
+    # per-row moves: the rescaling part is bounded by the Lipschitz constant of the
+    # family in u times 1/(n+1); the shift part by the step of the n+1 grid
+    Lx, Ly = _lip(tx, n), _lip(ty, n)
+    Hd = (Ly + rho * Lx) / (n + 1)               # rescaling part (one sign: down)
+    Hu = hy + rho * hx                           # shift part (one sign: up)
+    Hm = max(Hd, Hu)                             # |t_i| (opposite signs)
+    cross_a = (Hd + Hu) * 0.5 * math.sqrt(n) * math.sqrt(n * m2y0)
+    cross_b = (Hd + Hu) * 0.5 * math.sqrt(n + 1) * math.sqrt((n + 1) * m2y1)
+    return 0.5 * (Gy + rho * Gx) ** 2 + n * Hm * Hm / 2 + max(cross_a, cross_b)
+
+
+def _lip(spec: str, n: int) -> float:
+    """Lipschitz constant in ``u`` of the family (``lin:a``: ``a``); normal scores: the
+    largest slope of ``c Φ⁻¹(½ + u·n/(n+1))`` before the clip."""
+    kind, _, par = spec.partition(":")
+    a = float(par)
+    if kind == "lin":
+        return a
+    z = min(0.5 / a, 40.0)
+    return a * (n / (n + 1.0)) / norm.pdf(z)
+
+
+# ------------------------------------------------------------------ exact laws
+def _supports(p, s):
+    return np.array(list(itertools.combinations(range(p), s)), dtype=np.intp)
+
+
+def score_values(U, V, sup, rmul=1.0, ridge=DEFAULT_RIDGE):
+    """``F(S) = n L(S)`` for every support (the package's least-squares score)."""
+    from ...losses.least_squares import ridge_ball_values
+    n = U.shape[0]
+    s = sup.shape[1]
+    G = U.T @ U
+    A = G[sup[:, :, None], sup[:, None, :]] + ridge * np.eye(s)
+    b = (U.T @ V)[sup]
+    return n * ridge_ball_values(A, b, float(V @ V), n, rmul / math.sqrt(s))
+
+
+def em_law_transform(X, y, sup, eps, tx, ty, rmul=1.0):
+    n = X.shape[0]
+    s = sup.shape[1]
+    U, V = score_columns(X, tx), score_columns(y, ty)
+    F = score_values(U, V, sup, rmul)
+    d = transform_sensitivity(n, tx, ty, rmul)
+    w = -eps * F / (2 * d)
+    return np.exp(w - logsumexp(w)), d
+
+
+def _check(args):
+    """``lin:1`` at ``rmul = 1`` against ``private_bss(bounds="ranks")``'s exact law."""
+    from ...datasets import make_bss_regression
+    from ...ranks import rank_sensitivity
+    from ...selection import private_bss
+    X, y, _ = make_bss_regression(300, 8, 3, rho=0.7, random_state=1)
+    X[:, 2] = np.round(X[:, 2])          # ties
+    sup = _supports(8, 3)
+    law, d = em_law_transform(X, y, sup, 1.0, "lin:1", "lin:1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = private_bss(X, y, 3, 1.0, bounds="ranks", random_state=0)
+    lp = np.array([r.log_probability(S) for S in sup])
+    ref = np.exp(lp - logsumexp(lp))
+    print(f"max |law - ranks law| = {np.max(np.abs(law - ref)):.2e}; "
+          f"Δ = {d:.6f} vs rank_sensitivity {rank_sensitivity('least_squares', 300, 3, 1 / math.sqrt(3)):.6f}")
+
+
+# ------------------------------------------------------------------ audit
+def _audit(args):
+    """Exact neighbour audit: ``max_S |F_D(S) − F_D'(S)| / Δ`` over adversarial pairs."""
+    rng = np.random.default_rng(0)
+    worst = {}
+    for spec in args.specs:
+        tx = ty = spec
+        for n in (6, 8, 10, 15, 30):
+            p, s = 4, 2
+            sup = _supports(p, s)
+            for rmul in (1.0, 0.5, 2.0):
+                rho = rmul
+                d1 = transform_sensitivity(n, tx, ty, rho)
+                d2 = max(transform_sensitivity_ar(m, tx, ty, rho) for m in (n - 1, n))
+                for rep in range(args.reps):
+                    kind = rep % 4
+                    if kind == 0:
+                        X = rng.standard_normal((n, p))
+                    elif kind == 1:
+                        X = rng.integers(0, 3, (n, p)).astype(float)
+                    elif kind == 2:
+                        X = np.repeat(rng.standard_normal((n // 2 + 1, p)), 2, axis=0)[:n]
+                        X[:, 3] = 1.0
+                    else:
+                        X = rng.standard_normal((n, p))
+                    y = (X[:, 0] if kind == 3 else X @ rng.standard_normal(p)
+                         + rng.standard_normal(n) * rng.uniform(0, 2))
+                    if kind == 1:
+                        y = np.round(y)
+                    new = _adversarial_row(rng, X, y)
+                    for ridge in (DEFAULT_RIDGE, 1e-3):
+                        F0 = score_values(score_columns(X, tx), score_columns(y, ty), sup,
+                                          rmul, ridge)
+                        k = rng.integers(n)
+                        X1, y1 = X.copy(), y.copy()
+                        X1[k], y1[k] = new
+                        F1 = score_values(score_columns(X1, tx), score_columns(y1, ty), sup,
+                                          rmul, ridge)
+                        X2, y2 = np.vstack([X, new[0]]), np.append(y, new[1])
+                        F2 = score_values(score_columns(X2, tx), score_columns(y2, ty), sup,
+                                          rmul, ridge)
+                        key = (spec, ridge)
+                        r1 = np.max(np.abs(F1 - F0)) / d1
+                        r2 = np.max(np.abs(F2 - F0)) / d2
+                        w = worst.setdefault(key, [0.0, 0.0])
+                        w[0], w[1] = max(w[0], r1), max(w[1], r2)
+        for ridge in (DEFAULT_RIDGE, 1e-3):
+            w = worst[(spec, ridge)]
+            print(f"{spec} ridge={ridge:g}: worst |ΔF|/Δ replace-one {w[0]:.3f}, "
+                  f"add/remove {w[1]:.3f}", flush=True)
+
+
+def _adversarial_row(rng, X, y):
+    p = X.shape[1]
+    c = rng.integers(4)
+    if c == 0:
+        return rng.choice([-1e9, 1e9], p), float(rng.choice([-1e9, 1e9]))
+    if c == 1:
+        i = rng.integers(X.shape[0])
+        return X[i].copy(), float(y[i])
+    if c == 2:
+        return X[rng.integers(X.shape[0], size=p), np.arange(p)], float(y[rng.integers(y.size)])
+    return rng.standard_normal(p) * 3, float(rng.standard_normal() * 3)
+
+
+# ------------------------------------------------------------------ tables
+def _real_rows(sets, loader, ss, specs, eps_values, rmuls):
+    from .rank_redundancy import _fmt, _real_cells
+    for X, y, sup, ov, row, dpk in _real_cells(sets, loader, ss):
+        for e in eps_values:
+            row[f"DPK@{e:g}"] = dpk(e)
+        for tx, ty in specs:
+            for rm in rmuls:
+                for e in eps_values:
+                    law, _ = em_law_transform(X, y, sup, e, tx, ty, rm)
+                    row[f"{tx}/{ty}/r{rm:g}@{e:g}"] = float(law @ ov)
+        print(_fmt(row), flush=True)
+
+
+def _tune_rho(ns, specs, rmuls, eps_values, seeds, p=30, s=3):
+    from ...datasets import make_bss_regression
+    from .rank_redundancy import kendall_parts, kendall_truth_probability
+    sup = _supports(p, s)
+    for n in ns:
+        acc = {}
+        for seed in seeds:
+            X, y, truth = make_bss_regression(n, p, s, rho=0.7, random_state=seed)
+            hit = np.all(sup == np.sort(truth), axis=1)
+            t, T = kendall_parts(X, y)
+            for e in eps_values:
+                acc.setdefault(f"DPK@{e:g}", []).append(kendall_truth_probability(t, T, truth, e))
+            for tx, ty in specs:
+                for rm in rmuls:
+                    for e in eps_values:
+                        law, _ = em_law_transform(X, y, sup, e, tx, ty, rm)
+                        acc.setdefault(f"{tx}/{ty}/r{rm:g}@{e:g}", []).append(float(law[hit].sum()))
+        print(f"rho=0.7 p={p} s={s} n={n} seeds={list(seeds)}: "
+              + "  ".join(f"{k}={np.mean(v):.3f}" for k, v in acc.items()), flush=True)
+
+
+def _rho07(ns, tx, ty, rmul, eps_values, trials, draws, p=100, s=5):
+    """P(truth) at seed 002's design by the package's draws on the transformed data
+    (module docstring), beside bounds="ranks", the known bounds and DPKendall."""
+    from ...comparators import dp_kendall
+    from ...datasets import make_bss_regression
+    from ...selection import private_bss
+    from .ranks_rho07 import hit_rate
+    for n in ns:
+        for eps in eps_values:
+            acc: dict[str, list[float]] = {"g": [], "ranks": [], "known": [], "kendall": []}
+            tt = {"g": 0.0, "ranks": 0.0, "known": 0.0}
+            for trial in range(trials):
+                X, y, truth = make_bss_regression(n, p, s, rho=0.7, random_state=trial)
+                rho = rmul
+                dg = transform_sensitivity(n, tx, ty, rho)
+                dk = 0.5 * (1 + rho) ** 2
+                t0 = time.perf_counter()
+                U, V = score_columns(X, tx), score_columns(y, ty)
+                r = private_bss(U, V, s, eps * dk / dg, bounds=(0.5, 0.5),
+                                radius=rmul / math.sqrt(s), n_draws=draws, random_state=trial)
+                tt["g"] += time.perf_counter() - t0
+                acc["g"].append(hit_rate(r.supports, truth))
+                for key, b in (("ranks", "ranks"), ("known", (0.5, 0.5))):
+                    t0 = time.perf_counter()
+                    r = private_bss(X, y, s, eps, bounds=b, n_draws=draws, random_state=trial)
+                    tt[key] += time.perf_counter() - t0
+                    acc[key].append(hit_rate(r.supports, truth))
+                k = dp_kendall(X, y, s, eps, n_draws=draws, random_state=trial)
+                acc["kendall"].append(hit_rate(k.supports, truth))
+            print(f"n={n} eps={eps:g} g={tx}/{ty}/r{rmul:g}: "
+                  + "  ".join(f"{k}={np.mean(v):.3f}" for k, v in acc.items())
+                  + "  time g/ranks/known = " + "/".join(f"{v:.1f}" for v in tt.values())
+                  + " s", flush=True)
+
+
+def _pairs(a):
+    tys = a.ty if a.ty else a.tx
+    if a.ty is None:
+        return list(zip(a.tx, tys, strict=True))
+    return [(x, y) for x in a.tx for y in tys]
+
+
+def main(argv=None):
+    from .rank_redundancy import HELDOUT, TUNING, _heldout_loader, load_tuning
+    ap = argparse.ArgumentParser()
+    ap.add_argument("what", choices=["check", "audit", "tune", "tune_rho", "heldout", "rho07",
+                                     "delta"])
+    ap.add_argument("--tx", nargs="+", default=["lin:1", "lin:1.5", "lin:2", "nrm:0.25"])
+    ap.add_argument("--ty", nargs="+", default=None)
+    ap.add_argument("--rmul", type=float, nargs="+", default=[1.0])
+    ap.add_argument("--eps", type=float, nargs="+", default=[1.0, 5.0])
+    ap.add_argument("--ns", type=int, nargs="+", default=[1000, 2000])
+    ap.add_argument("--specs", nargs="+", default=["lin:1", "lin:1.5", "lin:2", "nrm:0.3"])
+    ap.add_argument("--reps", type=int, default=40)
+    ap.add_argument("--trials", type=int, default=3)
+    ap.add_argument("--draws", type=int, default=200)
+    a = ap.parse_args(argv)
+    if a.what == "check":
+        _check(a)
+    elif a.what == "audit":
+        _audit(a)
+    elif a.what == "delta":
+        for tx, ty in _pairs(a):
+            for rm in a.rmul:
+                print(f"{tx}/{ty}/r{rm:g}: " + "  ".join(
+                    f"n={n}: {transform_sensitivity(n, tx, ty, rm):.3f}/"
+                    f"{transform_sensitivity_ar(n, tx, ty, rm):.3f}"
+                    for n in (10, 100, 1000, 10000)) + "  (replace-one/add-remove)")
+    elif a.what == "tune":
+        _real_rows(TUNING, load_tuning, [3], _pairs(a), a.eps, a.rmul)
+    elif a.what == "tune_rho":
+        _tune_rho(a.ns, _pairs(a), a.rmul, a.eps, range(2000, 2003))
+    elif a.what == "heldout":
+        _real_rows(HELDOUT, _heldout_loader, [3, 5], _pairs(a), a.eps, a.rmul)
+    else:
+        _rho07(a.ns, a.tx[0], (a.ty or a.tx)[0], a.rmul[0], a.eps, a.trials, a.draws)
+
+
+if __name__ == "__main__":
+    main()
