@@ -19,8 +19,8 @@ Sensitivity, replace-one (docs: the ranks proof with ``h = max_k (g(k+1) − g(k
 mechanism at ``ε`` on ``(g(X), g(y))`` is computed exactly for small ``p`` (every support's
 ``F`` by :func:`mipdp.losses.least_squares.ridge_ball_values`, the package's default ridge
 and radius ``r = rmul/√s``); at ``p = 100`` it is drawn by the package itself on the
-transformed data with public bounds ``(½, ½)`` at ``ε' = ε Δ_known/Δ_g``, ``Δ_known = ½ (1 +
-ρ)²`` the clipped-data sensitivity the package then uses: the same weights
+transformed data with public bounds ``(½, ½)`` at ``ε' = ε Δ_known/Δ_g``, ``Δ_known = ½ (½ +
+½ρ)²`` the clipped-data sensitivity the package then uses: the same weights
 ``exp(−ε F/(2Δ_g))``.
 
     python -m mipdp.experiments.studies.rank_transforms check        # lin:1 == bounds="ranks"
@@ -99,17 +99,22 @@ def transform_sensitivity_ar(n: int, tx: str, ty: str, rho: float) -> float:
     centred cross term is at most twice replace-one's."""
     Gx, hx, _ = grid_constants(n + 1, tx)
     Gy, hy, m2y1 = grid_constants(n + 1, ty)
-    _, hx0, _ = grid_constants(n, tx)
-    _, hy0, m2y0 = grid_constants(n, ty)
+    m2y0 = grid_constants(n, ty)[2]
     # per-row moves: the rescaling part is bounded by the Lipschitz constant of the
     # family in u times 1/(n+1); the shift part by the step of the n+1 grid
     Lx, Ly = _lip(tx, n), _lip(ty, n)
     Hd = (Ly + rho * Lx) / (n + 1)               # rescaling part (one sign: down)
     Hu = hy + rho * hx                           # shift part (one sign: up)
-    Hm = max(Hd, Hu)                             # |t_i| (opposite signs)
+    # |t_i| per column: the two parts have opposite signs
+    Hm = max(Ly / (n + 1), hy) + rho * max(Lx / (n + 1), hx)
     cross_a = (Hd + Hu) * 0.5 * math.sqrt(n) * math.sqrt(n * m2y0)
     cross_b = (Hd + Hu) * 0.5 * math.sqrt(n + 1) * math.sqrt((n + 1) * m2y1)
     return 0.5 * (Gy + rho * Gx) ** 2 + n * Hm * Hm / 2 + max(cross_a, cross_b)
+
+
+def known_sensitivity(rho: float) -> float:
+    """The clipped-data ``Δ = ½ (b_y + b_x ρ)²`` the package uses at bounds ``(½, ½)``."""
+    return 0.5 * (0.5 + 0.5 * rho) ** 2
 
 
 def _lip(spec: str, n: int) -> float:
@@ -165,6 +170,17 @@ def _check(args):
     ref = np.exp(lp - logsumexp(lp))
     print(f"max |law - ranks law| = {np.max(np.abs(law - ref)):.2e}; "
           f"Δ = {d:.6f} vs rank_sensitivity {rank_sensitivity('least_squares', 300, 3, 1 / math.sqrt(3)):.6f}")
+    # the p = 100 route: the package on the transformed data at ε' = ε Δ_known / Δ_g
+    tx, ty, rm = "lin:1.5", "lin:1.25", 0.85
+    law, d = em_law_transform(X, y, sup, 1.0, tx, ty, rm)
+    U, V = score_columns(X, tx), score_columns(y, ty)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = private_bss(U, V, 3, known_sensitivity(rm) / d, bounds=(0.5, 0.5),
+                        radius=rm / math.sqrt(3), random_state=0)
+    lp = np.array([r.log_probability(S) for S in sup])
+    ref = np.exp(lp - logsumexp(lp))
+    print(f"{tx}/{ty}/r{rm:g}: max |law - package law at eps'| = {np.max(np.abs(law - ref)):.2e}")
 
 
 # ------------------------------------------------------------------ audit
@@ -180,7 +196,7 @@ def _audit(args):
             for rmul in (1.0, 0.5, 2.0):
                 rho = rmul
                 d1 = transform_sensitivity(n, tx, ty, rho)
-                d2 = max(transform_sensitivity_ar(m, tx, ty, rho) for m in (n - 1, n))
+                d2 = transform_sensitivity_ar(n, tx, ty, rho)
                 for rep in range(args.reps):
                     kind = rep % 4
                     if kind == 0:
@@ -282,7 +298,7 @@ def _rho07(ns, tx, ty, rmul, eps_values, trials, draws, p=100, s=5):
                 X, y, truth = make_bss_regression(n, p, s, rho=0.7, random_state=trial)
                 rho = rmul
                 dg = transform_sensitivity(n, tx, ty, rho)
-                dk = 0.5 * (1 + rho) ** 2
+                dk = known_sensitivity(rho)
                 t0 = time.perf_counter()
                 U, V = score_columns(X, tx), score_columns(y, ty)
                 r = private_bss(U, V, s, eps * dk / dg, bounds=(0.5, 0.5),
