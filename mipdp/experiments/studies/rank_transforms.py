@@ -48,6 +48,20 @@ neighbours (rows at ``±10⁹``, tied and duplicated rows, constant columns; rep
 added) at ``n = 6..30``, ``p = 4``, ``s = 2``, three radii and two ridges: worst 0.53
 (replace-one) and 0.39 (add/remove), never above 1.
 
+How loose is the bound?  ``adversary`` searches tie-free data (``p = s = 2``, λ ≈ 0) by
+simulated annealing for the largest replace-one ``|ΔF|``: for ranks at ``ρ = 1`` it found
+0.44 / 0.51 / 0.52 at ``n = 16 / 32 / 64`` against ``Δ(n)`` = 0.84 / 0.82 / 0.80 (s = 1,
+exhaustive at ``n <= 8`` and annealed up to ``n = 128``: at most 0.47, about the replaced
+row's own term ``(1 + ρ)²/8``).  At a fixed ``β`` the change is exactly
+``Φ_D'(β) − Φ_D(β) = Ψ(a) − Ψ(b)``, ``Ψ(a) = ½ ā² − (1/2n) Σ_i ẽ_i a_i + Σ_i a_i²/(8n²)``, with
+``ẽ_i = (1/2n) Σ_{l≠k} h_il`` the residual of the other rows (``h_il = sgn(y_i − y_l) −
+Σ_j β_j sgn(x_ij − x_lj)``), ``a`` / ``b`` the new / old row's kernel ``h_ki`` and ``ā =
+(1/2n) Σ a_i`` its residual; ``Φ_D = ½||ẽ||² + Ψ(b)``.  The proof's two terms (the new row's
+``½ ā²`` and the cross term ``(1/2n) Σ ẽ_i (b_i − a_i)``) are attained together only if the
+signs of ``ẽ`` are threshold functions of ``y`` and of every selected column with opposite
+orientations, which the optimality of ``β`` seems to prevent: a tighter bound (for the
+default ranks too) may exist, not proven here.
+
 How the laws are computed
 -------------------------
 Exactly for small ``p`` (every support's ``F`` by
@@ -58,6 +72,8 @@ weights ``exp(−ε F/(2Δ_g))`` (``check`` compares both routes with the exact 
 
     python -m mipdp.experiments.studies.rank_transforms check        # lin:1 == bounds="ranks"
     python -m mipdp.experiments.studies.rank_transforms audit        # lemmas, neighbour audit
+    python -m mipdp.experiments.studies.rank_transforms adversary --tx lin:1 --ns 16 32 64 \
+        --reps 20 --steps 6000                                       # worst |ΔF| found
     python -m mipdp.experiments.studies.rank_transforms tune --tx lin:1 lin:1.25 lin:1.5 \
         lin:1.75 lin:2 lin:2.5 --ty (same) --rmul 0.85 1 1.2          # five tuning sets
     python -m mipdp.experiments.studies.rank_transforms tune_rho (same options)  # p = 30
@@ -340,7 +356,70 @@ def _adversarial_row(rng, X, y):
     return rng.standard_normal(p) * 3, float(rng.standard_normal() * 3)
 
 
+# ------------------------------------------------------------------ adversary
+def _insert(ranks: np.ndarray, k: int, slot: int) -> np.ndarray:
+    """Positions (0-based) after row ``k`` of a tie-free column moves to ``slot``."""
+    n = ranks.size
+    others = np.r_[0:k, k + 1:n]
+    o = ranks[others] - (ranks[others] > ranks[k])
+    out = np.empty(n, dtype=int)
+    out[others] = np.where(o >= slot, o + 1, o)
+    out[k] = slot
+    return out
+
+
+def adversary(n: int, tx: str, ty: str, rmul: float = 1.0, restarts: int = 12,
+              steps: int = 3000, ridge: float = 1e-9, seed: int = 0) -> float:
+    """Largest replace-one ``|F_D(S) − F_D'(S)|`` found by simulated annealing over tie-free
+    data with ``p = s = 2`` (the two columns' orders, ``y``'s order fixed, the replaced row
+    and its three new positions).  A lower bound on the true sensitivity, to compare
+    with ``Δ_g(n)``."""
+    rng = np.random.default_rng(seed)
+    gx, gy = grid(n, tx), grid(n, ty)
+    r = rmul / math.sqrt(2)
+    from ...losses.least_squares import ridge_ball_values
+
+    def F(U, v):
+        A = (U.T @ U + ridge * np.eye(2))[None]
+        return float(n * ridge_ball_values(A, (U.T @ v)[None], float(v @ v), n, r)[0])
+
+    def value(st):
+        p1, p2, k, a1, a2, b = st
+        F0 = F(np.column_stack([gx[p1], gx[p2]]), gy)
+        F1 = F(np.column_stack([gx[_insert(p1, k, a1)], gx[_insert(p2, k, a2)]]),
+               gy[_insert(np.arange(n), k, b)])
+        return abs(F1 - F0)
+
+    best = 0.0
+    for _ in range(restarts):
+        cols = []
+        for _ in range(2):
+            z = rng.uniform(-1, 1) * np.arange(n) + rng.standard_normal(n) * rng.uniform(0, n)
+            cols.append(np.argsort(np.argsort(z)))
+        st = cols + [int(v) for v in rng.integers(n, size=4)]
+        cur, temp = value(st), 0.02
+        for _ in range(steps):
+            new = [st[0].copy(), st[1].copy()] + st[2:]
+            m = int(rng.integers(6))
+            if m < 2:
+                i, j = rng.integers(n, size=2)
+                new[m][[i, j]] = new[m][[j, i]]
+            else:
+                new[m] = int(rng.integers(n))
+            v = value(new)
+            if v >= cur or rng.random() < math.exp((v - cur) / temp):
+                st, cur = new, v
+            temp *= 0.998
+            best = max(best, cur)
+    return best
+
+
 # ------------------------------------------------------------------ tables
+def _fmt_row(row: dict) -> str:
+    return "  ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"
+                     for k, v in row.items())
+
+
 def print_table(rows: list[dict]) -> None:
     """A markdown table of ``rows`` (dicts with the same keys; floats to 3 decimals)."""
     print("| " + " | ".join(rows[0]) + " |")
@@ -442,7 +521,7 @@ def main(argv=None):
     from .rank_redundancy import HELDOUT, TUNING, _heldout_loader, load_tuning
     ap = argparse.ArgumentParser()
     ap.add_argument("what", choices=["check", "audit", "tune", "tune_rho", "heldout", "rho07",
-                                     "delta"])
+                                     "delta", "adversary"])
     ap.add_argument("--tx", nargs="+", default=["lin:1", "lin:1.5", "lin:2", "nrm:0.25"])
     ap.add_argument("--ty", nargs="+", default=None)
     ap.add_argument("--rmul", type=float, nargs="+", default=[1.0])
@@ -453,6 +532,7 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=40)
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--draws", type=int, default=200)
+    ap.add_argument("--steps", type=int, default=3000)
     a = ap.parse_args(argv)
     if a.what == "check":
         _check(a)
@@ -460,6 +540,16 @@ def main(argv=None):
         print("lemmas (worst slack, <= 0):", {k: f"{v:.2e}" for k, v in check_lemmas().items()},
               flush=True)
         _audit(a)
+    elif a.what == "adversary":
+        rows = []
+        for tx, ty in _pairs(a):
+            for n in a.ns:
+                worst = adversary(n, tx, ty, a.rmul[0], restarts=a.reps, steps=a.steps)
+                d = transform_sensitivity(n, tx, ty, a.rmul[0])
+                rows.append({"n": str(n), "transform": f"{tx}/{ty}/r{a.rmul[0]:g}",
+                             "worst dF found": worst, "Δ_g(n)": d, "ratio": worst / d})
+                print(_fmt_row(rows[-1]), flush=True)
+        print_table(rows)
     elif a.what == "delta":
         for tx, ty in _pairs(a):
             for rm in a.rmul:

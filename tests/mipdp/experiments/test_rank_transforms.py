@@ -83,3 +83,38 @@ def test_the_two_routes_give_the_exact_law():
     lr = np.array([ranks.log_probability(S) for S in SUP])
     law1, _ = em_law_transform(X, y, SUP, 1.0, "lin:1", "lin:1", 1.0)
     assert np.allclose(law1, np.exp(lr - logsumexp(lr)), atol=1e-12)
+
+
+def test_fixed_beta_change_is_psi_a_minus_psi_b():
+    """The docstring's identity Φ_D'(β) − Φ_D(β) = Ψ(a) − Ψ(b) (ranks, ties included)."""
+    rng = np.random.default_rng(0)
+
+    def centred(X):   # (1/2n) Σ_l sgn(x_i − x_l): the uniform ranks
+        return np.sign(X[:, None, :] - X[None, :, :]).sum(1) / (2 * X.shape[0])
+
+    for _ in range(50):
+        n, p = int(rng.integers(4, 12)), 3
+        X = rng.integers(0, 4, (n, p)).astype(float)
+        y = rng.integers(0, 5, n).astype(float)
+        beta, k = rng.uniform(-1, 1, p), int(rng.integers(n))
+        X1, y1 = X.copy(), y.copy()
+        X1[k], y1[k] = rng.integers(-1, 5, p), rng.integers(-1, 6)
+        assert np.allclose(centred(X), score_columns(X, "lin:1"), atol=1e-15)
+
+        def phi(X, y, beta=beta):
+            e = centred(y[:, None])[:, 0] - centred(X) @ beta
+            return 0.5 * e @ e
+
+        def kernel(X, y, beta=beta):
+            return (np.sign(y[:, None] - y[None, :])
+                    - np.einsum("ilj,j->il", np.sign(X[:, None, :] - X[None, :, :]), beta))
+
+        H0, H1 = kernel(X, y), kernel(X1, y1)
+        others = np.r_[0:k, k + 1:n]
+        et = H0[np.ix_(others, others)].sum(1) / (2 * n)
+
+        def psi(a, n=n, et=et):
+            return 0.5 * (a.sum() / (2 * n)) ** 2 - et @ a / (2 * n) + a @ a / (8 * n * n)
+
+        assert phi(X1, y1) - phi(X, y) == pytest.approx(
+            psi(H1[k, others]) - psi(H0[k, others]), abs=1e-13)
