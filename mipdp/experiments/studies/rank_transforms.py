@@ -60,7 +60,10 @@ row's own term ``(1 + ρ)²/8``).  At a fixed ``β`` the change is exactly
 ``½ ā²`` and the cross term ``(1/2n) Σ ẽ_i (b_i − a_i)``) are attained together only if the
 signs of ``ẽ`` are threshold functions of ``y`` and of every selected column with opposite
 orientations, which the optimality of ``β`` seems to prevent: a tighter bound (for the
-default ranks too) may exist, not proven here.
+default ranks too) may exist, not proven here.  What it would buy (``whatif``, ρ = 0.7,
+p = 100, s = 5, ε = 1, 200 draws on 3 data sets): P(truth) .020 / .023 / .077 at n = 2000
+and .29 / .56 / .82 at n = 4000 for Δ = 0.789 (today) / 0.65 / 0.52 (DPKendall: .078 /
+.652), so target (b) needs a bound within about 0.55.
 
 How the laws are computed
 -------------------------
@@ -74,6 +77,7 @@ weights ``exp(−ε F/(2Δ_g))`` (``check`` compares both routes with the exact 
     python -m mipdp.experiments.studies.rank_transforms audit        # lemmas, neighbour audit
     python -m mipdp.experiments.studies.rank_transforms adversary --tx lin:1 --ns 16 32 64 \
         --reps 20 --steps 6000                                       # worst |ΔF| found
+    python -m mipdp.experiments.studies.rank_transforms whatif --ns 2000 4000   # tighter Δ?
     python -m mipdp.experiments.studies.rank_transforms tune --tx lin:1 lin:1.25 lin:1.5 \
         lin:1.75 lin:2 lin:2.5 --ty (same) --rmul 0.85 1 1.2          # five tuning sets
     python -m mipdp.experiments.studies.rank_transforms tune_rho (same options)  # p = 30
@@ -414,6 +418,30 @@ def adversary(n: int, tx: str, ty: str, rmul: float = 1.0, restarts: int = 12,
     return best
 
 
+def _whatif(ns, deltas, trials, draws, p=100, s=5):
+    """P(truth) of ``bounds="ranks"`` had its sensitivity been ``Δ_h`` instead of ``Δ(n)``
+    (the package at ``ε' = Δ(n)/Δ_h``, ε = 1; not a release: the value of a tighter bound)."""
+    from ...datasets import make_bss_regression
+    from ...ranks import rank_sensitivity
+    from ...selection import private_bss
+    from .ranks_rho07 import hit_rate
+    rows = []
+    for n in ns:
+        d = rank_sensitivity("least_squares", n, s, 1 / math.sqrt(s))
+        for dh in deltas:
+            hits = []
+            for trial in range(trials):
+                X, y, truth = make_bss_regression(n, p, s, rho=0.7, random_state=trial)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    r = private_bss(X, y, s, d / dh, bounds="ranks", n_draws=draws,
+                                    random_state=trial)
+                hits.append(hit_rate(r.supports, truth))
+            rows.append({"n": str(n), "Δ": f"{dh:g}", "P(truth), ε = 1": float(np.mean(hits))})
+            print(_fmt_row(rows[-1]), flush=True)
+    print_table(rows)
+
+
 # ------------------------------------------------------------------ tables
 def _fmt_row(row: dict) -> str:
     return "  ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"
@@ -521,7 +549,7 @@ def main(argv=None):
     from .rank_redundancy import HELDOUT, TUNING, _heldout_loader, load_tuning
     ap = argparse.ArgumentParser()
     ap.add_argument("what", choices=["check", "audit", "tune", "tune_rho", "heldout", "rho07",
-                                     "delta", "adversary"])
+                                     "delta", "adversary", "whatif"])
     ap.add_argument("--tx", nargs="+", default=["lin:1", "lin:1.5", "lin:2", "nrm:0.25"])
     ap.add_argument("--ty", nargs="+", default=None)
     ap.add_argument("--rmul", type=float, nargs="+", default=[1.0])
@@ -533,6 +561,7 @@ def main(argv=None):
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--draws", type=int, default=200)
     ap.add_argument("--steps", type=int, default=3000)
+    ap.add_argument("--deltas", type=float, nargs="+", default=[0.789, 0.65, 0.52])
     a = ap.parse_args(argv)
     if a.what == "check":
         _check(a)
@@ -540,6 +569,8 @@ def main(argv=None):
         print("lemmas (worst slack, <= 0):", {k: f"{v:.2e}" for k, v in check_lemmas().items()},
               flush=True)
         _audit(a)
+    elif a.what == "whatif":
+        _whatif(a.ns, a.deltas, a.trials, a.draws)
     elif a.what == "adversary":
         rows = []
         for tx, ty in _pairs(a):
