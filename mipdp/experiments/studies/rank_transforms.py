@@ -99,6 +99,7 @@ import itertools
 import math
 import time
 import warnings
+from typing import Any
 
 import numpy as np
 from scipy.special import logsumexp
@@ -400,7 +401,7 @@ def adversary(n: int, tx: str, ty: str, rmul: float = 1.0, restarts: int = 12,
         for _ in range(2):
             z = rng.uniform(-1, 1) * np.arange(n) + rng.standard_normal(n) * rng.uniform(0, n)
             cols.append(np.argsort(np.argsort(z)))
-        st = cols + [int(v) for v in rng.integers(n, size=4)]
+        st: list[Any] = [*cols, *(int(v) for v in rng.integers(n, size=4))]
         cur, temp = value(st), 0.02
         for _ in range(steps):
             new = [st[0].copy(), st[1].copy()] + st[2:]
