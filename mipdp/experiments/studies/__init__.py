@@ -69,6 +69,7 @@ STUDIES: dict[str, str] = {
     "noisy_iht_prescreen": "noisy IHT after a pre-screen at p = 1000",
     "prescreen_large_p": "pre-screen time on a p = 1e6 memmap",
     "rank_redundancy": "the redundancy-aware Kendall score: exact laws, tuning and held-out",
+    "rank_transforms": "stretched-rank / normal-score transforms: Δ, audit, tuning and held-out",
     "ranks_audit": "exact neighbour audit of the rank score",
     "ranks_combined": "combined rank scores (least squares and Kendall)",
     "ranks_hinge_intercept": "hinge on ranks with and without a constant column",
