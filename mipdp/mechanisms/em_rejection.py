@@ -67,6 +67,8 @@ __all__ = ["ExponentialMechanismSampler"]
 
 #: a chunk of proposals evaluated between two deadline checks grows while it takes less
 _CHUNK_SECONDS = 0.1
+#: the first chunk of a batch (then doubled while fast, halved while slow, at most 4096)
+_FIRST_CHUNK = 16
 #: a linear envelope replaces the constant one only when its log-mass is this much smaller
 _LINEAR_MIN_GAIN = 0.1
 #: relative allowance for rounding in a linear envelope's mass (probability bounds)
@@ -311,7 +313,7 @@ class ExponentialMechanismSampler(EnvelopeSampler):
                 src = self._linear[j] if self._linear[j] is not None else self.regions[j]
                 props[rows] = src.sample(rng, rows.size)
             log_u = np.log(rng.random(in_region.size))
-            k, chunk = 0, 16
+            k, chunk = 0, _FIRST_CHUNK
             while k < in_region.size:
                 # the deadline is checked before every chunk of evaluations, and a chunk
                 # only grows while it takes less than _CHUNK_SECONDS (so an expensive
