@@ -65,7 +65,6 @@ __all__ = ["PermuteAndFlipSampler", "permute_and_flip_log_law", "pf_log_probabil
            "truncated_exp_max"]
 
 
-
 def truncated_exp_max(rng: np.random.Generator, m: int, t: float = math.inf) -> float:
     """Maximum of ``m`` i.i.d. Exp(1) variables conditioned to lie below ``t`` (inversion).
 
