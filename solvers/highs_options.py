@@ -11,6 +11,14 @@ highs_presolve_wrong_infeasible.mps``, kept as a regression test).  An infeasibi
 claim is a privacy certificate here, so a wrong one would release from a wrong top-R
 set.  Presolve would be faster at large p (it removes the columns the enumeration
 fixes by dominance), but correctness comes first.
+
+``parallel`` is off for reproducibility: with HiGHS 1.16's default (``"choose"``) the same
+master model (same rows, bounds and costs) returned different optimal points among ties
+from run to run in one process (the first solve of a process differed from the later
+ones in 1 to 5 runs of 8 on a Huber master with duplicated columns), so the supports a
+region search evaluated, and the envelope, were not reproducible; with ``"off"`` they
+were the same in 3 × 13 runs (``tests/mipdp/test_review_bounds.py``,
+``test_forked_envelope_is_the_same_run_to_run``).  Bounds are certified either way.
 """
 
 #: HiGHS option name -> value, applied unless the user overrides it.
@@ -21,4 +29,5 @@ HIGHS_MASTER_OPTIONS: dict[str, object] = {
     "mip_heuristic_run_rins": False,
     "mip_heuristic_run_rens": False,
     "mip_heuristic_run_root_reduced_cost": False,
+    "parallel": "off",
 }

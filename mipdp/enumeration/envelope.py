@@ -34,6 +34,7 @@ from scipy.special import logsumexp
 
 from .._parallel import parallel_map
 from ..mechanisms.regions import Region, region_members
+from .costs import reveal_cost
 from .enumerator import SupportEnumerator
 from .fork import can_fork, run_forked
 
@@ -46,13 +47,16 @@ class Envelope:
     """Singletons (exact values) and regions (certified bounds) partitioning all supports."""
 
     def __init__(self, singletons: np.ndarray, values: np.ndarray, regions: list[Region],
-                 refine=None, cuts=None) -> None:
+                 refine=None, cuts=None, reveal_cost: float | None = None) -> None:
         self.singletons = singletons
         self.values = values
         self.regions = regions
         self.refine = refine
         #: the enumeration's cut store (valid cuts for linear envelopes), or ``None``
         self.cuts = cuts
+        #: modelled seconds per member a best-first search reveals
+        #: (:func:`mipdp.enumeration.costs.reveal_cost`; ``None``: not known)
+        self.reveal_cost = reveal_cost
 
 
 def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, *,
@@ -223,7 +227,10 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
                                                for a in extra_sup])
         values = np.concatenate([values] + extra_val)
     cuts = enum.cuts if getattr(enum, "linear_envelopes", True) else None
-    return Envelope(singletons, values, regions, refine, cuts=cuts)
+    obj = enum.objective
+    reveal = reveal_cost(str(getattr(obj, "cost_kind", "iterative")), int(obj.n), int(obj.p),
+                         int(enum.s))
+    return Envelope(singletons, values, regions, refine, cuts=cuts, reveal_cost=reveal)
 
 
 def _below_level(enum: SupportEnumerator, region: Region, level: float, *,

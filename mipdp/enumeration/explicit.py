@@ -9,7 +9,10 @@ global lower bound of ``L``), and the others are evaluated exactly, lowest bound
 batches.  Between batches a new cut is taken at the member with the lowest bound (when
 cuts pay for themselves: each one costs one evaluation with its dual, and must exclude
 more members than that time would evaluate), which raises the bounds of the members
-around it.  The search ends when every member is evaluated or excluded, so:
+around it.  Those costs are *modelled* from the sizes (:mod:`mipdp.enumeration.costs`),
+never measured: which members are evaluated and where cuts are taken depend only on the
+data, the region and the state of the enumeration, not on the clock, the machine's load
+or the other workers.  The search ends when every member is evaluated or excluded, so:
 
 * every member with ``L < threshold`` (the threshold at the end) has been evaluated, and
 * the minimum over the region is exact whenever it is below the threshold.
@@ -35,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..mechanisms.regions import Region
+from .costs import search_costs
 
 logger = logging.getLogger(__name__)
 
@@ -344,7 +348,11 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
                               n_members=table.size, n_evaluated=0, n_cuts=0,
                               n_excluded_by_cuts=int(excluded), complete=False)
     # -- evaluate, lowest bound first; cut where it pays -------------------------------------
-    t_val, t_cut = (1e-6, 1e-3) if cheap else (1e-3, 1e-2)  # seconds per value, per cut
+    # The choices below (cut or not, batch sizes) use the modelled cost of a cut in values
+    # (mipdp.enumeration.costs), a function of the sizes only, never measured times: the
+    # same members are evaluated and cut in every run and on every worker.
+    costs = search_costs(enum, region)
+    spent_val = spent_cut = 0.0   # measured seconds, for the log only
     gain = math.inf  # members the last cut excluded
     batch = 16
     max_batch = 65_536 if cheap else 4096
@@ -375,19 +383,19 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
             else:
                 vals[i] = v
         new_cut = False
-        if todo and gain * t_val > t_cut:
+        if todo and gain > costs.ratio(batch):
             i0 = todo.pop(0)  # the lowest bound: the point a MIP master would return
             n_store = store.arrays[0].size     # the cuts it adds (main and extra) follow
             t0 = time.perf_counter()
             vals[i0] = enum._evaluate_cut(rows[i0], add_to_master=True)[0]
-            t_cut = 0.5 * t_cut + 0.5 * (time.perf_counter() - t0)
+            spent_cut += time.perf_counter() - t0
             n_cuts += 1
             n_eval += 1
             new_cut = True
         if todo:
             t0 = time.perf_counter()
             v = np.asarray(obj.values(rows[todo]), dtype=float)
-            t_val = 0.5 * t_val + 0.5 * (time.perf_counter() - t0) / len(todo)
+            spent_val += time.perf_counter() - t0
             vals[todo] = v
             n_eval += len(todo)
             cut_now = thr()
@@ -413,9 +421,8 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
         excluded += n_before - iK.size
         if new_cut:
             gain = n_before - iK.size
-            # balance the time of a cut against that of the batch after it
-            batch = int(min(256 if not cheap else 4096,
-                            max(4, round(t_cut / max(t_val, 1e-9)))))
+            # balance the (modelled) cost of a cut against that of the batch after it
+            batch = int(min(256 if not cheap else 4096, max(4, round(costs.ratio(batch)))))
         else:  # no cut (or cuts stopped paying): evaluate in larger batches
             batch = min(max_batch, 2 * batch)
         now = time.perf_counter()
@@ -427,9 +434,10 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
     ph.evaluations += n_eval
     ph.time += time.perf_counter() - t_start
     final = thr() if complete else -math.inf
-    logger.debug("%s: class-%d region of %d members: %d evaluated, %d excluded by cuts, %d new "
-                 "cuts, best %.10g, threshold %.10g", name, region.k, table.size, n_eval,
-                 excluded, n_cuts, best[0], final)
+    logger.debug("%s: class-%d region of %d members: %d evaluated (%.3g s), %d excluded by "
+                 "cuts, %d new cuts (%.3g s; modelled: %.3g s per value, %.3g s per cut), best "
+                 "%.10g, threshold %.10g", name, region.k, table.size, n_eval, spent_val,
+                 excluded, n_cuts, spent_cut, costs.value, costs.cut, best[0], final)
     return ExplicitResult(best=float(best[0]), best_support=best[1], threshold=float(final),
                           n_members=table.size, n_evaluated=n_eval, n_cuts=n_cuts,
                           n_excluded_by_cuts=int(excluded), complete=complete)

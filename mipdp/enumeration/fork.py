@@ -16,10 +16,11 @@ each job on a **fork** of the enumerator instead:
 
 So what each job computes is meant to depend only on the state before the jobs and on its
 own work, and the enumerator after the merge to be the same for every ``n_jobs``, and the
-release with it (tests/mipdp/test_parallel.py).  An independent review found two exceptions
-(docs/algorithms.md, "Where the schedule still shows"): the explicit search's time-based
-choice between evaluating and cutting, and, with forks running side by side, a fork that
-evaluated different supports in some runs; the bounds, and so the law, were unaffected.
+release with it (tests/mipdp/test_parallel.py).  An independent review found two exceptions,
+both fixed (docs/algorithms.md, "Run to run: no decision reads the clock"): the explicit
+search chose between evaluating and cutting from measured times (now a cost model,
+:mod:`mipdp.enumeration.costs`), and HiGHS returned other optimal points among ties from
+run to run (now ``parallel="off"``); the bounds, and so the law, were never affected.
 Every bound a fork certifies is valid for the enumerator:
 its cuts are global lower bounds of ``L`` and the supports its no-goods exclude are in the
 merged evaluations.  Forks run in parallel only on a backend that is safe in threads

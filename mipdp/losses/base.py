@@ -147,6 +147,11 @@ class SupportObjective(ABC):
     #: ``p <= n``, docs/algorithms.md "Shifted cuts"); set from
     #: ``enumeration_options["shifted_cuts"]``.  Every choice gives valid cuts.
     shifted_cuts: bool = True
+    #: How :mod:`mipdp.enumeration.costs` models the time of a value and of a cut (a
+    #: function of the sizes only, so the explicit search's choices never read a clock):
+    #: ``"least_squares"``, ``"least_squares_statistics"`` (Gram statistics, no rows),
+    #: ``"huber"``, ``"hinge"`` or ``"iterative"`` (any other objective).
+    cost_kind: str = "iterative"
 
     def __init__(self, loss: Loss, X: np.ndarray | ClippedDesign, y: np.ndarray) -> None:
         from ..data import as_design

@@ -234,6 +234,8 @@ class HingeObjective(BatchedCertifiedSolves, SupportObjective):
         Evaluations certified by the bounded-least-squares fallback (still exact).
     """
 
+    cost_kind = "hinge"
+
     def __init__(self, loss: Hinge, X: np.ndarray, y: np.ndarray) -> None:
         super().__init__(loss, X, y)
         assert loss.ridge is not None and loss.radius is not None  # checked by super()

@@ -121,6 +121,8 @@ class Huber(Loss):
 class HuberObjective(BatchedCertifiedSolves, SupportObjective):
     """:class:`Huber` on fixed data (``max_gap``: largest certified duality gap ``P - D``)."""
 
+    cost_kind = "huber"
+
     def __init__(self, loss: Huber, X: np.ndarray, y: np.ndarray) -> None:
         super().__init__(loss, X, y)
         assert loss.ridge is not None and loss.radius is not None  # checked by super()

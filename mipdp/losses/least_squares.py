@@ -252,6 +252,7 @@ class LeastSquaresObjective(SupportObjective):
     """:class:`LeastSquares` on fixed data."""
 
     cheap_values = True
+    cost_kind = "least_squares"
     #: entries of the ``(m, s, s)`` one-swap systems solved in one batch
     _SWAP_BATCH = 2 ** 21
 
@@ -441,6 +442,8 @@ class GramLeastSquaresObjective(LeastSquaresObjective):
     so the objective (and hence the sensitivity and the guarantee) is that of the
     in-memory path, equal up to floating-point summation order.
     """
+
+    cost_kind = "least_squares_statistics"
 
     def __init__(self, loss: LeastSquares, X) -> None:
         loss._check_resolved("binding to data")

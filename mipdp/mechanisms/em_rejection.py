@@ -67,6 +67,8 @@ __all__ = ["ExponentialMechanismSampler"]
 
 #: a chunk of proposals evaluated between two deadline checks grows while it takes less
 _CHUNK_SECONDS = 0.1
+#: the first chunk of a batch (then doubled while fast, halved while slow, at most 4096)
+_FIRST_CHUNK = 16
 #: a linear envelope replaces the constant one only when its log-mass is this much smaller
 _LINEAR_MIN_GAIN = 0.1
 #: relative allowance for rounding in a linear envelope's mass (probability bounds)
@@ -298,13 +300,20 @@ class ExponentialMechanismSampler(EnvelopeSampler):
             accept[single] = True
         in_region = np.flatnonzero(comp > 0)
         used = m  # proposals considered (the rest are discarded unevaluated)
+        # each evaluated region proposal's value and log acceptance probability; only those
+        # before ``used`` enter the statistics (:meth:`_record`), so the chunk sizes (which
+        # follow measured times) change how much work is discarded, never the state that
+        # later batches and refinements read
+        vals = np.full(m, np.nan)
+        log_acc = np.full(m, -np.inf)
+        holes = np.zeros(m, dtype=bool)
         if in_region.size:
             for j in np.unique(comp[in_region]) - 1:
                 rows = in_region[comp[in_region] == j + 1]
                 src = self._linear[j] if self._linear[j] is not None else self.regions[j]
                 props[rows] = src.sample(rng, rows.size)
             log_u = np.log(rng.random(in_region.size))
-            k, chunk = 0, 16
+            k, chunk = 0, _FIRST_CHUNK
             while k < in_region.size:
                 # the deadline is checked before every chunk of evaluations, and a chunk
                 # only grows while it takes less than _CHUNK_SECONDS (so an expensive
@@ -313,7 +322,8 @@ class ExponentialMechanismSampler(EnvelopeSampler):
                 self._check_deadline()
                 part = np.arange(k, min(k + chunk, in_region.size))
                 t0 = time.perf_counter()
-                self._evaluate(props, accept, in_region[part], comp, log_u[part])
+                self._evaluate(props, accept, in_region[part], comp, log_u[part],
+                               (vals, log_acc, holes))
                 fast = time.perf_counter() - t0 < _CHUNK_SECONDS
                 k, chunk = part[-1] + 1, min(2 * chunk, 4096) if fast else max(1, chunk // 2)
                 upto = in_region[part[-1]] + 1  # every proposal before it is decided
@@ -321,6 +331,8 @@ class ExponentialMechanismSampler(EnvelopeSampler):
                 if hits.size >= need:
                     used = int(hits[need - 1]) + 1
                     break
+            self._record(props, accept, in_region[in_region < used], comp,
+                         (vals, log_acc, holes))
         else:
             hits = np.flatnonzero(accept)
             if hits.size >= need:
@@ -329,8 +341,10 @@ class ExponentialMechanismSampler(EnvelopeSampler):
         self.n_accepted += int(accept[:used].sum())
         return [props[i] for i in np.flatnonzero(accept[:used])]
 
-    def _evaluate(self, props, accept, rows, comp, log_u) -> None:
-        """Evaluate the region proposals ``rows`` and decide their acceptance."""
+    def _evaluate(self, props, accept, rows, comp, log_u, out) -> None:
+        """Evaluate the region proposals ``rows`` and decide their acceptance (``accept``);
+        their values, log acceptance probabilities and hole flags go to the arrays ``out``
+        for :meth:`_record`."""
         L = np.asarray(self._values(props[rows]), dtype=float)
         which = comp[rows] - 1
         bound = np.array([self.regions[j].bound for j in which])
@@ -347,7 +361,13 @@ class ExponentialMechanismSampler(EnvelopeSampler):
         log_acc = -self.coef * np.maximum(L - bound, 0.0)
         log_acc[hole] = -np.inf       # a hole is a singleton: never accepted from a region
         accept[rows] = log_u < log_acc
-        for r, j, v, la, h in zip(rows, comp[rows] - 1, L, log_acc, hole, strict=True):
+        out[0][rows], out[1][rows], out[2][rows] = L, log_acc, hole
+
+    def _record(self, props, accept, rows, comp, out) -> None:
+        """Add the evaluated region proposals ``rows`` (those the batch decided) to the
+        statistics that the refinements and the probability bounds read."""
+        vals, log_acc, hole = (a[rows] for a in out)
+        for r, j, v, la, h in zip(rows, comp[rows] - 1, vals, log_acc, hole, strict=True):
             self._prop[j] += 1
             self._acc_prob[j].append(math.exp(la))
             if h:   # a singleton already: not a member, not counted again in Z_low

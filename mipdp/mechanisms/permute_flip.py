@@ -52,6 +52,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..enumeration.costs import DEFAULT_REVEAL_COST, refine_cost
 from ._envelope_sampler import _MAX_SEEN, EnvelopeSampler
 from .linear_envelope import LinearEnvelope, best_linear_envelope
 from .regions import Region, region_members
@@ -62,10 +63,6 @@ progress_logger = logging.getLogger(__name__ + ".progress")
 
 __all__ = ["PermuteAndFlipSampler", "permute_and_flip_log_law", "pf_log_probability_bounds",
            "truncated_exp_max"]
-
-#: seconds a refinement is assumed to cost before one was measured (a child's bound can
-#: take a long explicit search on flat landscapes: refine only to save more than this)
-_FIRST_SPLIT_COST = 5.0
 
 
 def truncated_exp_max(rng: np.random.Generator, m: int, t: float = math.inf) -> float:
@@ -294,12 +291,19 @@ class PermuteAndFlipSampler(EnvelopeSampler):
         :class:`~mipdp.exceptions.TimeLimitError` (nothing is returned).
     refine_after : int
         A popped region is split when more than this many of its unrevealed members are
-        expected to beat the best found and revealing them (measured time per revealed
-        member, batched evaluation included) would take longer than a refinement.
+        expected to beat the best found and revealing them (``reveal_cost`` per member)
+        would take longer than a refinement.
     split_cost : float, optional
-        Seconds a refinement is taken to cost in that comparison (default: the mean time
-        of the refinements so far, 5 s before the first; ``0`` refines whenever the
-        other condition holds).  Only the running time depends on it, never the law.
+        Seconds a refinement is taken to cost in that comparison (default: the modelled
+        cost of refining the region, :func:`mipdp.enumeration.costs.refine_cost`, which
+        grows with its size: a child's bound can take a long explicit search on flat
+        landscapes; ``0`` refines whenever the other condition holds).  Only the running
+        time depends on it, never the law.
+    reveal_cost : float, optional
+        Modelled seconds per revealed member (its value and the search's own work;
+        :func:`mipdp.enumeration.costs.reveal_cost`, which the method passes for its
+        objective; default 20 µs).  No decision reads a clock, so the same
+        ``random_state`` gives the same draws in every run and for every ``n_jobs``.
     cuts : CutStore, optional
         Cuts ``L(T) >= a_t + Σ_{i∈T} G[t, i]`` valid for every support (the enumeration's
         cut store).  A region whose best cut's linear envelope makes it cheaper is
@@ -324,7 +328,8 @@ class PermuteAndFlipSampler(EnvelopeSampler):
                  singleton_values: np.ndarray, regions: list[Region], p: int, epsilon: float,
                  sensitivity: float, *, refine: Callable | None = None,
                  deadline: float | None = None, refine_after: int = 64,
-                 split_cost: float | None = None, cuts=None) -> None:
+                 split_cost: float | None = None, cuts=None,
+                 reveal_cost: float | None = None) -> None:
         super().__init__(values, singletons, singleton_values, p, epsilon, sensitivity,
                          refine=refine, deadline=deadline)
         self._cuts = cuts
@@ -336,8 +341,9 @@ class PermuteAndFlipSampler(EnvelopeSampler):
         self.n_proposals = 0
         self.refine_after = int(refine_after)
         self.split_cost = None if split_cost is None else float(split_cost)
-        #: per revealed member: the search's own time, and the evaluation time of batches
-        #: whose members are all revealed (the split decision's time per member is their sum)
+        self.reveal_cost = DEFAULT_REVEAL_COST if reveal_cost is None else float(reveal_cost)
+        #: per revealed member, measured (statistics only, never a decision): the search's
+        #: own time, and the evaluation time of batches whose members are all revealed
         self._t_over = 0.0
         self._t_value = 0.0
         self._single_q = -self.coef * (self.singleton_values - self.ref)
@@ -597,12 +603,14 @@ class PermuteAndFlipSampler(EnvelopeSampler):
 
     @property
     def _t_eval(self) -> float:
-        """Time per revealed member that a split would save (measured)."""
+        """Time per revealed member that a split would save (measured; statistics only)."""
         return self._t_over + self._t_value
 
     def _want_split(self, st: _State, best: float) -> bool:
         """Split when many more members of the region would still beat the best found and
-        evaluating them would cost more than a refinement (both times measured)."""
+        evaluating them would cost more than a refinement (both costs modelled from sizes,
+        never measured: the decision, and the randomness a split consumes, are the same in
+        every run)."""
         if self._refine is None or st.region.size <= 1:
             return False
         tau = best - self._u(st.region)          # members above: noise > tau
@@ -610,10 +618,8 @@ class PermuteAndFlipSampler(EnvelopeSampler):
         if expected <= self.refine_after:
             return False
         if self.split_cost is not None:
-            return expected * self._t_eval >= self.split_cost
-        t_split = (self.time_refining / self.n_refinements if self.n_refinements
-                   else _FIRST_SPLIT_COST)
-        return expected * self._t_eval >= t_split
+            return expected * self.reveal_cost >= self.split_cost
+        return expected * self.reveal_cost >= refine_cost(st.region.size)
 
     def _split(self, st: _State, rng: np.random.Generator) -> list[_State]:
         """Refine ``st.region`` and give the children their exact conditional noise laws."""
@@ -667,10 +673,11 @@ class PermuteAndFlipSampler(EnvelopeSampler):
 
         The queue's order is the order of the next noises, so no control decision may depend
         on a queued member's identity, not even through the time its evaluation took (a
-        split decision that did would re-randomise the holder of ``x`` with a bias): a
-        batch's evaluation time enters the split decision only once every member of the
-        batch is revealed, or once the draw is over.  Returns the rows, their objectives and
-        the time spent evaluating here.
+        split decision that did would re-randomise the holder of ``x`` with a bias): the
+        split decision reads modelled costs only (``reveal_cost``), never these times, which
+        are kept for the statistics (a batch's once every member of the batch is revealed,
+        or once the draw is over).  Returns the rows, their objectives and the time spent
+        evaluating here.
         """
         avail = st.queue.shape[0]
         t_values = 0.0

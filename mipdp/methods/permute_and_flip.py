@@ -26,8 +26,9 @@ class PermuteAndFlipMethod(EnvelopeMethod):
     sampler = PermuteAndFlipSampler
 
     def _sampler_options(self, env) -> dict:
-        # regions with a linear envelope may be searched by thinning (only the time changes)
-        return {"cuts": env.cuts}
+        # regions with a linear envelope may be searched by thinning (only the time changes);
+        # the split decision weighs modelled costs (the same draws in every run)
+        return {"cuts": env.cuts, "reveal_cost": env.reveal_cost}
 
     def _stage_guarantee(self, eps_select: float, n_draws: int, nb: Neighbour, *,
                          sensitivity, R, delta, eps_test, ptr_passed) -> Guarantee:

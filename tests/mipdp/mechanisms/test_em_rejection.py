@@ -345,3 +345,40 @@ def test_full_class_max_is_an_enumeration_option():
         with pytest.raises(InvalidParameterError, match="full_class_max"):
             private_bss(np.zeros((4, 3)), np.zeros(4), 1, 1.0, bounds=(B, B),
                         enumeration_options={"full_class_max": bad})
+
+
+def test_chunk_timing_never_reaches_the_draws(instance, monkeypatch):
+    """Region proposals are evaluated in chunks that grow while they are fast (measured);
+    only the proposals a batch decides enter the statistics that refinements read, so
+    chunks of one (every chunk slow on a clock that jumps 1 s per call) and chunks of 4096
+    (every chunk instant) give the same statistics, refinements and draws, over 40 calls."""
+    import types
+
+    import mipdp.mechanisms.em_rejection as em
+    X, y = make_data(instance, 4, 13, "well", n=200)
+    loss = loss_of("least_squares")
+    obj = loss.bind(X, y)
+    s, eps = 3, 8.0
+    scale = loss.sensitivity(X.shape[0], s, B, B)
+    _, vals, _ = exact_law(obj, 13, s, eps, scale)
+    enum, env = envelope(obj, s, scale, eps, "highs")
+    out = []
+    for first, step in ((1, 1.0), (4096, 0.0)):
+        clock = [0.0]
+
+        def tick(clock=clock, step=step):
+            clock[0] += step
+            return clock[0]
+
+        monkeypatch.setattr(em, "time", types.SimpleNamespace(perf_counter=tick))
+        monkeypatch.setattr(em, "_FIRST_CHUNK", first)
+        regions = [Region(R.center, R.k, R.p, bound=float(vals.min())) for R in env.regions]
+        smp = ExponentialMechanismSampler(obj.values, env.singletons, env.values, regions,
+                                          13, eps, scale, refine=env.refine)
+        rng = np.random.default_rng(3)
+        draws = [smp.sample(rng, 1).tolist() for _ in range(40)]
+        out.append((draws, smp.n_refinements, smp.n_proposals,
+                    [(R.k, R.size, R.bound) for R in smp.regions], smp._prop, smp._acc,
+                    [b[0] for b in smp._best]))
+    assert out[0][1] > 0                # regions were refined between draws
+    assert out[0] == out[1]
