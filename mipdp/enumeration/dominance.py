@@ -124,6 +124,13 @@ class _GroupState:
             self.own[np.flatnonzero(is_cand), c // 64] = np.left_shift(
                 np.uint64(1), (c % 64).astype(np.uint64))
 
+    def copy(self) -> _GroupState:
+        """An independent state (the bit sets copied; columns and candidates shared)."""
+        new = object.__new__(_GroupState)
+        new.idx, new.cand, new.W, new.own = self.idx, self.cand, self.W, self.own
+        new.le, new.strict = self.le.copy(), self.strict.copy()
+        return new
+
     def add_cuts(self, G_new: np.ndarray) -> None:
         for g in G_new:
             gc = g[self.cand]
@@ -161,6 +168,14 @@ class DominanceCache:
         self._state: list[_GroupState] = []
         self._T = 0
 
+    def copy(self) -> DominanceCache:
+        """An independent cache in the same state."""
+        new = DominanceCache()
+        new._key = self._key
+        new._state = [st.copy() for st in self._state]
+        new._T = self._T
+        return new
+
     def mask(self, G: np.ndarray, groups: list[np.ndarray], need: int, live: np.ndarray,
              chunk: int = 4096) -> np.ndarray:
         """Mask of the columns with at least ``need`` live dominators in their group."""
@@ -190,3 +205,36 @@ class DominanceCache:
                 continue
             out[st.idx] = st.counts(live) >= need
         return out
+
+
+class SharedDominance:
+    """Dominance states built once on the first ``T0`` cuts of a store and handed out as
+    copies, for searches that start from the same cuts (the forks of one enumeration,
+    :mod:`.fork`): each copy is then brought up to its own store by
+    :meth:`DominanceCache.mask` (the cuts after ``T0`` only).
+
+    A state is a function of the first ``T0`` cuts, the groups and ``need`` (its
+    candidates: ``4 need + 64`` per group by the coefficient sums of those cuts), whoever
+    builds it: the same for every schedule.  Safe in threads; the last few states are kept.
+    """
+
+    def __init__(self, keep: int = 4) -> None:
+        import threading
+        self._lock = threading.Lock()
+        self._states: dict[tuple, DominanceCache] = {}
+        self._keep = keep
+
+    def cache(self, G0: np.ndarray, groups: list[np.ndarray], need: int) -> DominanceCache:
+        """A copy of the state on the cuts ``G0`` (the store's first rows) for ``groups``
+        and ``need``, built on first request."""
+        groups = [np.asarray(g, dtype=np.intp) for g in groups]
+        key = (int(need), G0.shape, tuple(g.tobytes() for g in groups))
+        with self._lock:
+            state = self._states.get(key)
+            if state is None:
+                state = DominanceCache()
+                state.mask(G0, groups, need, np.zeros(G0.shape[1], dtype=bool))
+                if len(self._states) >= self._keep:
+                    self._states.pop(next(iter(self._states)))
+                self._states[key] = state
+            return state.copy()

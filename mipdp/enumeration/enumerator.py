@@ -45,7 +45,7 @@ from ..exceptions import CertificationError, TimeLimitError
 from ..losses.base import SupportObjective, one_swap_supports
 from ..mechanisms.regions import Region
 from .cuts import CutStore, cut_of
-from .dominance import DominanceCache
+from .dominance import DominanceCache, SharedDominance
 from .explicit import explicit_search
 from .fixing import screened_columns
 from .master import MasterProblem
@@ -127,6 +127,13 @@ class SupportEnumerator(RegionSearch):
         member, exact values only where the cuts cannot decide) instead of by master
         solves; when every mistake class around the warm start is that small, so is the
         optimum.  ``0`` always uses the MIP backend.  Memory: about 24 bytes per member.
+    reduced_search : bool, optional
+        A region too large for ``explicit_max`` is first searched over its members that
+        use no column fixed by screening or dominance, by a branch and bound on the cuts
+        alone, with a certificate for the whole region
+        (:mod:`mipdp.enumeration.reduced_explicit`; exact); master solves only when that
+        search gives up.  Default: ``explicit_max > 0`` (so ``explicit_max=0`` still
+        means master solves only).
     full_class_max : int, default 100 000
         The envelope of the exponential mechanism and permute-and-flip
         (:func:`mipdp.enumeration.envelope.build_envelope`) evaluates a mistake class of at
@@ -151,8 +158,8 @@ class SupportEnumerator(RegionSearch):
                  envelope_split: bool = True, shifted_cuts: bool = True,
                  linear_envelopes: bool = True,
                  exhaustive_max: int = 200_000, explicit_max: int = 6_000_000,
-                 full_class_max: int = 100_000, progress=None,
-                 started: float | None = None) -> None:
+                 full_class_max: int = 100_000, reduced_search: bool | None = None,
+                 progress=None, started: float | None = None) -> None:
         self.objective = objective
         objective.shifted_cuts = bool(shifted_cuts)
         self.p, self.s = objective.p, s
@@ -166,9 +173,13 @@ class SupportEnumerator(RegionSearch):
         self.linear_envelopes = bool(linear_envelopes)
         self._solving = False
         self._dominance = DominanceCache()
+        #: dominance states shared by the forks' reduced searches (reduced_explicit)
+        self._shared_dominance = SharedDominance()
         self._screen_prev: tuple | None = None  # (pattern, cutoff, mask) of the last screening
         self.exhaustive_max = int(exhaustive_max)
         self.explicit_max = int(explicit_max)
+        self.reduced_search = (self.explicit_max > 0 if reduced_search is None
+                               else bool(reduced_search))
         self.full_class_max = int(full_class_max)
         self.progress = progress if isinstance(progress, Progress) else Progress(progress)
         self.cuts = CutStore(self.p, s)

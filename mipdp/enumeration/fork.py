@@ -107,7 +107,7 @@ def can_fork(enum) -> bool:
     is not exhaustive), and a fork can have its own (the backend copies its model, or it is
     given by name so a new one can be made).  Never depends on the data or ``n_jobs``."""
     return (enum.master is not None and enum.table is None
-            and (hasattr(enum.master.backend, "clone") or isinstance(enum._backend_spec, str)))
+            and (hasattr(enum.master.backend_kind, "clone") or isinstance(enum._backend_spec, str)))
 
 
 def _fork(enum, lock: threading.Lock):
@@ -125,7 +125,7 @@ def _fork(enum, lock: threading.Lock):
     child.stats = dataclasses.replace(enum.stats, phases={})
     child.progress = _LockedProgress(enum.progress, lock)
     m = enum.master
-    master = m.clone()      # the same model, copied by the backend (HiGHS)
+    master = m.clone(lazy=True)   # the same model, copied by the backend (HiGHS) when first used
     if master is not None:
         child._extra_cuts = {k: list(v) for k, v in enum._extra_cuts.items()}
     else:                   # a new model with every cut of the store and every no-good
@@ -174,8 +174,8 @@ def _merge(enum, out: _Outcome, merged: set) -> None:
         if key not in enum.nogoods:
             enum.nogoods.add(key)
             rows.append(master.nogood_row(np.asarray(key, dtype=np.intp)))
-    if rows:
-        master.backend.add_rows(rows)
+    if rows:   # added to the backend when the master is next used (MasterProblem.defer_rows)
+        master.defer_rows(rows)
     for name, ph in out.phases.items():
         mine = enum._phase(name)
         mine.time += ph.time
@@ -204,7 +204,7 @@ def run_forked(enum, jobs: Sequence[T], fn: Callable[[Any, T], Any]) -> list:
         return _Outcome(value, child.found.journal, child._journal_cuts, child.nogoods.journal,
                         child.stats.phases, child.objective)
 
-    threads_ok = bool(getattr(enum.master.backend, "thread_safe", False))
+    threads_ok = bool(getattr(enum.master.backend_kind, "thread_safe", False))
     if threads_ok:
         outcomes = parallel_map(one, jobs)
     else:

@@ -6,7 +6,8 @@ data is read*.  Only the options that keep every certificate of the enumeration 
 offered, and only in the range where they do:
 
 * ``exhaustive_max``, ``explicit_max``, ``full_class_max`` (ints ``>= 0``), ``dominance``,
-  ``screening``, ``envelope_split``, ``shifted_cuts``, ``linear_envelopes`` (bools),
+  ``screening``, ``reduced_search``, ``envelope_split``, ``shifted_cuts``,
+  ``linear_envelopes`` (bools),
   ``n_warm_cuts`` (int ``>= 0``) choose *how* the exact answer or a certified bound is
   found, or how the exponential mechanism samples it; every choice is exact.
 * ``search_gap`` (``[0, 1)``): the gap of the search solves; their certificates are
@@ -54,6 +55,7 @@ ENUMERATION_OPTIONS: dict[str, list] = {
     "n_warm_cuts": [None] + _NONNEG_INT,
     "dominance": ["boolean"],
     "screening": ["boolean"],
+    "reduced_search": ["boolean"],
     "envelope_split": ["boolean"],
     "shifted_cuts": ["boolean"],
     "linear_envelopes": ["boolean"],

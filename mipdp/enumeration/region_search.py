@@ -44,6 +44,7 @@ class RegionSearch:
     search_gap: float
     cutoff_margin: float
     explicit_max: int
+    reduced_search: bool
     tol: float
     bound_margin: float
     bb_max_solves: int
@@ -96,7 +97,9 @@ class RegionSearch:
             Relative MIP gap of each master solve (default ``search_gap``).
         explicit : bool
             Search a region of at most ``explicit_max`` members explicitly (no budget)
-            rather than by master solves.  ``False``: master solves only.
+            rather than by master solves, and a larger one first by the reduced master
+            (:mod:`~mipdp.enumeration.reduced_explicit`, when ``reduced_search``; its
+            solves count against ``max_solves``).  ``False``: master solves only.
 
         Returns
         -------
@@ -143,6 +146,10 @@ class RegionSearch:
                                best_support=None if best[1] is None else np.array(best[1]),
                                solves=0, proven=True)
 
+        if explicit and self.reduced_search:
+            red = self._reduced_bound(region, level, abs_tol, max_solves)
+            if red is not None:
+                return red
         self._remaining(f"class_{region.k}")
         master.set_region(region.center, region.s - region.k, region.s - region.k)
         master.set_region_fixings(region.fixed_in, region.fixed_out)
@@ -210,6 +217,25 @@ class RegionSearch:
         return RegionBound(lower=float(min(lower, best[0])), best=float(best[0]),
                            best_support=None if best[1] is None else np.array(best[1]),
                            solves=res.n_solves, proven=res.status == "infeasible")
+
+    def _reduced_bound(self, region: Region, level: float, abs_tol: float,
+                       max_solves: int | None) -> RegionBound | None:
+        """:func:`~mipdp.enumeration.reduced_explicit.reduced_explicit_bound` as a
+        :class:`RegionBound` (``None``: its reduced region is too large; use the master)."""
+        from .reduced_explicit import reduced_explicit_bound
+        name = f"class_{region.k}"
+        ph = self._phase(name)
+        t0, before = time.perf_counter(), ph.time
+        self.progress.start(name, members=region.size)
+        res = reduced_explicit_bound(self, region, level=level, abs_tol=abs_tol,
+                                     max_solves=max_solves, name=name)
+        ph.time = before + (time.perf_counter() - t0)
+        if res is None:
+            return None
+        self.progress.done(name, best=res.best, bound=res.lower, evaluations=res.solves)
+        self._sync_stats()
+        return RegionBound(lower=res.lower, best=res.best, best_support=res.best_support,
+                           solves=res.solves, proven=res.proven)
 
     def warm_class_cuts(self, max_per_class: int = 8) -> int:
         """Cuts at one representative member per drop set of each mistake class.
@@ -288,8 +314,8 @@ class RegionSearch:
             self.objective.merge_fork(obj)
             v, lower, g = self._record_cut(S, *out)
             rows.extend(self._master_rows(S, lower, g))
-        if rows:
-            self.master.backend.add_rows(rows)
+        if rows:   # added to the backend when the master is next used (a solve, a fork's copy)
+            self.master.defer_rows(rows)
         self._sync_stats()
         return len(rows)
 

@@ -109,3 +109,30 @@ def test_cache_equals_pairwise_count_of_its_candidates(seed, n_cand):
         got = cache.mask(G[:T], groups, need, live)
         ref = _pairwise_cache_reference(G[:T], groups, need, live, need_first, 1)
         np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_shared_state_equals_a_cache_built_on_the_same_first_cuts(seed):
+    """A copy from SharedDominance, brought up to the full store, fixes what a cache first
+    built on the same first cuts fixes; copies are independent of each other and of the
+    order they are asked in (threads)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from mipdp.enumeration.dominance import DominanceCache, SharedDominance
+    rng = np.random.default_rng(seed)
+    p = 300
+    G = -np.round(rng.random((10, p)), 1)
+    groups = [np.arange(0, 5), np.arange(5, p)]
+    live = np.ones(p, dtype=bool)
+    shared = SharedDominance()
+
+    def fork_mask(T):
+        cache = shared.cache(G[:4], groups, 5)
+        return cache.mask(G[:T], groups, 5, live)
+
+    with ThreadPoolExecutor(3) as pool:
+        got = list(pool.map(fork_mask, [10, 6, 4, 10]))
+    for T, mask in zip([10, 6, 4, 10], got, strict=True):
+        ref = DominanceCache()
+        ref.mask(G[:4], groups, 5, live)
+        np.testing.assert_array_equal(mask, ref.mask(G[:T], groups, 5, live))

@@ -122,11 +122,13 @@ def test_licence_size_limit(monkeypatch):
 
 
 def test_gurobi_size_limit_error_from_solver(monkeypatch):
-    """A size-limit error raised by the adapter while building rows propagates unchanged."""
+    """A size-limit error raised by the adapter while building rows propagates unchanged.
+    (The warm start's rows: the class cuts' rows are deferred until a master solve needs
+    them, MasterProblem.defer_rows, and the forks' masters are copies.)"""
 
     class RowsTooMany(HighsBackend):
         def add_rows(self, rows):
-            if self.n_rows >= 2:
+            if self.n_rows >= 1:
                 raise SizeLimitError("backend 'gurobi': model too large for size-limited licence")
             return super().add_rows(rows)
 

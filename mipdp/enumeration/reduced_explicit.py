@@ -1,0 +1,403 @@
+"""The master problem of a large region, solved by listing: an exact branch and bound on
+the cuts over the members that use no screened and no dominated column.
+
+A mistake class at ``p = 10⁴`` has ``C(5, 2) C(p - 5, 2) ≈ 5·10⁸`` members (class 2):
+too many to list.  Its MIP master is small once the columns fixed by dominance
+(:mod:`.dominance`) are taken out — about 130 free columns — but HiGHS still spent
+0.1–0.4 s per solve there (HiGHS 1.16), most of it propagating the dense cut rows.  This
+module solves the same master without a MIP solver.  The master's minimum over a set of
+members is ``η* = min_T max_t a_t + Σ_{i∈T} G_{t,i}`` (the cuts, certified lower bounds
+of ``L`` at every support).  Over the *reduced* region (the members using only columns
+that screening and dominance leave free) it is found by a branch and bound over the added
+features (:func:`_alive`): partial members are bounded cut by cut with the smallest
+completion (:func:`_suffix_lows`), and every member whose bound is below a limit is
+listed — a few hundred at most here, where the region has ``10⁵``–``10⁷`` members.
+
+The search is the master's own loop (:meth:`~mipdp.enumeration.SupportEnumerator.region_bound`):
+with the cutoff ``c = min(level, best - abs_tol)`` (``best`` the best member evaluated),
+solve; a member at or below ``c`` is evaluated and cut there, and the search goes on;
+none below ``c`` proves the bound ``c``.  After ``max_solves`` evaluations, the last
+``η*`` is the bound (the master's dual bound).
+
+Certificate
+-----------
+* **Screened columns** (:func:`~mipdp.enumeration.fixing.screened_columns` at the first
+  cutoff, the highest): no member holding one has ``L <= c``.
+* **Dominated columns** (recomputed on the cuts of each solve): in each group (the
+  region's free centre features, its free outside features), column ``j`` *dominates*
+  ``j'`` when ``G_{t,j} <= G_{t,j'}`` in every cut (ties broken by index); a column with
+  at least ``s`` dominators that are not screened is left out
+  (:class:`~mipdp.enumeration.dominance.DominanceCache`).
+
+Claim: every member ``T`` of the whole region with ``L(T) <= c`` has a member ``T*`` of the
+reduced region with cut bound at most ``L(T)``.  ``T`` holds no screened column.  If it
+holds a left-out ``j'``: of its at least ``s`` dominators at most ``s - 1`` are in ``T``, so
+``T - j' + j`` is a member of the region (``j`` is in ``j'``'s group, allowed) whose cut
+bound is no higher, and each swap lowers ``(Σ_{i∈T} Σ_t G_{t,i}, Σ_{i∈T} i)``
+lexicographically: repeated, it ends in the reduced region.  (This is the dominance of
+:mod:`.dominance` without no-goods, ``K = 0``: nothing is excluded here but by the cuts.)
+So the minimum of the cut bound over the reduced region bounds ``L`` over the whole
+region from below: a solve that lists no reduced member at or below ``c`` (plus the
+cutoff margin) proves ``L > c`` everywhere, and ``η*`` is a lower bound of ``L``.  The
+bounds are computed in floating point: a member is left out only when its computed bound
+passes the limit by the cut store's rounding bound (:meth:`CutStore.slack`), and ``η*``
+is lowered by it.
+
+A solve lists the members below a rising limit (:func:`_solve`): a limit with no member
+below it is a certified bound, and the first with members gives ``η*`` exactly.  A listing
+that would hold more than ``max_entries`` partial bounds keeps the partial members of least
+bound (a beam) and sets the others aside: the member it returns is then not always a
+minimum, and the least bound set aside is the solve's dual bound, as for a master solved
+to a gap.  Every decision
+depends only on the enumeration's state, never on time.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any
+
+import numpy as np
+
+from ..mechanisms.regions import Region
+from .dominance import DominanceCache, SharedDominance
+from .explicit import _cut_region_minima
+from .fixing import screened_columns
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["ReducedBound", "reduced_explicit_bound"]
+
+#: most evaluations of one search without ``max_solves`` (then the last ``η*`` is its bound)
+MAX_TAKEN = 64
+#: the limits a solve tries, as fractions of the way from the root bound to the cutoff
+_STEPS = (1 / 16, 1 / 4, 1.0)
+#: keep searching with a beam when a listing is too large (else: the master takes over)
+_BEAM = True
+#: partial members a beam keeps per level (once a listing is too large)
+_BEAM_WIDTH = 2048
+
+
+class ReducedBound:
+    """A certified bound of a whole region from a search of its reduced region."""
+
+    __slots__ = ("lower", "best", "best_support", "solves", "proven", "status")
+
+    def __init__(self, lower: float, best: float, best_support, solves: int, proven: bool,
+                 status: str) -> None:
+        self.lower = lower
+        self.best = best
+        self.best_support = best_support
+        #: members evaluated (one per solve that found a member at or below the cutoff)
+        self.solves = solves
+        #: whether the bound is the cutoff (no member below it: as an infeasible master)
+        self.proven = proven
+        #: how the last solve ended: "none" (nothing at or below the cutoff), "stopped"
+        #: (``max_solves`` reached, or its best member already cut), "partial" (members set
+        #: aside by the beam, none found)
+        self.status = status
+
+
+def _best_inside(enum, region: Region) -> tuple[float, Any]:
+    """Best value and support among the evaluated supports inside ``region``."""
+    if not enum.found:
+        return math.inf, None
+    keys, arr = enum.found_array()
+    best, arg = math.inf, None
+    for i in np.flatnonzero(region.contains(arr)).tolist():
+        v = enum.found[keys[i]]
+        if v < best:
+            best, arg = v, keys[i]
+    return best, (None if arg is None else np.array(arg, dtype=np.intp))
+
+
+def _suffix_lows(Go: np.ndarray, q: int) -> np.ndarray:
+    """``low[r, t, i]``: the sum of the ``r`` smallest of ``Go[t, i:]`` (``r = 0 .. q``;
+    ``inf`` where fewer than ``r`` entries are left).  The smallest ``r``-subset of a suffix
+    starts at some ``j >= i`` and continues with the smallest ``(r - 1)``-subset after it,
+    so ``low[r, :, i] = min_{j >= i} Go[:, j] + low[r - 1, :, j + 1]``: one reversed
+    cumulative minimum per ``r``."""
+    T, n = Go.shape
+    low = np.full((q + 1, T, n + 1), np.inf)
+    low[0] = 0.0
+    for r in range(1, q + 1):
+        step = Go + low[r - 1][:, 1:]
+        low[r, :, :n] = np.minimum.accumulate(step[:, ::-1], axis=1)[:, ::-1]
+    return low
+
+
+def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
+           max_entries: int = 1 << 21
+           ) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """``(rows, lb, dropped)``: members of ``region`` whose bound by every cut (computed)
+    is at most ``limit``, as sorted supports, with those bounds, and ``dropped``, the least
+    partial bound of the partial members set aside to hold at most ``max_entries`` partial
+    bounds at once (``inf``: none was, and ``rows`` are *every* member at or below
+    ``limit``).  Every member not in ``rows`` has a computed bound above ``limit`` or at
+    least ``dropped`` (up to the rounding of the sums).  ``None`` when the table of
+    smallest completions alone would pass ``max_entries``.
+
+    Branch and bound over the added features, without listing the members: a member is a
+    kept set ``K`` of the free centre features (all ``C(|F_C|, n_keep)`` are listed: the
+    centre has ``s`` features) and an added set ``A`` of ``n_add`` free outside features,
+    chosen in a fixed order of the columns.  A partial member (``K`` and the first ``ℓ``
+    features of ``A``, the last at position ``i``) is bounded, cut by cut, by its sum plus
+    the ``n_add - ℓ`` smallest coefficients after ``i`` (:func:`_suffix_lows`) — the least
+    any completion adds — and dropped when the largest of those bounds passes ``limit``:
+    no completion can be below it.  When more than ``max_entries / T`` partial members
+    pass at one level, only that many with the least bounds go on (a beam), and the least
+    bound set aside is ``dropped``.  The columns are ordered by decreasing mean
+    coefficient, so the suffixes hold the low ones and the bounds are tight early.
+    """
+    from .explicit import combinations as _combos
+    T = a.size
+    s = region.s
+    keep = region.free_center[_combos(region.free_center.size, region.n_keep)]
+    U = (a + G[:, region.fixed_in].sum(axis=1))[:, None] + G[:, keep].sum(axis=2)   # (T, nK)
+    q = region.n_add
+    cols = region.free_outside
+    n = cols.size
+    empty = (np.zeros((0, s), dtype=np.intp), np.zeros(0), math.inf)
+    if q < 0 or q > n or keep.shape[0] == 0:
+        return empty
+    if q > 0 and T * n * (q + 1) > max_entries:
+        return None
+    cap = max(1, max_entries // max(T, 1))   # partial members held at once
+    Go = G[:, cols]
+    order = np.argsort(-Go.mean(axis=0), kind="stable")
+    cols, Go = cols[order], Go[:, order]
+    low = _suffix_lows(Go, q)
+    node_k = np.arange(keep.shape[0])
+    node_last = np.full(node_k.size, -1)
+    path = np.zeros((node_k.size, 0), dtype=np.intp)
+    P = U
+    nb = P.max(axis=0)
+    ok = nb <= limit if q == 0 else np.ones(node_k.size, dtype=bool)
+    node_k, node_last, path, P, nb = node_k[ok], node_last[ok], path[ok], P[:, ok], nb[ok]
+    dropped = math.inf
+    for level in range(q):
+        rem = q - level - 1
+        counts = np.maximum(0, (n - rem) - (node_last + 1))
+        pool: list[tuple] = []
+        held = 0
+        lo = 0
+        while lo < node_k.size:   # parents in chunks: about cap / 4 children at a time
+            hi, tot = lo, 0
+            while hi < node_k.size and (hi == lo or tot + counts[hi] <= max(1, cap // 4)):
+                tot += counts[hi]
+                hi += 1
+            c = counts[lo:hi]
+            rep = np.repeat(np.arange(lo, hi), c)
+            first = np.repeat(node_last[lo:hi] + 1, c)
+            J = first + (np.arange(rep.size) - np.repeat(np.cumsum(c) - c, c))
+            P2 = P[:, rep] + Go[:, J]
+            b = (P2 + low[rem][:, J + 1]).max(axis=0)
+            sel = b <= limit
+            pool.append((node_k[rep[sel]], J[sel], np.column_stack([path[rep[sel]], J[sel]]),
+                         P2[:, sel], b[sel]))
+            held += int(sel.sum())
+            if held > cap:    # a beam from here: the least bounds go on, the others aside
+                cap = min(cap, _BEAM_WIDTH)
+                *kept, dropped = _best_of(pool, cap, dropped)
+                pool, held = [tuple(kept)], cap
+            lo = hi
+        if not pool:
+            return empty[0], empty[1], dropped
+        node_k = np.concatenate([t[0] for t in pool])
+        node_last = np.concatenate([t[1] for t in pool])
+        path = np.vstack([t[2] for t in pool])
+        P, nb = np.hstack([t[3] for t in pool]), np.concatenate([t[4] for t in pool])
+        if node_k.size == 0:
+            break
+    rows = np.concatenate([keep[node_k], cols[path],
+                           np.broadcast_to(region.fixed_in, (node_k.size, region.fixed_in.size))],
+                          axis=1)
+    return np.sort(rows, axis=1).astype(np.intp), (nb if node_k.size else np.zeros(0)), dropped
+
+
+def _best_of(pool: list[tuple], cap: int, dropped: float) -> tuple:
+    """The ``cap`` partial members of least bound in ``pool`` (chunks of ``(k, last, path,
+    P, bound)``), and the least bound of the others (or ``dropped`` if lower)."""
+    k, last = np.concatenate([t[0] for t in pool]), np.concatenate([t[1] for t in pool])
+    path = np.vstack([t[2] for t in pool])
+    P, b = np.hstack([t[3] for t in pool]), np.concatenate([t[4] for t in pool])
+    idx = np.argpartition(b, cap - 1)
+    kept, rest = np.sort(idx[:cap]), idx[cap:]
+    if rest.size:
+        dropped = min(dropped, float(b[rest].min()))
+    return k[kept], last[kept], path[kept], P[:, kept], b[kept], dropped
+
+
+def _solve(region: Region, a: np.ndarray, G: np.ndarray, limit: float,
+           max_entries: int) -> tuple[str, float, np.ndarray | None]:
+    """The master over ``region`` (computed bounds): ``("none", limit, None)`` when no
+    member's bound is at most ``limit``; ``("found", v, T)`` with ``T`` a member at or below
+    ``limit`` and ``v`` a lower bound of every member's bound (``T``'s own when the listing
+    was complete: ``T`` is then a minimum, as a master solved to optimality; else the
+    least bound set aside, as a master's dual bound); ``("partial", v, None)``: ``v`` bounds
+    every member but none was found (only when the listing set members aside).  ``None``
+    when the region is too wide to search (:func:`_alive`).
+
+    The limits tried rise from the cuts' root bound (:data:`_STEPS` of the way to
+    ``limit``): a limit with no member at or below it is proven and the next one is tried;
+    the first with members ends the solve, which keeps the listings small.
+    """
+    lo = float(_cut_region_minima(a, G, region).max()) if a.size else -math.inf
+    if lo > limit:
+        return "none", limit, None
+    for f in _STEPS:
+        ell = limit if f >= 1.0 or not np.isfinite(lo) else lo + f * (limit - lo)
+        res = _alive(region, a, G, ell, max_entries=max_entries)
+        if res is None:
+            return "wide", lo, None
+        rows, lb, dropped = res
+        if np.isfinite(dropped) and not _BEAM:
+            return "wide", lo, None
+        if rows.shape[0]:
+            i = int(np.lexsort((np.arange(lb.size), lb))[0])
+            return "found", float(min(lb[i], dropped)), rows[i]
+        if dropped <= ell:    # members set aside at or below ell, none found among the rest
+            return "partial", float(dropped), None
+        lo = ell              # nothing at or below ell: proven
+        if ell >= limit:
+            break
+    return "none", limit, None
+
+
+def reduced_explicit_bound(enum, region: Region, *, level: float, abs_tol: float,
+                           max_solves: int | None = None, max_entries: int = 1 << 21,
+                           name: str | None = None) -> ReducedBound | None:
+    """A certified lower bound of ``L`` over ``region``: the master's loop, each solve an
+    exact branch and bound over the members that use no screened and no dominated column
+    (see the module notes).
+
+    Parameters
+    ----------
+    enum : SupportEnumerator
+        Supplies the cut store, the evaluated supports and the cut oracle
+        (``_evaluate_cut``); the rows of the cuts it makes go to its master at the end
+        (deferred: :meth:`~mipdp.enumeration.master.MasterProblem.defer_rows`).
+    region : Region
+        Its holes are ignored (the bound is over a superset: still valid).
+    level, abs_tol : float
+        As for :meth:`~mipdp.enumeration.SupportEnumerator.region_bound`: the search stops
+        once every member is proven above ``level``, and wants the minimum to
+        ``abs_tol``.
+    max_solves : int, optional
+        Most members evaluated (default :data:`MAX_TAKEN`); then the last solve's ``η*``
+        is the bound.
+    max_entries : int
+        Most partial bounds a solve holds at once (:func:`_alive`).
+    name : str, optional
+        Phase name (default ``class_<k>``).
+
+    Returns
+    -------
+    ReducedBound or None
+        ``None`` when dominance is off (``enum.dominance``), the store has no cut, or the
+        reduced region is too wide to search (its table of smallest completions alone
+        would pass ``max_entries``); the caller's master solves then take over.
+    """
+    made: list = []
+    try:
+        return _reduced_search(enum, region, level=level, abs_tol=abs_tol,
+                               max_solves=MAX_TAKEN if max_solves is None else int(max_solves),
+                               max_entries=max_entries, name=name or f"class_{region.k}",
+                               made=made)
+    finally:
+        master = getattr(enum, "master", None)
+        if made and master is not None:
+            rows = []
+            for S, lower, g in made:
+                if not master.has_cut(S):
+                    rows.extend(enum._master_rows(S, lower, g))
+            master.defer_rows(rows)   # added when the master is next used (if ever)
+
+
+def _reduced_search(enum, region: Region, *, level: float, abs_tol: float, max_solves: int,
+                    max_entries: int, name: str, made: list) -> ReducedBound | None:
+    """:func:`reduced_explicit_bound`; the cuts it makes are appended to ``made``."""
+    if not getattr(enum, "dominance", True) or len(enum.cuts) == 0:
+        return None
+    s, p = region.s, region.p
+    base = Region(region.center, region.k, p, fixed_in=region.fixed_in,
+                  fixed_out=region.fixed_out)
+    if base.size == 0:
+        return None
+    store = enum.cuts
+    ph = enum._phase(name)
+    best, best_support = _best_inside(enum, region)   # its holes excluded, as the master's
+
+    def cutoff() -> float:
+        return min(level, best - abs_tol)
+
+    groups = [(base.free_center, base.n_keep), (base.free_outside, base.n_add)]
+    dom_groups = [g for g, _ in groups]
+    a, G = store.arrays
+    margin = enum.cutoff_margin * enum.scale
+    screened = np.zeros(p, dtype=bool)
+    if getattr(enum, "screening", True) and np.isfinite(cutoff()):
+        # no member holding a screened column has L <= this cutoff (>= every later one)
+        screened = screened_columns(a, G, base.fixed_in, groups, cutoff() + margin,
+                                    store.slack())
+    live = np.zeros(p, dtype=bool)
+    for g in dom_groups:
+        live[g] = True
+    live &= ~screened
+    cache = _dominance_cache(enum, groups=dom_groups, need=s)
+    cut_keys = set(store.supports)
+    solves = 0
+    while True:
+        enum.remaining_time(name)
+        a, G = store.arrays
+        out = screened | cache.mask(G, dom_groups, s, live)
+        out[region.fixed_out] = True
+        reduced = Region(region.center, region.k, p, fixed_in=region.fixed_in,
+                         fixed_out=np.flatnonzero(out))
+        c = cutoff()
+        slack = store.slack()
+        status, value, x = _solve(reduced, a, G, c + margin + slack, max_entries)
+        if status == "none":
+            bound = c
+            break
+        if status == "wide":
+            logger.debug("%s: the reduced region is too wide to search", name)
+            return None
+        if status == "partial":
+            if solves == 0:   # the beam found nothing to evaluate: the master instead
+                logger.debug("%s: the beam found no member below the cutoff", name)
+                return None
+            bound = value - slack
+            break
+        assert x is not None
+        key = tuple(int(i) for i in x)
+        if key in cut_keys or solves >= max_solves:
+            status, bound = "stopped", value - slack
+            break
+        v, lower_x, g_x = enum._evaluate_cut(x)
+        made.append((x.copy(), lower_x, g_x))
+        cut_keys.add(key)
+        ph.evaluations += 1
+        solves += 1
+        if v < best:
+            best, best_support = float(v), x.copy()
+    floor = enum.master.floor if getattr(enum, "master", None) is not None else -math.inf
+    lower = min(max(bound, floor), best)
+    logger.debug("%s: reduced master: %s after %d evaluation(s), bound %.10g (best %.10g)",
+                 name, status, solves, lower, best)
+    return ReducedBound(lower=float(lower), best=float(best), best_support=best_support,
+                        solves=solves, proven=status == "none", status=status)
+
+
+def _dominance_cache(enum, *, groups: list[np.ndarray], need: int) -> DominanceCache:
+    """A dominance cache for a search of ``enum``: a copy of the state shared by the forks
+    of one enumeration (:class:`~mipdp.enumeration.dominance.SharedDominance`, on the cuts
+    the enumerator held when it was forked), or a new one."""
+    shared = getattr(enum, "_shared_dominance", None)
+    if not isinstance(shared, SharedDominance) or len(enum.cuts) == 0:
+        return DominanceCache()
+    journal = getattr(enum, "_journal_cuts", None)   # a fork's own cuts, after the shared ones
+    T0 = len(enum.cuts) - (sum(len(c) for _, c in journal) if journal else 0)
+    G = enum.cuts.arrays[1]
+    return shared.cache(G[:T0], groups, need)
