@@ -128,7 +128,7 @@ def _suffix_lows(Go: np.ndarray, q: int) -> np.ndarray:
 
 
 def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
-           max_entries: int = 1 << 21
+           max_entries: int = 1 << 21, max_held: int | None = None
            ) -> tuple[np.ndarray, np.ndarray, float] | None:
     """``(rows, lb, dropped)``: members of ``region`` whose bound by every cut (computed)
     is at most ``limit``, as sorted supports, with those bounds, and ``dropped``, the least
@@ -149,6 +149,8 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
     pass at one level, only that many with the least bounds go on (a beam), and the least
     bound set aside is ``dropped``.  The columns are ordered by decreasing mean
     coefficient, so the suffixes hold the low ones and the bounds are tight early.
+    ``max_held`` (tests): hold at most that many partial members instead of
+    ``max_entries / T`` (a beam from the first level on small instances).
     """
     from .explicit import combinations as _combos
     T = a.size
@@ -163,7 +165,7 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
         return empty
     if q > 0 and T * n * (q + 1) > max_entries:
         return None
-    cap = max(1, max_entries // max(T, 1))   # partial members held at once
+    cap = max(1, max_entries // max(T, 1) if max_held is None else int(max_held))   # held at once
     Go = G[:, cols]
     order = np.argsort(-Go.mean(axis=0), kind="stable")
     cols, Go = cols[order], Go[:, order]
