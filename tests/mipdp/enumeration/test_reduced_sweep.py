@@ -128,7 +128,13 @@ def _regions(rng, center, p, s, sup):
                     out += list(child.split(j2))
                 except ValueError:
                     pass
-    return [R for R in out if R.size > 0 and R.contains(sup).any()]
+    out = [R for R in out if R.size > 0 and R.contains(sup).any()]
+    holed = []
+    for R in out[::3]:   # regions with holes (the envelope's): the bound is over the rest
+        inside = sup[R.contains(sup)]
+        if inside.shape[0] > 2:
+            holed.append(R.without(inside[rng.choice(inside.shape[0], 2, replace=False)]))
+    return out + holed
 
 
 def check_instance(seed: int, *, quick: bool = False) -> dict:
@@ -147,10 +153,12 @@ def check_instance(seed: int, *, quick: bool = False) -> dict:
     opts = dict(REDUCED)
     opts["screening"] = bool(rng.random() < 0.8)
     opts["n_warm_cuts"] = int(rng.choice([0, 2, 8]))
+    opts["cutoff_margin"] = float(rng.choice([1e-5, 1e-5, 1e-2, 1.0]))
     sup = all_supports(p, s)
     vals = np.asarray(obj.values(sup), dtype=float)
     enum = SupportEnumerator(obj, s, scale=scale, **opts)
-    stats = {"bounds": 0, "worst": -math.inf, "reduced": 0, "fail": []}
+    stats = {"bounds": 0, "worst": -math.inf, "worst_cut": -math.inf, "reduced": 0,
+             "fail": []}
 
     def check(what, lower, best, true):
         tol = 1e-9 * max(1.0, abs(true))
@@ -158,6 +166,8 @@ def check_instance(seed: int, *, quick: bool = False) -> dict:
         stats["bounds"] += 1
         if ex > stats["worst"]:
             stats["worst"], stats["worst_at"] = ex, what
+        if lower < best and ex > stats["worst_cut"]:   # a bound from the cuts, not a value
+            stats["worst_cut"], stats["worst_cut_at"] = ex, what
         if lower > true + tol or best < true - tol:
             stats["fail"].append((seed, kind, loss, p, s, n, what, lower, best, true))
 
@@ -198,10 +208,15 @@ def check_instance(seed: int, *, quick: bool = False) -> dict:
         from mipdp.enumeration.envelope import build_envelope
         env = build_envelope(enum, float(rng.choice([0.5, 2.0, 8.0])), scale,
                              full_class_max=0, max_solves=int(rng.choice([1, 3])))
-        for R in env.regions:
+        todo = [(R, 0) for R in env.regions]
+        while todo:   # the envelope's regions, and their refinements (as the samplers do)
+            R, depth = todo.pop()
             inside = R.contains(sup)
             if inside.any():
-                check(("envelope", R.describe()), R.bound, np.inf, float(vals[inside].min()))
+                check(("envelope", depth, R.describe()), R.bound, np.inf,
+                      float(vals[inside].min()))
+            if depth < 2 and R.size > 1 and (R.fixed_in.size + R.fixed_out.size) < p - s:
+                todo += [(Q, depth + 1) for Q in env.refine(R, None)]
     return stats
 
 
