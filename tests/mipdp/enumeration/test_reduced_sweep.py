@@ -30,7 +30,8 @@ from mipdp.mechanisms.regions import Region
 
 #: master solves and no explicit search, except the reduced one
 REDUCED = dict(exhaustive_max=0, explicit_max=0, reduced_search=True)
-KINDS = ("dup", "near", "neg", "const", "scale_small", "scale_large", "plain", "tiny_n")
+KINDS = ("dup", "near", "neg", "const", "scale_small", "scale_large", "plain", "tiny_n",
+         "blocks")
 LOSSES = ("ls", "huber", "hinge", "kendall")
 
 
@@ -55,6 +56,9 @@ def _data(rng: np.random.Generator, kind: str, n: int, p: int) -> tuple[np.ndarr
         X[:, cols[0]] = 0.3
         X[:, cols[1]] = 0.0
         X[:, cols[2]] = 0.0
+    elif kind == "blocks":    # every column a signed copy of one of three: ties everywhere
+        base = X[:, :3].copy()
+        X = base[:, rng.integers(0, 3, size=p)] * rng.choice([-1.0, 1.0], size=p)
     elif kind == "scale_small":
         X *= 1e-5
         y *= 1e-5
@@ -142,7 +146,7 @@ def check_instance(seed: int, *, quick: bool = False) -> dict:
     largest excess ``(lower - true) / max(1, |true|)`` seen (must be <= 1e-9).  ``quick``:
     the optimum's classes and their splits at three levels, no envelope."""
     rng = np.random.default_rng(seed)
-    p = int(rng.integers(6, 13))
+    p = int(rng.integers(6, 15))
     s = int(rng.integers(2, 5))
     kind = KINDS[seed % len(KINDS)]
     loss = LOSSES[(seed // len(KINDS)) % len(LOSSES)]
@@ -247,5 +251,5 @@ def test_reduced_bounds_sweep_fast(monkeypatch, beam):
 @pytest.mark.slow
 @pytest.mark.parametrize("beam", [False, True], ids=["listing", "beam"])
 def test_reduced_bounds_sweep(monkeypatch, beam):
-    """The sweep: 96 instances per mode, every kind and loss."""
-    _run(range(1000 * beam, 1000 * beam + 96), monkeypatch, beam)
+    """The sweep: 108 instances per mode, every kind and loss (``p <= 14``)."""
+    _run(range(1000 * beam, 1000 * beam + 108), monkeypatch, beam)
