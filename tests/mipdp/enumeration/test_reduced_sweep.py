@@ -268,5 +268,6 @@ def test_reduced_bounds_sweep_fast(monkeypatch, beam):
 @pytest.mark.slow
 @pytest.mark.parametrize("beam", [False, True], ids=["listing", "beam"])
 def test_reduced_bounds_sweep(monkeypatch, beam):
-    """The sweep: 108 instances per mode, every kind and loss (``p <= 14``)."""
-    _run(range(1000 * beam, 1000 * beam + 108), monkeypatch, beam)
+    """The sweep: 60 instances per mode, every kind and loss (``p <= 14``); about 4 min a
+    mode on 2 loaded cores (108 instances took 7 min)."""
+    _run(range(1000 * beam, 1000 * beam + 60), monkeypatch, beam)
