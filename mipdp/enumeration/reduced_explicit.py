@@ -164,6 +164,7 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
     if q > 0 and T * n * (q + 1) > max_entries:
         return None
     cap = max(1, max_entries // max(T, 1))   # partial members held at once
+    chunk = max(1, cap // 4)   # children bounded at a time (kept when a beam narrows cap)
     Go = G[:, cols]
     order = np.argsort(-Go.mean(axis=0), kind="stable")
     cols, Go = cols[order], Go[:, order]
@@ -182,9 +183,9 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
         pool: list[tuple] = []
         held = 0
         lo = 0
-        while lo < node_k.size:   # parents in chunks: about cap / 4 children at a time
+        while lo < node_k.size:   # parents in chunks: about `chunk` children at a time
             hi, tot = lo, 0
-            while hi < node_k.size and (hi == lo or tot + counts[hi] <= max(1, cap // 4)):
+            while hi < node_k.size and (hi == lo or tot + counts[hi] <= chunk):
                 tot += counts[hi]
                 hi += 1
             c = counts[lo:hi]
