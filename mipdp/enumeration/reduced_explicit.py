@@ -205,8 +205,12 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
     return np.sort(rows, axis=1).astype(np.intp), (nb if node_k.size else np.zeros(0)), dropped
 
 
-#: children bounded at a time by :func:`_children`
+#: children bounded at a time by :func:`_children` (at most; before a beam's threshold
+#: is known, about as many as the beam still takes, and at least ``_MIN_CHUNK``)
 _CHUNK = 1 << 15
+_MIN_CHUNK = 1 << 10
+#: cuts a child is bounded by before all of them: its parent's largest
+_FIRST_CUTS = 3
 
 
 def _children(P: np.ndarray, last: np.ndarray, GoT: np.ndarray, lowT: np.ndarray, rem: int,
@@ -241,8 +245,9 @@ def _children(P: np.ndarray, last: np.ndarray, GoT: np.ndarray, lowT: np.ndarray
     counts = np.maximum(0, (n - rem) - first)
     PB = P + lowT[rem + 1][first]
     pb = PB.max(axis=1)
-    tp = PB.argmax(axis=1)
+    top = _largest(PB, _FIRST_CUTS)
     porder = np.argsort(pb, kind="stable")
+    cum = np.concatenate([[0], np.cumsum(counts[porder])])   # children before each parent
     low = lowT[rem]
     keep_rep: list[np.ndarray] = []
     keep_J: list[np.ndarray] = []
@@ -254,20 +259,18 @@ def _children(P: np.ndarray, last: np.ndarray, GoT: np.ndarray, lowT: np.ndarray
         theta = min(limit, tau)
         if not pb[porder[i]] <= theta + margin:
             break
-        hi, tot = i, 0
-        while hi < m and (hi == i or tot + counts[porder[hi]] <= _CHUNK):
-            tot += counts[porder[hi]]
-            hi += 1
+        size = _CHUNK if tau < math.inf else min(_CHUNK, max(_MIN_CHUNK, 4 * (cap + 1 - held)))
+        hi = max(i + 1, int(np.searchsorted(cum, cum[i] + size, side="right")) - 1)
         idx = porder[i:hi]
         idx = idx[pb[idx] <= theta + margin]
         i = hi
         c = counts[idx]
         rep = np.repeat(idx, c)
         J = np.repeat(first[idx], c) + (np.arange(rep.size) - np.repeat(np.cumsum(c) - c, c))
-        t = tp[rep]
-        b1 = (P[rep, t] + GoT[J, t]) + low[J + 1, t]
-        ok = b1 <= theta
-        rep, J = rep[ok], J[ok]
+        for r in range(top.shape[1]):   # a few cuts first, each the plain bound's term
+            t = top[rep, r]
+            ok = (P[rep, t] + GoT[J, t]) + low[J + 1, t] <= theta
+            rep, J = rep[ok], J[ok]
         B = P[rep] + GoT[J]
         B += low[J + 1]
         b = B.max(axis=1)
@@ -282,10 +285,9 @@ def _children(P: np.ndarray, last: np.ndarray, GoT: np.ndarray, lowT: np.ndarray
             cap = min(cap, _BEAM_WIDTH)
             r_, j_, b_ = (np.concatenate(keep_rep), np.concatenate(keep_J),
                           np.concatenate(keep_b))
-            o = np.lexsort((j_, r_, b_))
-            tau = min(tau, float(b_[o[cap]]))
+            o, least_aside = _least(b_, r_, j_, cap)
+            tau = min(tau, least_aside)
             dropped = min(dropped, tau)
-            o = o[:cap]
             keep_rep, keep_J, keep_b, held = [r_[o]], [j_[o]], [b_[o]], cap
     if not keep_rep:
         e = np.zeros(0, dtype=np.intp)
@@ -293,6 +295,30 @@ def _children(P: np.ndarray, last: np.ndarray, GoT: np.ndarray, lowT: np.ndarray
     rep, J, b = np.concatenate(keep_rep), np.concatenate(keep_J), np.concatenate(keep_b)
     o = np.lexsort((J, rep))
     return rep[o], J[o], b[o], cap, dropped
+
+
+def _largest(PB: np.ndarray, k: int) -> np.ndarray:
+    """The columns of the ``min(k, T)`` largest entries of each row of ``PB`` (any order
+    among ties)."""
+    PB = PB.copy()
+    rows = np.arange(PB.shape[0])
+    top = np.empty((PB.shape[0], min(k, PB.shape[1])), dtype=np.intp)
+    for r in range(top.shape[1]):
+        top[:, r] = PB.argmax(axis=1)
+        PB[rows, top[:, r]] = -np.inf
+    return top
+
+
+def _least(b: np.ndarray, rep: np.ndarray, J: np.ndarray, cap: int) -> tuple[np.ndarray, float]:
+    """``(kept, least_aside)``: the positions of the ``cap`` least ``(b, rep, J)``
+    (lexicographic; ``cap < b.size``), unordered, and the least ``b`` of the others."""
+    idx = np.argpartition(b, cap)
+    least_aside = float(b[idx[cap]])
+    edge = b[idx[:cap]].max()                # the cap-th least bound
+    below = np.flatnonzero(b < edge)
+    ties = np.flatnonzero(b == edge)         # the first of them in (rep, J) go on
+    ties = ties[np.lexsort((J[ties], rep[ties]))[:cap - below.size]]
+    return np.concatenate([below, ties]), least_aside
 
 
 def _solve(region: Region, a: np.ndarray, G: np.ndarray, limit: float,
