@@ -186,14 +186,10 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
     if q > 0:
         GoT = np.ascontiguousarray(Go.T)                       # (n, T)
         lowT = np.ascontiguousarray(low.transpose(0, 2, 1))    # (q + 1, n + 1, T)
-        finite = low[np.isfinite(low)]
-        size = (float(np.abs(P).max()) + float(np.abs(Go).max())
-                + (float(np.abs(finite).max()) if finite.size else 0.0))
-        margin = 8 * np.finfo(float).eps * size   # rounding of a parent's bound vs its children
     for level in range(q):
         rem = q - level - 1
         rep, J, b, cap, dropped = _children(P, node_last, GoT, lowT, rem, n, limit, cap,
-                                            dropped, margin)
+                                            dropped)
         node_k, node_last = node_k[rep], J
         path = np.column_stack([path[rep], J])
         P, nb = P[rep] + GoT[J], b
@@ -214,7 +210,7 @@ _FIRST_CUTS = 3
 
 
 def _children(P: np.ndarray, last: np.ndarray, GoT: np.ndarray, lowT: np.ndarray, rem: int,
-              n: int, limit: float, cap: int, dropped: float, margin: float
+              n: int, limit: float, cap: int, dropped: float
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, float]:
     """One level of :func:`_alive`: ``(rep, J, b, cap, dropped)``, the children kept (parent
     row ``rep``, added column ``J``, bound ``b``, in the order of ``(rep, J)``), the beam's
@@ -233,12 +229,16 @@ def _children(P: np.ndarray, last: np.ndarray, GoT: np.ndarray, lowT: np.ndarray
     * The parents go in increasing order of their own bound
       ``max_t P[p, t] + low[rem + 1][t, last[p] + 1]`` (so ``τ`` falls early), and a
       parent whose bound passes ``θ + margin`` is skipped with all its children: every
-      child's computed bound is at least its parent's up to the rounding of three sums
-      (``margin``, eight units of roundoff of their largest sizes).  The parents are
-      sorted, so the rest are skipped too.
-    * A child is first bounded by one cut, its parent's largest (the same sum as the
-      plain bound's term for that cut, so at most its bound), and only those at most
-      ``θ`` are bounded by every cut.
+      child's computed bound is at least its parent's up to the rounding of three sums.
+      (For a cut ``t``, ``low[rem + 1][t, i] = min_{j >= i} fl(Go[t, j] + low[rem][t, j + 1])``,
+      so ``fl(P + low[rem + 1]) <= fl(P + fl(Go[t, j] + low[rem][t, j + 1]))`` for every
+      child ``j``, and that sum and the child's ``fl(fl(P + Go) + low)`` are two roundings
+      of one exact sum, each within ``2.01 u A`` of it, ``u`` the unit roundoff and ``A``
+      the sum of the largest ``|P|``, ``|Go|`` and finite ``|low[rem]|``: ``margin`` is
+      ``16 u A``.)  The parents are sorted, so the rest are skipped too.
+    * A child is first bounded by :data:`_FIRST_CUTS` cuts, its parent's largest (each the
+      same sum as the plain bound's term for that cut, so at most its bound), and only
+      those at most ``θ`` are bounded by every cut.
     """
     m = last.size
     first = last + 1
@@ -249,6 +249,10 @@ def _children(P: np.ndarray, last: np.ndarray, GoT: np.ndarray, lowT: np.ndarray
     porder = np.argsort(pb, kind="stable")
     cum = np.concatenate([[0], np.cumsum(counts[porder])])   # children before each parent
     low = lowT[rem]
+    finite = np.isfinite(low)
+    size = (float(np.abs(P).max(initial=0.0)) + float(np.abs(GoT).max(initial=0.0))
+            + float(np.abs(low, where=finite, out=np.zeros_like(low)).max(initial=0.0)))
+    margin = 16 * (np.finfo(float).eps / 2) * size
     keep_rep: list[np.ndarray] = []
     keep_J: list[np.ndarray] = []
     keep_b: list[np.ndarray] = []
