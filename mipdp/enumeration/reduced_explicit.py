@@ -170,6 +170,7 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
     if q > 0 and T * n * (q + 1) > max_entries:
         return None
     cap = max(1, max_entries // max(T, 1))   # partial members held before a beam
+    chunk = min(_CHUNK, max(1, cap // 4))    # children bounded by every cut at a time
     Go = G[:, cols]
     order = np.argsort(-Go.mean(axis=0), kind="stable")
     cols, Go = cols[order], Go[:, order]
@@ -189,7 +190,7 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
     for level in range(q):
         rem = q - level - 1
         rep, J, b, cap, dropped = _children(P, node_last, GoT, lowT, rem, n, limit, cap,
-                                            dropped)
+                                            dropped, chunk)
         node_k, node_last = node_k[rep], J
         path = np.column_stack([path[rep], J])
         P, nb = P[rep] + GoT[J], b
@@ -201,8 +202,10 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
     return np.sort(rows, axis=1).astype(np.intp), (nb if node_k.size else np.zeros(0)), dropped
 
 
-#: children bounded at a time by :func:`_children` (at most; before a beam's threshold
-#: is known, about as many as the beam still takes, and at least ``_MIN_CHUNK``)
+#: children bounded at a time by :func:`_children` (at most, and at most a quarter of the
+#: partial members held before a beam, as the plain listing's chunks; before a beam's
+#: threshold is known, about four times as many as the beam still takes, at least
+#: ``_MIN_CHUNK``)
 _CHUNK = 1 << 15
 _MIN_CHUNK = 1 << 10
 #: cuts a child is bounded by before all of them: its parent's largest
@@ -210,7 +213,7 @@ _FIRST_CUTS = 3
 
 
 def _children(P: np.ndarray, last: np.ndarray, GoT: np.ndarray, lowT: np.ndarray, rem: int,
-              n: int, limit: float, cap: int, dropped: float
+              n: int, limit: float, cap: int, dropped: float, chunk: int
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, float]:
     """One level of :func:`_alive`: ``(rep, J, b, cap, dropped)``, the children kept (parent
     row ``rep``, added column ``J``, bound ``b``, in the order of ``(rep, J)``), the beam's
@@ -263,7 +266,7 @@ def _children(P: np.ndarray, last: np.ndarray, GoT: np.ndarray, lowT: np.ndarray
         theta = min(limit, tau)
         if not pb[porder[i]] <= theta + margin:
             break
-        size = _CHUNK if tau < math.inf else min(_CHUNK, max(_MIN_CHUNK, 4 * (cap + 1 - held)))
+        size = chunk if tau < math.inf else min(chunk, max(_MIN_CHUNK, 4 * (cap + 1 - held)))
         hi = max(i + 1, int(np.searchsorted(cum, cum[i] + size, side="right")) - 1)
         idx = porder[i:hi]
         idx = idx[pb[idx] <= theta + margin]
