@@ -253,9 +253,9 @@ def _children(P: np.ndarray, last: np.ndarray, GoT: np.ndarray, lowT: np.ndarray
     cum = np.concatenate([[0], np.cumsum(counts[porder])])   # children before each parent
     low = lowT[rem]
     finite = np.isfinite(low)
-    size = (float(np.abs(P).max(initial=0.0)) + float(np.abs(GoT).max(initial=0.0))
-            + float(np.abs(low, where=finite, out=np.zeros_like(low)).max(initial=0.0)))
-    margin = 16 * (np.finfo(float).eps / 2) * size
+    A = (float(np.abs(P).max(initial=0.0)) + float(np.abs(GoT).max(initial=0.0))
+         + float(np.abs(low, where=finite, out=np.zeros_like(low)).max(initial=0.0)))
+    margin = 16 * (np.finfo(float).eps / 2) * A
     keep_rep: list[np.ndarray] = []
     keep_J: list[np.ndarray] = []
     keep_b: list[np.ndarray] = []
@@ -266,8 +266,8 @@ def _children(P: np.ndarray, last: np.ndarray, GoT: np.ndarray, lowT: np.ndarray
         theta = min(limit, tau)
         if not pb[porder[i]] <= theta + margin:
             break
-        size = chunk if tau < math.inf else min(chunk, max(_MIN_CHUNK, 4 * (cap + 1 - held)))
-        hi = max(i + 1, int(np.searchsorted(cum, cum[i] + size, side="right")) - 1)
+        want = chunk if tau < math.inf else min(chunk, max(_MIN_CHUNK, 4 * (cap + 1 - held)))
+        hi = max(i + 1, int(np.searchsorted(cum, cum[i] + want, side="right")) - 1)
         idx = porder[i:hi]
         idx = idx[pb[idx] <= theta + margin]
         i = hi
