@@ -146,11 +146,16 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
     the ``n_add - ℓ`` smallest coefficients after ``i`` (:func:`_suffix_lows`) — the least
     any completion adds — and dropped when the largest of those bounds passes ``limit``:
     no completion can be below it.  When more than ``max_entries / T`` partial members
-    pass at one level, only that many with the least bounds go on (a beam), and the least
-    bound set aside is ``dropped``.  The columns are ordered by decreasing mean
-    coefficient, so the suffixes hold the low ones and the bounds are tight early.
-    ``max_held`` (tests): hold at most that many partial members instead of
-    ``max_entries / T`` (a beam from the first level on small instances).
+    pass at one level, only the :data:`_BEAM_WIDTH` with the least bounds go on (a beam:
+    from then on at every level), and the least bound set aside is ``dropped``.  The
+    columns are ordered by decreasing mean coefficient, so the suffixes hold the low ones
+    and the bounds are tight early.  ``max_held`` (tests): a beam once more than that many
+    partial members pass, instead of ``max_entries / T`` (a beam on small instances).
+
+    The listing is the plain one — every child of every partial member bounded by all
+    ``T`` cuts, the beam keeping the least bounds (ties: the first child in the order of
+    the parents and columns) — computed with less work, all of it exact (same sums, same
+    rounding, same members, bounds and ``dropped``): see :func:`_children`.
     """
     from .explicit import combinations as _combos
     T = a.size
@@ -165,7 +170,8 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
         return empty
     if q > 0 and T * n * (q + 1) > max_entries:
         return None
-    cap = max(1, max_entries // max(T, 1) if max_held is None else int(max_held))   # held at once
+    cap = max(1, max_entries // max(T, 1) if max_held is None else int(max_held))
+    chunk = min(_CHUNK, max(1, cap // 4))    # children bounded by every cut at a time
     Go = G[:, cols]
     order = np.argsort(-Go.mean(axis=0), kind="stable")
     cols, Go = cols[order], Go[:, order]
@@ -173,43 +179,22 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
     node_k = np.arange(keep.shape[0])
     node_last = np.full(node_k.size, -1)
     path = np.zeros((node_k.size, 0), dtype=np.intp)
-    P = U
-    nb = P.max(axis=0)
-    ok = nb <= limit if q == 0 else np.ones(node_k.size, dtype=bool)
-    node_k, node_last, path, P, nb = node_k[ok], node_last[ok], path[ok], P[:, ok], nb[ok]
+    P = np.ascontiguousarray(U.T)   # (members, T): one partial member's sums in a row
+    nb = P.max(axis=1)
+    if q == 0:
+        ok = nb <= limit
+        node_k, path, nb = node_k[ok], path[ok], nb[ok]
     dropped = math.inf
+    if q > 0:
+        GoT = np.ascontiguousarray(Go.T)                       # (n, T)
+        lowT = np.ascontiguousarray(low.transpose(0, 2, 1))    # (q + 1, n + 1, T)
     for level in range(q):
         rem = q - level - 1
-        counts = np.maximum(0, (n - rem) - (node_last + 1))
-        pool: list[tuple] = []
-        held = 0
-        lo = 0
-        while lo < node_k.size:   # parents in chunks: about cap / 4 children at a time
-            hi, tot = lo, 0
-            while hi < node_k.size and (hi == lo or tot + counts[hi] <= max(1, cap // 4)):
-                tot += counts[hi]
-                hi += 1
-            c = counts[lo:hi]
-            rep = np.repeat(np.arange(lo, hi), c)
-            first = np.repeat(node_last[lo:hi] + 1, c)
-            J = first + (np.arange(rep.size) - np.repeat(np.cumsum(c) - c, c))
-            P2 = P[:, rep] + Go[:, J]
-            b = (P2 + low[rem][:, J + 1]).max(axis=0)
-            sel = b <= limit
-            pool.append((node_k[rep[sel]], J[sel], np.column_stack([path[rep[sel]], J[sel]]),
-                         P2[:, sel], b[sel]))
-            held += int(sel.sum())
-            if held > cap:    # a beam from here: the least bounds go on, the others aside
-                cap = min(cap, _BEAM_WIDTH)
-                *kept, dropped = _best_of(pool, cap, dropped)
-                pool, held = [tuple(kept)], cap
-            lo = hi
-        if not pool:
-            return empty[0], empty[1], dropped
-        node_k = np.concatenate([t[0] for t in pool])
-        node_last = np.concatenate([t[1] for t in pool])
-        path = np.vstack([t[2] for t in pool])
-        P, nb = np.hstack([t[3] for t in pool]), np.concatenate([t[4] for t in pool])
+        rep, J, b, cap, dropped = _children(P, node_last, GoT, lowT, rem, n, limit, cap,
+                                            dropped, chunk)
+        node_k, node_last = node_k[rep], J
+        path = np.column_stack([path[rep], J])
+        P, nb = P[rep] + GoT[J], b
         if node_k.size == 0:
             break
     rows = np.concatenate([keep[node_k], cols[path],
@@ -218,17 +203,130 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
     return np.sort(rows, axis=1).astype(np.intp), (nb if node_k.size else np.zeros(0)), dropped
 
 
-def _best_of(pool: list[tuple], cap: int, dropped: float) -> tuple:
-    """The ``cap`` partial members of least bound in ``pool`` (chunks of ``(k, last, path,
-    P, bound)``), and the least bound of the others (or ``dropped`` if lower)."""
-    k, last = np.concatenate([t[0] for t in pool]), np.concatenate([t[1] for t in pool])
-    path = np.vstack([t[2] for t in pool])
-    P, b = np.hstack([t[3] for t in pool]), np.concatenate([t[4] for t in pool])
-    idx = np.argpartition(b, cap - 1)
-    kept, rest = np.sort(idx[:cap]), idx[cap:]
-    if rest.size:
-        dropped = min(dropped, float(b[rest].min()))
-    return k[kept], last[kept], path[kept], P[:, kept], b[kept], dropped
+#: children bounded at a time by :func:`_children` (at most, and at most a quarter of the
+#: partial members held before a beam, as the plain listing's chunks; before a beam's
+#: threshold is known, about four times as many as the beam still takes, at least
+#: ``_MIN_CHUNK``)
+_CHUNK = 1 << 15
+_MIN_CHUNK = 1 << 10
+#: cuts a child is bounded by before all of them: its parent's largest
+_FIRST_CUTS = 3
+
+
+def _children(P: np.ndarray, last: np.ndarray, GoT: np.ndarray, lowT: np.ndarray, rem: int,
+              n: int, limit: float, cap: int, dropped: float, chunk: int
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, float]:
+    """One level of :func:`_alive`: ``(rep, J, b, cap, dropped)``, the children kept (parent
+    row ``rep``, added column ``J``, bound ``b``, in the order of ``(rep, J)``), the beam's
+    width and the least bound set aside so far.
+
+    The plain level bounds every child ``(p, j)``, ``j > last[p]``, by all ``T`` cuts,
+    ``b = max_t (P[p, t] + Go[t, j]) + low[t, j + 1]``, keeps those at most ``limit``, and,
+    once more than ``cap`` are kept, only the ``min(cap, _BEAM_WIDTH)`` of least
+    ``(b, p, j)``, the least other bound going to ``dropped``.  This computes the same
+    children with the same sums, and skips only children that provably change nothing.
+    Let ``θ`` be ``limit``, or, once the beam has set children aside at this level, the
+    least bound it set aside (``τ``): a child of bound above ``θ`` is either above the
+    limit or behind ``cap`` kept children and a set-aside one, so it is neither kept nor
+    the least set aside.
+
+    * The parents go in increasing order of their own bound
+      ``max_t P[p, t] + low[rem + 1][t, last[p] + 1]`` (so ``τ`` falls early), and a
+      parent whose bound passes ``θ + margin`` is skipped with all its children: every
+      child's computed bound is at least its parent's up to the rounding of three sums.
+      (For a cut ``t``, ``low[rem + 1][t, i] = min_{j >= i} fl(Go[t, j] + low[rem][t, j + 1])``,
+      so ``fl(P + low[rem + 1]) <= fl(P + fl(Go[t, j] + low[rem][t, j + 1]))`` for every
+      child ``j``, and that sum and the child's ``fl(fl(P + Go) + low)`` are two roundings
+      of one exact sum, each within ``2.01 u A`` of it, ``u`` the unit roundoff and ``A``
+      the sum of the largest ``|P|``, ``|Go|`` and finite ``|low[rem]|``: ``margin`` is
+      ``16 u A``.)  The parents are sorted, so the rest are skipped too.
+    * A child is first bounded by :data:`_FIRST_CUTS` cuts, its parent's largest (each the
+      same sum as the plain bound's term for that cut, so at most its bound), and only
+      those at most ``θ`` are bounded by every cut.
+    """
+    m = last.size
+    first = last + 1
+    counts = np.maximum(0, (n - rem) - first)
+    PB = P + lowT[rem + 1][first]
+    pb = PB.max(axis=1)
+    top = _largest(PB, _FIRST_CUTS)
+    porder = np.argsort(pb, kind="stable")
+    cum = np.concatenate([[0], np.cumsum(counts[porder])])   # children before each parent
+    low = lowT[rem]
+    finite = np.isfinite(low)
+    A = (float(np.abs(P).max(initial=0.0)) + float(np.abs(GoT).max(initial=0.0))
+         + float(np.abs(low, where=finite, out=np.zeros_like(low)).max(initial=0.0)))
+    margin = 16 * (np.finfo(float).eps / 2) * A
+    keep_rep: list[np.ndarray] = []
+    keep_J: list[np.ndarray] = []
+    keep_b: list[np.ndarray] = []
+    held = 0
+    tau = math.inf
+    i = 0
+    while i < m:
+        theta = min(limit, tau)
+        if not pb[porder[i]] <= theta + margin:
+            break
+        want = chunk if tau < math.inf else min(chunk, max(_MIN_CHUNK, 4 * (cap + 1 - held)))
+        hi = max(i + 1, int(np.searchsorted(cum, cum[i] + want, side="right")) - 1)
+        idx = porder[i:hi]
+        idx = idx[pb[idx] <= theta + margin]
+        i = hi
+        c = counts[idx]
+        rep = np.repeat(idx, c)
+        J = np.repeat(first[idx], c) + (np.arange(rep.size) - np.repeat(np.cumsum(c) - c, c))
+        for r in range(top.shape[1]):   # a few cuts first, each the plain bound's term
+            t = top[rep, r]
+            ok = (P[rep, t] + GoT[J, t]) + low[J + 1, t] <= theta
+            rep, J = rep[ok], J[ok]
+        B = P[rep] + GoT[J]
+        B += low[J + 1]
+        b = B.max(axis=1)
+        ok = b <= theta
+        if not ok.any():
+            continue
+        keep_rep.append(rep[ok])
+        keep_J.append(J[ok])
+        keep_b.append(b[ok])
+        held += int(ok.sum())
+        if held > cap:    # a beam from here: the least bounds go on, the others aside
+            cap = min(cap, _BEAM_WIDTH)
+            r_, j_, b_ = (np.concatenate(keep_rep), np.concatenate(keep_J),
+                          np.concatenate(keep_b))
+            o, least_aside = _least(b_, r_, j_, cap)
+            tau = min(tau, least_aside)
+            dropped = min(dropped, tau)
+            keep_rep, keep_J, keep_b, held = [r_[o]], [j_[o]], [b_[o]], cap
+    if not keep_rep:
+        e = np.zeros(0, dtype=np.intp)
+        return e, e, np.zeros(0), cap, dropped
+    rep, J, b = np.concatenate(keep_rep), np.concatenate(keep_J), np.concatenate(keep_b)
+    o = np.lexsort((J, rep))
+    return rep[o], J[o], b[o], cap, dropped
+
+
+def _largest(PB: np.ndarray, k: int) -> np.ndarray:
+    """The columns of the ``min(k, T)`` largest entries of each row of ``PB`` (any order
+    among ties)."""
+    PB = PB.copy()
+    rows = np.arange(PB.shape[0])
+    top = np.empty((PB.shape[0], min(k, PB.shape[1])), dtype=np.intp)
+    for r in range(top.shape[1]):
+        top[:, r] = PB.argmax(axis=1)
+        PB[rows, top[:, r]] = -np.inf
+    return top
+
+
+def _least(b: np.ndarray, rep: np.ndarray, J: np.ndarray, cap: int) -> tuple[np.ndarray, float]:
+    """``(kept, least_aside)``: the positions of the ``cap`` least ``(b, rep, J)``
+    (lexicographic; ``cap < b.size``), unordered, and the least ``b`` of the others."""
+    idx = np.argpartition(b, cap)
+    least_aside = float(b[idx[cap]])
+    edge = b[idx[:cap]].max()                # the cap-th least bound
+    below = np.flatnonzero(b < edge)
+    ties = np.flatnonzero(b == edge)         # the first of them in (rep, J) go on
+    ties = ties[np.lexsort((J[ties], rep[ties]))[:cap - below.size]]
+    return np.concatenate([below, ties]), least_aside
 
 
 def _solve(region: Region, a: np.ndarray, G: np.ndarray, limit: float,

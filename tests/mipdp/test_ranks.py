@@ -86,6 +86,11 @@ def test_rank_design_equals_rankdata_across_blocks(monkeypatch):
     X[:3, 6] = X[3:6, 6]
     monkeypatch.setattr(ranks_module, "_BLOCK_BYTES", 8 * n * 3)
     np.testing.assert_array_equal(rank_design(X), (rankdata(X, axis=0) - (n + 1) / 2) / n)
+    # write groups of 5 columns (across the blocks of 3) and tiles of 10 rows
+    monkeypatch.setattr(ranks_module, "_WRITE_COLUMNS", 5)
+    monkeypatch.setattr(ranks_module, "_WRITE_ROWS", 10)
+    np.testing.assert_array_equal(rank_design(X), (rankdata(X, axis=0) - (n + 1) / 2) / n)
+    np.testing.assert_array_equal(rank_design(X[:1]), np.zeros((1, 8)))
     # the exact argsort path, along the rows of the transposed design
     np.testing.assert_array_equal(
         ranks_module._average_ranks_rows(np.ascontiguousarray(X.T)).T, rankdata(X, axis=0))

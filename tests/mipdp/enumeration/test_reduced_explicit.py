@@ -163,3 +163,116 @@ def test_bounds_hold_where_weak_dominance_failed(instance, seed):
             if solves is None and beam is None:
                 assert res.lower >= true - 1e-6 * max(1.0, abs(true))   # exact
     assert n_certified > 0
+
+
+def _plain_alive(region, a, G, limit, *, max_entries=1 << 21):
+    """The listing of :func:`RE._alive` computed the plain way (main's code before the
+    pre-filters): every child of every partial member bounded by all cuts, in chunks,
+    and a beam of the least bounds once a level holds more than ``max_entries / T``."""
+    from mipdp.enumeration.explicit import combinations
+    T, s = a.size, region.s
+    keep = region.free_center[combinations(region.free_center.size, region.n_keep)]
+    U = (a + G[:, region.fixed_in].sum(axis=1))[:, None] + G[:, keep].sum(axis=2)
+    q, cols = region.n_add, region.free_outside
+    n = cols.size
+    if q < 0 or q > n or keep.shape[0] == 0:
+        return np.zeros((0, s), dtype=np.intp), np.zeros(0), np.inf
+    if q > 0 and T * n * (q + 1) > max_entries:
+        return None
+    cap = max(1, max_entries // max(T, 1))
+    chunk = max(1, cap // 4)
+    Go = G[:, cols]
+    order = np.argsort(-Go.mean(axis=0), kind="stable")
+    cols, Go = cols[order], Go[:, order]
+    low = RE._suffix_lows(Go, q)
+    node_k, node_last = np.arange(keep.shape[0]), np.full(keep.shape[0], -1)
+    path = np.zeros((node_k.size, 0), dtype=np.intp)
+    P, nb = U, U.max(axis=0)
+    ok = nb <= limit if q == 0 else np.ones(node_k.size, dtype=bool)
+    node_k, node_last, path, P, nb = node_k[ok], node_last[ok], path[ok], P[:, ok], nb[ok]
+    dropped = np.inf
+    for level in range(q):
+        rem = q - level - 1
+        counts = np.maximum(0, (n - rem) - (node_last + 1))
+        pool, held, lo = [], 0, 0
+        while lo < node_k.size:
+            hi, tot = lo, 0
+            while hi < node_k.size and (hi == lo or tot + counts[hi] <= chunk):
+                tot += counts[hi]
+                hi += 1
+            c = counts[lo:hi]
+            rep = np.repeat(np.arange(lo, hi), c)
+            J = np.repeat(node_last[lo:hi] + 1, c) + (np.arange(rep.size)
+                                                      - np.repeat(np.cumsum(c) - c, c))
+            P2 = P[:, rep] + Go[:, J]
+            b = (P2 + low[rem][:, J + 1]).max(axis=0)
+            sel = b <= limit
+            pool.append((node_k[rep[sel]], J[sel], np.column_stack([path[rep[sel]], J[sel]]),
+                         P2[:, sel], b[sel]))
+            held += int(sel.sum())
+            if held > cap:
+                cap = min(cap, RE._BEAM_WIDTH)
+                k_ = np.concatenate([t[0] for t in pool])
+                l_ = np.concatenate([t[1] for t in pool])
+                p_ = np.vstack([t[2] for t in pool])
+                P_, b_ = np.hstack([t[3] for t in pool]), np.concatenate([t[4] for t in pool])
+                idx = np.argpartition(b_, cap - 1)
+                kept, rest = np.sort(idx[:cap]), idx[cap:]
+                if rest.size:
+                    dropped = min(dropped, float(b_[rest].min()))
+                pool, held = [(k_[kept], l_[kept], p_[kept], P_[:, kept], b_[kept])], cap
+            lo = hi
+        node_k = np.concatenate([t[0] for t in pool])
+        node_last = np.concatenate([t[1] for t in pool])
+        path = np.vstack([t[2] for t in pool])
+        P, nb = np.hstack([t[3] for t in pool]), np.concatenate([t[4] for t in pool])
+        if node_k.size == 0:
+            break
+    rows = np.concatenate([keep[node_k], cols[path],
+                           np.broadcast_to(region.fixed_in, (node_k.size, region.fixed_in.size))],
+                          axis=1)
+    return np.sort(rows, axis=1).astype(np.intp), (nb if node_k.size else np.zeros(0)), dropped
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_alive_equals_the_plain_listing(seed, monkeypatch):
+    """The pre-filtered listing (parents skipped by their own bound, children by one cut
+    before all of them, the beam's threshold) is the plain listing bit for bit: the same
+    members in the same order, the same bounds and the same ``dropped``, with and without
+    a beam (random cuts: no ties)."""
+    rng = np.random.default_rng(100 + seed)
+    p, s, T = int(rng.integers(18, 34)), int(rng.integers(3, 6)), int(rng.integers(2, 12))
+    center = np.sort(rng.choice(p, s, replace=False))
+    outside = np.setdiff1d(np.arange(p), center)
+    a = rng.normal(size=T)
+    G = rng.normal(size=(T, p)) + rng.normal(size=p) * (seed % 3)   # correlated cuts too
+    if seed % 2:   # large sums of small differences: the rounding of the sums matters
+        a, G = a * 1e6 + 3e7, G * 1e6 + 1e7
+    fixed_out = rng.choice(outside, int(rng.integers(0, 4)), replace=False)
+    monkeypatch.setattr(RE, "_BEAM_WIDTH", int(rng.choice([3, 40, 2048])))
+    monkeypatch.setattr(RE, "_CHUNK", int(rng.choice([1, 7, 1 << 15])))
+    n_checked = 0
+    for k in range(1, s + 1):
+        R = Region(center, k, p, fixed_out=fixed_out)
+        sup = R.n_add <= R.free_outside.size
+        if not sup:
+            continue
+        for max_entries in (1 << 21, 40 * T * R.free_outside.size, 2 * T * p * (k + 1)):
+            for f in (0.0, 0.3, 0.7, 1.0):
+                ref = _plain_alive(R, a, G, -np.inf, max_entries=max_entries)
+                if ref is None:
+                    continue
+                hi = (a.max() + np.sort(G, axis=1)[:, -s:].sum(axis=1)).max()
+                lo = (a.min() + np.sort(G, axis=1)[:, :s].sum(axis=1)).min()
+                limits = [float(lo + f * (hi - lo))]
+                ref = _plain_alive(R, a, G, limits[0], max_entries=max_entries)
+                if ref[1].size:   # a limit exactly at a member's computed bound
+                    limits.append(float(np.sort(ref[1])[ref[1].size // 2]))
+                for limit in limits:
+                    ref = _plain_alive(R, a, G, limit, max_entries=max_entries)
+                    got = RE._alive(R, a, G, limit, max_entries=max_entries)
+                    np.testing.assert_array_equal(got[0], ref[0])
+                    np.testing.assert_array_equal(got[1], ref[1])
+                    assert got[2] == ref[2]
+                    n_checked += ref[0].shape[0] > 0
+    assert n_checked > 0
