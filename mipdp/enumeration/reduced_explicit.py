@@ -128,7 +128,7 @@ def _suffix_lows(Go: np.ndarray, q: int) -> np.ndarray:
 
 
 def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
-           max_entries: int = 1 << 21
+           max_entries: int = 1 << 21, max_held: int | None = None
            ) -> tuple[np.ndarray, np.ndarray, float] | None:
     """``(rows, lb, dropped)``: members of ``region`` whose bound by every cut (computed)
     is at most ``limit``, as sorted supports, with those bounds, and ``dropped``, the least
@@ -149,7 +149,8 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
     pass at one level, only the :data:`_BEAM_WIDTH` with the least bounds go on (a beam:
     from then on at every level), and the least bound set aside is ``dropped``.  The
     columns are ordered by decreasing mean coefficient, so the suffixes hold the low ones
-    and the bounds are tight early.
+    and the bounds are tight early.  ``max_held`` (tests): a beam once more than that many
+    partial members pass, instead of ``max_entries / T`` (a beam on small instances).
 
     The listing is the plain one — every child of every partial member bounded by all
     ``T`` cuts, the beam keeping the least bounds (ties: the first child in the order of
@@ -169,7 +170,7 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
         return empty
     if q > 0 and T * n * (q + 1) > max_entries:
         return None
-    cap = max(1, max_entries // max(T, 1))   # partial members held before a beam
+    cap = max(1, max_entries // max(T, 1) if max_held is None else int(max_held))
     chunk = min(_CHUNK, max(1, cap // 4))    # children bounded by every cut at a time
     Go = G[:, cols]
     order = np.argsort(-Go.mean(axis=0), kind="stable")

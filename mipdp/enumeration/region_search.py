@@ -463,7 +463,12 @@ class RegionSearch:
                     best, S = rb.best, rb.best_support
                 scores[k] = best if best < level else level
                 cands.append((best, S))
-            if min(c[0] for c in cands) >= L0:
+            # The centre is kept unless a member is better by more than the optimum phase's
+            # tolerance (as certify_center): tied supports (duplicated columns) have values
+            # a few ulps apart by the one-swap update and by a full evaluation, and an
+            # exact comparison re-centred between them until the loop gave up.
+            tol = max(self.tol * abs(L0), 1e-12 * self.scale)
+            if min(c[0] for c in cands) >= L0 - tol:
                 self.stats.certified = True
                 return MistakeScores(center=center.copy(), scores=scores, levels=L0 + th,
                                      second_best=float(np.min(scores[1:])))

@@ -136,3 +136,35 @@ def test_shared_state_equals_a_cache_built_on_the_same_first_cuts(seed):
         ref = DominanceCache()
         ref.mask(G[:4], groups, 5, live)
         np.testing.assert_array_equal(mask, ref.mask(G[:T], groups, 5, live))
+
+
+def test_shared_copies_fix_only_columns_dominated_on_their_own_cuts():
+    """Forks share the state built on the first cuts and then add *different* cuts (ties,
+    duplicated and negated columns): every column a copy fixes has at least ``need`` live
+    dominators by the definition, on that copy's own cuts (brute force)."""
+    from mipdp.enumeration.dominance import SharedDominance
+    rng = np.random.default_rng(7)
+    n_checked = 0
+    for it in range(150):
+        p, T, need = int(rng.integers(3, 30)), int(rng.integers(2, 7)), int(rng.integers(1, 5))
+        G = (rng.choice([-1.0, 0.0, 0.5, 1.0, -0.0], size=(T, p)) if it % 2
+             else rng.normal(size=(T, p)))
+        for _ in range(int(rng.integers(0, 5))):   # duplicated / negated columns
+            a, b = rng.choice(p, 2, replace=False)
+            G[:, b] = G[:, a] if rng.random() < 0.7 else -G[:, a]
+        perm, cut = rng.permutation(p), int(rng.integers(0, p + 1))
+        groups = [np.sort(perm[:cut]), np.sort(perm[cut:])]
+        live = rng.random(p) < 0.8
+        T0 = int(rng.integers(1, T + 1))
+        shared = SharedDominance()
+        for own in (G[T0:], rng.normal(size=(2, p)), G[T0:][:, ::-1]):   # three forks
+            GG = np.vstack([G[:T0], own])
+            mask = shared.cache(G[:T0], groups, need).mask(GG, groups, need, live)
+            for g in groups:
+                for jp in g[mask[g]]:
+                    n_dom = sum(1 for j in g if j != jp and live[j]
+                                and np.all(GG[:, j] <= GG[:, jp])
+                                and (np.any(GG[:, j] < GG[:, jp]) or j < jp))
+                    assert n_dom >= need, (it, jp)
+                    n_checked += 1
+    assert n_checked > 100

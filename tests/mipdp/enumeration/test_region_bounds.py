@@ -40,3 +40,34 @@ def test_successive_region_bounds_are_valid(instance, backend, loss, seed):
         assert rb.lower <= true + 1e-9 * max(1.0, abs(true)), (R.describe(), rb.lower, true)
         if inside.any():
             assert rb.best >= true - 1e-9 and np.isfinite(rb.lower)
+
+
+@pytest.mark.parametrize("reduced", [False, True])
+def test_mistake_scores_settle_between_tied_supports(reduced):
+    """Regression (found by the reduced-master sweep): with three identical columns the
+    optimum is tied with a one-swap whose value by the one-swap update is a few ulps
+    below the centre's full evaluation; ``mistake_scores`` compared them exactly and
+    re-centred between the two tied supports until it raised ``CertificationError``."""
+    rng = np.random.default_rng(1024)
+    p, s = int(rng.integers(6, 13)), int(rng.integers(2, 5))   # p = 9, s = 2
+    n = int(rng.integers(8, 70))
+    X = rng.normal(size=(n, p))
+    beta = np.zeros(p)
+    beta[rng.choice(p, 3, replace=False)] = rng.choice([-1.0, 1.0], 3)
+    y = X @ beta * 0.4 + 0.5 * rng.normal(size=n)
+    cols = rng.permutation(p)
+    X[:, cols[1]] = X[:, cols[0]]
+    X[:, cols[2]] = X[:, cols[0]]
+    X[:, cols[4]] = X[:, cols[3]]
+    X, y = np.clip(X * 0.4, -0.5, 0.5), np.clip(y, -0.5, 0.5)
+    loss = LeastSquares(float(rng.choice([0.5, 5.0, 20.0])), 1.1)
+    obj = loss.bind(X, y)
+    enum = SupportEnumerator(obj, s, scale=loss.sensitivity(n, s, 0.5, 0.5),
+                             reduced_search=reduced, **MIP)
+    ms = enum.mistake_scores()
+    sup = all_supports(p, s)
+    vals = obj.values(sup)
+    k_of = s - np.isin(sup, ms.center).sum(axis=1)
+    for k in range(s + 1):
+        true = vals[k_of == k].min()
+        assert abs(ms.scores[k] - true) <= 1e-9 * max(1.0, abs(true))
