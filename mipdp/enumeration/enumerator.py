@@ -384,7 +384,7 @@ class SupportEnumerator(RegionSearch):
         K = min(self.s, self.p - self.s)
         if len(class_lower) != max(0, K - 1):
             return False
-        tol = max(self.tol * abs(L0), 1e-12 * self.scale)
+        tol = self.optimum_tol(L0)
         assert self._center_swaps is not None
         one_swaps = float(np.min(self._center_swaps)) if self._center_swaps.size else np.inf
         lows = [one_swaps] + [float(v) for v in class_lower]
@@ -509,7 +509,7 @@ class SupportEnumerator(RegionSearch):
         assert self.center is not None and self._center_swaps is not None
         center = self.center
         value = self.found[tuple(center.tolist())]
-        tol = max(self.tol * abs(value), 1e-12 * self.scale)
+        tol = self.optimum_tol(value)
         best: list[Any] = [float(np.min(self._center_swaps)) if self._center_swaps.size else np.inf,
                            None]
         if best[0] < value:  # pragma: no cover - the warm start is a one-swap local optimum

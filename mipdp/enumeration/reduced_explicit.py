@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Any
 
 import numpy as np
 
@@ -97,19 +96,6 @@ class ReducedBound:
         #: (``max_solves`` reached, or its best member already cut), "partial" (members set
         #: aside by the beam, none found)
         self.status = status
-
-
-def _best_inside(enum, region: Region) -> tuple[float, Any]:
-    """Best value and support among the evaluated supports inside ``region``."""
-    if not enum.found:
-        return math.inf, None
-    keys, arr = enum.found_array()
-    best, arg = math.inf, None
-    for i in np.flatnonzero(region.contains(arr)).tolist():
-        v = enum.found[keys[i]]
-        if v < best:
-            best, arg = v, keys[i]
-    return best, (None if arg is None else np.array(arg, dtype=np.intp))
 
 
 def _suffix_lows(Go: np.ndarray, q: int) -> np.ndarray:
@@ -427,7 +413,7 @@ def _reduced_search(enum, region: Region, *, level: float, abs_tol: float, max_s
         return None
     store = enum.cuts
     ph = enum._phase(name)
-    best, best_support = _best_inside(enum, region)   # its holes excluded, as the master's
+    best, best_support = enum.best_found_inside(region)   # its holes excluded, as the master's
 
     def cutoff() -> float:
         return min(level, best - abs_tol)

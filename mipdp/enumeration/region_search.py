@@ -120,14 +120,8 @@ class RegionSearch:
         assert master is not None
         ph = self._phase(f"class_{region.k}")
         t0 = time.perf_counter()
-        best: list[Any] = [np.inf, None]
-        if self.found and region.size:
-            keys, arr = self.found_array()
-            inside = region.contains(arr)
-            for i in np.flatnonzero(inside):  # evaluated members (incl. those under no-goods)
-                v = self.found[keys[i]]
-                if v < best[0]:
-                    best[0], best[1] = v, keys[i]
+        # the evaluated members (incl. those under no-goods)
+        best: list[Any] = list(self.best_found_inside(region))
         if region.size == 0:
             return RegionBound(lower=np.inf, best=np.inf, best_support=None, solves=0)
 
@@ -217,6 +211,24 @@ class RegionSearch:
         return RegionBound(lower=float(min(lower, best[0])), best=float(best[0]),
                            best_support=None if best[1] is None else np.array(best[1]),
                            solves=res.n_solves, proven=res.status == "infeasible")
+
+    def best_found_inside(self, region: Region) -> tuple[float, np.ndarray | None]:
+        """Best value and support among the evaluated supports inside ``region`` (its
+        holes excluded); ``(inf, None)`` when there is none."""
+        if not self.found or region.size == 0:
+            return np.inf, None
+        keys, arr = self.found_array()
+        best, arg = np.inf, None
+        for i in np.flatnonzero(region.contains(arr)).tolist():
+            v = self.found[keys[i]]
+            if v < best:
+                best, arg = v, keys[i]
+        return best, (None if arg is None else np.array(arg, dtype=np.intp))
+
+    def optimum_tol(self, value: float) -> float:
+        """The optimum phase's tolerance at ``value``: supports within it of the centre's
+        value count as ties (``max(tol·|value|, 1e-12·scale)``)."""
+        return max(self.tol * abs(value), 1e-12 * self.scale)
 
     def _reduced_bound(self, region: Region, level: float, abs_tol: float,
                        max_solves: int | None) -> RegionBound | None:
@@ -467,8 +479,7 @@ class RegionSearch:
             # tolerance (as certify_center): tied supports (duplicated columns) have values
             # a few ulps apart by the one-swap update and by a full evaluation, and an
             # exact comparison re-centred between them until the loop gave up.
-            tol = max(self.tol * abs(L0), 1e-12 * self.scale)
-            if min(c[0] for c in cands) >= L0 - tol:
+            if min(c[0] for c in cands) >= L0 - self.optimum_tol(L0):
                 self.stats.certified = True
                 return MistakeScores(center=center.copy(), scores=scores, levels=L0 + th,
                                      second_best=float(np.min(scores[1:])))
