@@ -244,7 +244,7 @@ class _State:
     """Search state of one region during one draw (see the module notes)."""
 
     __slots__ = ("region", "visited", "m", "x", "best", "queue", "queue_L", "pending",
-                 "qbatch", "batches")
+                 "qbatch")
 
     def __init__(self, region: Region, visited: set, m: int, x: float, best=None) -> None:
         self.region, self.visited, self.m, self.x = region, visited, m, x
@@ -255,9 +255,6 @@ class _State:
         self.queue_L = np.empty(0)
         self.pending: set = set()
         self.qbatch = _FIRST_QUEUE
-        # [members of the batch still queued, its evaluation time, its size], oldest first:
-        # a batch's time enters the split decision only once all its members are revealed
-        self.batches: list[list] = []
 
 
 class PermuteAndFlipSampler(EnvelopeSampler):
@@ -342,10 +339,6 @@ class PermuteAndFlipSampler(EnvelopeSampler):
         self.refine_after = int(refine_after)
         self.split_cost = None if split_cost is None else float(split_cost)
         self.reveal_cost = DEFAULT_REVEAL_COST if reveal_cost is None else float(reveal_cost)
-        #: per revealed member, measured (statistics only, never a decision): the search's
-        #: own time, and the evaluation time of batches whose members are all revealed
-        self._t_over = 0.0
-        self._t_value = 0.0
         self._single_q = -self.coef * (self.singleton_values - self.ref)
         self.regions: list[Region] = [R for R in regions if R.size > 0]
         self._check_bounded(self.regions)
@@ -551,7 +544,6 @@ class PermuteAndFlipSampler(EnvelopeSampler):
                 for child in self._split(st, rng):
                     push(child)
                 continue
-            t_pop = time.perf_counter()
             u = self._u(st.region)
             thr = max(best, -heap[0][0] if heap else -math.inf)
             # the next order statistics that would be popped before anything else (a batch)
@@ -568,7 +560,7 @@ class PermuteAndFlipSampler(EnvelopeSampler):
                     nxt = truncated_exp_max(rng, st.m - 1 - k, float(ys[-1]))
             else:
                 xs = np.array([st.x])
-            members, L, t_values = self._next_members(st, len(xs), rng)
+            members, L = self._next_members(st, len(xs), rng)
             sc = -self.coef * (L - self.ref) + xs
             j = int(np.argmax(sc))
             if sc[j] > best:
@@ -578,33 +570,13 @@ class PermuteAndFlipSampler(EnvelopeSampler):
                 st.best = (float(L[k]), members[k].copy())
             st.visited.update(_keys(members))
             st.m -= len(xs)
-            # time per revealed member (what a split would save): the search's own time here;
-            # evaluations count once their whole batch is revealed (_next_members)
-            dt = (time.perf_counter() - t_pop - t_values) / len(xs)
-            self._t_over = dt if self._t_over == 0.0 else 0.9 * self._t_over + 0.1 * dt
             if st.m > 0:
                 assert nxt is not None  # set above whenever members remain
                 st.x = nxt
                 states[sid] = st
                 heapq.heappush(heap, (-(u + st.x), sid))
-        # the draw is decided: the batches still queued (or discarded at a split) are timed
-        # too, for the next draws (whose noises are independent of this one's)
-        for st in states:
-            for rec in st.batches:
-                self._time_batch(rec)
-            st.batches = []
         self.n_draws += 1
         return best_S
-
-    def _time_batch(self, rec: list) -> None:
-        """Fold a batch's evaluation time per member into the estimate."""
-        dt = rec[1] / max(1, rec[2])
-        self._t_value = dt if self._t_value == 0.0 else 0.9 * self._t_value + 0.1 * dt
-
-    @property
-    def _t_eval(self) -> float:
-        """Time per revealed member that a split would save (measured; statistics only)."""
-        return self._t_over + self._t_value
 
     def _want_split(self, st: _State, best: float) -> bool:
         """Split when many more members of the region would still beat the best found and
@@ -659,7 +631,7 @@ class PermuteAndFlipSampler(EnvelopeSampler):
         return out
 
     def _next_members(self, st: _State, k: int, rng: np.random.Generator
-                      ) -> tuple[np.ndarray, np.ndarray, float]:
+                      ) -> tuple[np.ndarray, np.ndarray]:
         """The next ``k`` members of the region's uniform random order of its unrevealed
         members, with their objectives.
 
@@ -674,36 +646,22 @@ class PermuteAndFlipSampler(EnvelopeSampler):
         The queue's order is the order of the next noises, so no control decision may depend
         on a queued member's identity, not even through the time its evaluation took (a
         split decision that did would re-randomise the holder of ``x`` with a bias): the
-        split decision reads modelled costs only (``reveal_cost``), never these times, which
-        are kept for the statistics (a batch's once every member of the batch is revealed,
-        or once the draw is over).  Returns the rows, their objectives and the time spent
-        evaluating here.
+        split decision reads modelled costs only (``reveal_cost``), never a measured time.
+        Returns the rows and their objectives.
         """
         avail = st.queue.shape[0]
-        t_values = 0.0
         if avail < k:
             want = min(st.m - avail, max(k - avail, st.qbatch))
             st.qbatch = min(2 * st.qbatch, _MAX_QUEUE)
             new = self._uniform_unvisited(st, want, rng)
-            t0 = time.perf_counter()
             new_L = self._evaluate(new, st.region)
-            t_values = time.perf_counter() - t0
-            st.batches.append([want, t_values, want])
             st.pending.update(_keys(new))
             st.queue = np.concatenate([st.queue, new])
             st.queue_L = np.concatenate([st.queue_L, new_L])
         rows, L = st.queue[:k], st.queue_L[:k]
         st.queue, st.queue_L = st.queue[k:], st.queue_L[k:]
         st.pending.difference_update(_keys(rows))
-        left = k
-        while left > 0:                      # batches now wholly revealed: time them
-            rec = st.batches[0]
-            used = min(left, rec[0])
-            rec[0] -= used
-            left -= used
-            if rec[0] == 0:
-                self._time_batch(st.batches.pop(0))
-        return rows, L, t_values
+        return rows, L
 
     def _uniform_unvisited(self, st: _State, k: int, rng: np.random.Generator) -> np.ndarray:
         """A uniformly random ordered ``k``-tuple of distinct unrevealed members (not

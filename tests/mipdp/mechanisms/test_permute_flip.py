@@ -393,7 +393,6 @@ def test_split_decision_ignores_the_time_of_queued_members(monkeypatch):
     draws = np.empty((20000, s), dtype=np.intp)
     for i in range(draws.shape[0]):
         smp.regions = [R1, R2]
-        smp._t_over = smp._t_value = 0.0    # each draw measures afresh
         draws[i] = smp.sample(rng, 1)[0]
     sup = np.array(sorted(q))
     logp = permute_and_flip_log_law(np.array([q[tuple(r)] for r in sup.tolist()]))
