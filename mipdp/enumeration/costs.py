@@ -49,6 +49,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..losses.least_squares import _GRAM_MAX_P  # up to this p, least squares keeps XᵀX
+
 __all__ = ["SearchCosts", "search_costs", "value_cost", "call_cost", "cut_cost",
            "reveal_cost", "refine_cost", "DEFAULT_REVEAL_COST"]
 
@@ -64,8 +66,6 @@ _VN = {"least_squares": 0.0, "least_squares_statistics": 0.0, "huber": 3.0e-9,
        "hinge": 5.0e-9, "iterative": 5.0e-9}
 #: least squares without a kept Gram matrix: seconds per row and pair of support features
 _VN_GRAM_BLOCK = 1.2e-9
-#: the Gram matrix is kept (``mipdp.losses.least_squares._GRAM_MAX_P``)
-_GRAM_MAX_P = 2048
 #: seconds of one cut that do not grow with the data (the dual, the tangent cuts, the
 #: master row's bookkeeping)
 _C0 = 4.0e-4
