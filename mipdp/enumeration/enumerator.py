@@ -244,8 +244,10 @@ class SupportEnumerator(RegionSearch):
                       ) -> tuple[float, float, np.ndarray]:
         """``(value, lower, g)``: the value recorded, and the certified cut constant and slope.
 
-        Every cut goes to the cut store (:attr:`cuts`); with ``add_to_master`` its row is
-        also added to the master (outside a solve).
+        Every cut goes to the cut store (:attr:`cuts`); with ``add_to_master`` its rows are
+        also given to the master (outside a solve; deferred,
+        :meth:`~mipdp.enumeration.master.MasterProblem.defer_rows`: they reach the backend
+        before its next use, in this order).
         """
         return self._record_cut(S, *cut_of(self.objective, S), add_to_master=add_to_master)
 
@@ -262,7 +264,7 @@ class SupportEnumerator(RegionSearch):
         if self._journal_cuts is not None:
             self._journal_cuts.append((S, [(lower, g)] + list(extra)))
         if add_to_master and self.master is not None and not self.master.has_cut(S):
-            self.master.backend.add_rows(self._master_rows(S, lower, g))
+            self.master.defer_rows(self._master_rows(S, lower, g))
         return v, lower, g
 
     def _master_rows(self, S: np.ndarray, lower: float, g: np.ndarray) -> list:

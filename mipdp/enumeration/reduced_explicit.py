@@ -362,8 +362,9 @@ def reduced_explicit_bound(enum, region: Region, *, level: float, abs_tol: float
     ----------
     enum : SupportEnumerator
         Supplies the cut store, the evaluated supports and the cut oracle
-        (``_evaluate_cut``); the rows of the cuts it makes go to its master at the end
-        (deferred: :meth:`~mipdp.enumeration.master.MasterProblem.defer_rows`).
+        (``_evaluate_cut``); the rows of the cuts it makes go to its master, deferred
+        (:meth:`~mipdp.enumeration.master.MasterProblem.defer_rows`: added when the master
+        is next used, if ever).
     region : Region
         Its holes are ignored (the bound is over a superset: still valid).
     level, abs_tol : float
@@ -385,25 +386,14 @@ def reduced_explicit_bound(enum, region: Region, *, level: float, abs_tol: float
         reduced region is too wide to search (its table of smallest completions alone
         would pass ``max_entries``); the caller's master solves then take over.
     """
-    made: list = []
-    try:
-        return _reduced_search(enum, region, level=level, abs_tol=abs_tol,
-                               max_solves=MAX_TAKEN if max_solves is None else int(max_solves),
-                               max_entries=max_entries, name=name or f"class_{region.k}",
-                               made=made)
-    finally:
-        master = getattr(enum, "master", None)
-        if made and master is not None:
-            rows = []
-            for S, lower, g in made:
-                if not master.has_cut(S):
-                    rows.extend(enum._master_rows(S, lower, g))
-            master.defer_rows(rows)   # added when the master is next used (if ever)
+    return _reduced_search(enum, region, level=level, abs_tol=abs_tol,
+                           max_solves=MAX_TAKEN if max_solves is None else int(max_solves),
+                           max_entries=max_entries, name=name or f"class_{region.k}")
 
 
 def _reduced_search(enum, region: Region, *, level: float, abs_tol: float, max_solves: int,
-                    max_entries: int, name: str, made: list) -> ReducedBound | None:
-    """:func:`reduced_explicit_bound`; the cuts it makes are appended to ``made``."""
+                    max_entries: int, name: str) -> ReducedBound | None:
+    """:func:`reduced_explicit_bound`."""
     if not getattr(enum, "dominance", True) or len(enum.cuts) == 0:
         return None
     s, p = region.s, region.p
@@ -461,8 +451,7 @@ def _reduced_search(enum, region: Region, *, level: float, abs_tol: float, max_s
         if key in cut_keys or solves >= max_solves:
             status, bound = "stopped", value - slack
             break
-        v, lower_x, g_x = enum._evaluate_cut(x)
-        made.append((x.copy(), lower_x, g_x))
+        v = enum._evaluate_cut(x, add_to_master=True)[0]   # its rows deferred to the master
         cut_keys.add(key)
         ph.evaluations += 1
         solves += 1
