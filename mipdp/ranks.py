@@ -188,7 +188,7 @@ class _SortKeys:
 
 def _rank_block_into(B: np.ndarray, out: np.ndarray, lo: int, keys: _SortKeys) -> None:
     """Write the centred ranks of the columns of ``B`` (``(n, b)`` float64) into
-    ``out[:, lo:lo + b]`` (``out``: C- or F-contiguous).
+    ``out[:, lo:lo + b]`` (``out``: F-contiguous, a transposed buffer or one column).
 
     Each column is sorted once, as int64 keys packed with its row indices: the float's
     bits made order-preserving (``-0.0`` made ``+0.0`` first, as the two compare equal),
@@ -204,7 +204,6 @@ def _rank_block_into(B: np.ndarray, out: np.ndarray, lo: int, keys: _SortKeys) -
     average ranks bit for bit; which one runs depends on the data and changes only the time.
     """
     n, b = B.shape
-    p = out.shape[1]
     K = np.empty((b, n), dtype=np.int64)
     np.add(B.T, 0.0, out=K.view(np.float64))          # the transpose; -0.0 + 0.0 = +0.0
     flip = K >> 63
@@ -230,17 +229,14 @@ def _rank_block_into(B: np.ndarray, out: np.ndarray, lo: int, keys: _SortKeys) -
             ranks /= n
             values[tied[ok]] = ranks
     cols = np.arange(lo, lo + b, dtype=np.int64)
-    if out.flags.c_contiguous:     # the flat index of (row, col): row * p + col
-        flat, row_step, col_step = out, p, 1
-    else:                          # F order (a transposed buffer): col * n + row
-        flat, row_step, col_step = out.T, 1, n
+    assert out.flags.f_contiguous
+    flat = out.T   # F order: (row, col) is at col * n + row of the flat buffer
     if not exact.any():
-        pos *= row_step
-        pos += (cols * col_step)[:, None]
+        pos += (cols * n)[:, None]
         np.put(flat, pos, values)
     elif not exact.all():
         rows = np.flatnonzero(~exact)
-        np.put(flat, pos[rows] * row_step + (cols[rows] * col_step)[:, None],
+        np.put(flat, pos[rows] + (cols[rows] * n)[:, None],
                values if values.ndim == 1 else values[rows])
     if exact.any():                                     # rare: the exact argsort path
         rows = np.flatnonzero(exact)
