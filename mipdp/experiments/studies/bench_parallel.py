@@ -31,6 +31,14 @@ imports and first calls are not counted in the first timed release.  The release
   lower both estimates;
 
 with the speed-up Amdahl's law predicts on 16 and 64 cores, ``1 / ((1 - f) + f/N)``.
+
+Before the releases of every ``p``, one line says what two threads buy on this machine
+against one (:func:`machine_scaling`, on the benchmark's own ``X``): cache-resident
+arithmetic (the cores' ceiling), ``Xᵀv`` over row halves (a read-only pass over ``X``, as
+the cuts and the warm start make), a clipped copy of row halves (a pass that reads and
+writes, as clipping and ranking make), and ``Xᵀv`` with one BLAS thread against two — the
+second BLAS thread that an ``n_jobs = 1`` release already uses.  Where passes over ``X``
+are bound by memory bandwidth, a second worker cannot speed them up, whatever ``n_jobs``.
 abess (:class:`abess.linear.LinearRegression`, support size 5, non-private) is fitted on
 the same data in the same run when it is installed.  The load average is printed with
 every row.  Every figure is computed from the data without noise: **not private**.
@@ -47,7 +55,7 @@ import warnings
 
 import numpy as np
 
-__all__ = ["main", "run_release", "amdahl"]
+__all__ = ["main", "run_release", "amdahl", "machine_scaling"]
 
 PHASES = ("warm_start", "envelope", "sampling")
 
@@ -107,6 +115,67 @@ def run_release(X, y, n_jobs: int, *, draws: int = 100, time_limit: float = 1800
         d["other"] = d["total"] - sum(d.get(k, 0.0) for k in PHASES)
     maps["total"] = [m for k in (*PHASES, "other") for m in maps.get(k, [])]
     return np.asarray(res.supports), wall, cpu, maps
+
+
+def _best_time(fn, repeats: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def machine_scaling(X: np.ndarray, *, rows: int | None = None) -> dict[str, float]:
+    """Speed-ups of two threads over one on this machine, measured on ``X``.
+
+    Returns a dict: ``compute`` (cache-resident arithmetic: ``sin`` on two small arrays),
+    ``read`` (``Xᵀv`` over the two row halves of ``X``, one BLAS thread each), ``write``
+    (a clipped copy of the two row halves of the first ``rows`` rows), ``blas`` (``Xᵀv``
+    with two BLAS threads against one), and ``read_gbs`` / ``read2_gbs``, the read
+    bandwidth of one and two threads in GB/s.  Each time is the best of three.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_limits
+    n = X.shape[0]
+    h = n // 2
+    v = np.linspace(-1.0, 1.0, n)
+    small = np.linspace(0.0, 1.0, 2 * 20_000).reshape(2, -1)
+
+    def spin(i: int) -> float:
+        a = small[i].copy()
+        for _ in range(300):
+            np.sin(a, out=a)
+        return float(a[0])
+
+    def read(lo: int, hi: int) -> None:
+        X[lo:hi].T @ v[lo:hi]
+
+    m = rows or max(2, min(n, (512 << 20) // max(1, 8 * X.shape[1])))   # ~512 MB copied
+    buf = np.empty((m, X.shape[1]))
+    hm = m // 2
+
+    def write(lo: int, hi: int) -> None:
+        np.clip(X[lo:hi], -0.5, 0.5, out=buf[lo:hi])
+
+    out: dict[str, float] = {}
+    with ThreadPoolExecutor(2) as ex, threadpool_limits(1):
+        for name, one, two in (
+                ("compute", lambda: (spin(0), spin(1)),
+                 lambda: list(ex.map(spin, (0, 1)))),
+                ("read", lambda: read(0, n),
+                 lambda: list(ex.map(read, (0, h), (h, n)))),
+                ("write", lambda: write(0, m),
+                 lambda: list(ex.map(write, (0, hm), (hm, m))))):
+            t1, t2 = _best_time(one), _best_time(two)
+            out[name] = t1 / t2
+            if name == "read":
+                out["read_gbs"], out["read2_gbs"] = X.nbytes / t1 / 1e9, X.nbytes / t2 / 1e9
+    one_blas = _best_time(lambda: X.T @ v)
+    with threadpool_limits(2):
+        out["blas"] = one_blas / _best_time(lambda: X.T @ v)
+    return out
 
 
 def makespan(times: list[float], workers: int) -> float:
@@ -182,6 +251,13 @@ def main(argv=None) -> None:
         t0 = time.perf_counter()
         X, y, truth = make_bss_regression(n=a.n, p=p, s=5, random_state=p)
         print(f"p={p} n={a.n}: data made in {time.perf_counter() - t0:.1f} s", flush=True)
+        ms = machine_scaling(X)
+        print(f"p={p}: this machine, two threads against one: arithmetic in cache "
+              f"x{ms['compute']:.2f}; read-only pass Xᵀv x{ms['read']:.2f} "
+              f"({ms['read_gbs']:.0f} -> {ms['read2_gbs']:.0f} GB/s); read-write pass "
+              f"(clipped copy) x{ms['write']:.2f}; BLAS Xᵀv on 2 threads against 1 "
+              f"x{ms['blas']:.2f} (an n_jobs=1 release already has it); {_load()}",
+              flush=True)
         best: dict = {}
         for _ in range(a.repeats):
             for nj in a.n_jobs:
