@@ -61,6 +61,7 @@ STUDIES: dict[str, str] = {
     "bench_utility": "the default score against the seed's, and the comparators",
     "breast_cancer_hinge": "hinge loss on scikit-learn's breast-cancer data",
     "calibrate_search_costs": "measured cost of a value and of a cut against the cost model",
+    "dpk_lead": "DPKendall's lead on College and Boston: oracle pre-screen, ordered score",
     "envelope_slack": "slack of the linear envelope at large p",
     "guide_em_vs_n": "the exponential mechanism's P(truth) against n (the guide's figure)",
     "guide_intercept": "centring and the missing intercept (the guide)",
