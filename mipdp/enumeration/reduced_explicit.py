@@ -114,7 +114,7 @@ def _suffix_lows(Go: np.ndarray, q: int) -> np.ndarray:
 
 
 def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
-           max_entries: int = 1 << 21, max_held: int | None = None
+           max_entries: int = 1 << 21, max_held: int | None = None, least: bool = False
            ) -> tuple[np.ndarray, np.ndarray, float] | None:
     """``(rows, lb, dropped)``: members of ``region`` whose bound by every cut (computed)
     is at most ``limit``, as sorted supports, with those bounds, and ``dropped``, the least
@@ -142,6 +142,13 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
     ``T`` cuts, the beam keeping the least bounds (ties: the first child in the order of
     the parents and columns) — computed with less work, all of it exact (same sums, same
     rounding, same members, bounds and ``dropped``): see :func:`_children`.
+
+    ``least`` (what :func:`_solve` uses): of the last level only the member of least
+    ``(bound, position)`` is kept — the one :func:`_solve` takes from the whole listing —
+    as a beam one wide there whose children set aside do not count in ``dropped`` (each
+    has a bound at least the kept one's, so ``min(bound, dropped)`` is unchanged): the
+    same member, bound and ``dropped`` for :func:`_solve`, and far fewer children bounded
+    by every cut at the last level.
     """
     from .explicit import combinations as _combos
     T = a.size
@@ -176,8 +183,12 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
         lowT = np.ascontiguousarray(low.transpose(0, 2, 1))    # (q + 1, n + 1, T)
     for level in range(q):
         rem = q - level - 1
-        rep, J, b, cap, dropped = _children(P, node_last, GoT, lowT, rem, n, limit, cap,
-                                            dropped, chunk)
+        if least and rem == 0:   # the least member only (a beam one wide, nothing dropped)
+            rep, J, b, _, _ = _children(P, node_last, GoT, lowT, rem, n, limit, 1, math.inf,
+                                        chunk)
+        else:
+            rep, J, b, cap, dropped = _children(P, node_last, GoT, lowT, rem, n, limit, cap,
+                                                dropped, chunk)
         node_k, node_last = node_k[rep], J
         path = np.column_stack([path[rep], J])
         P, nb = np.take(P, rep, axis=0) + np.take(GoT, J, axis=0), b
@@ -410,7 +421,7 @@ def _solve(region: Region, a: np.ndarray, G: np.ndarray, limit: float,
         return "none", limit, None
     for f in _STEPS:
         ell = limit if f >= 1.0 or not np.isfinite(lo) else lo + f * (limit - lo)
-        res = _alive(region, a, G, ell, max_entries=max_entries)
+        res = _alive(region, a, G, ell, max_entries=max_entries, least=True)
         if res is None:
             return "wide", lo, None
         rows, lb, dropped = res
