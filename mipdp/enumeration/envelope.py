@@ -170,6 +170,9 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
     if K >= 2:
         warm = enum.warm_class_supports()
         enum.add_warm_cuts([S for k in sorted(warm) for S in warm[k]])
+    _prefetch_columns(enum, center, [k for k in searched
+                                     if enum.best_found_inside(Region(center, k, enum.p))[0]
+                                     < level(Region(center, k, enum.p).size)])
     if len(searched) >= 2 and can_fork(enum):
         bounds = dict(zip(searched, run_forked(enum, searched, class_search), strict=True))
     else:
@@ -231,6 +234,39 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
     reveal = reveal_cost(str(getattr(obj, "cost_kind", "iterative")), int(obj.n), int(obj.p),
                          int(enum.s))
     return Envelope(singletons, values, regions, refine, cuts=cuts, reveal_cost=reveal)
+
+
+#: columns whose products the objective prepares before the class searches, when they
+#: are likely to evaluate supports (:func:`_prefetch_columns`)
+PREFETCH_COLUMNS = 48
+
+
+def _prefetch_columns(enum: SupportEnumerator, center: np.ndarray, busy: list[int]) -> None:
+    """Before the class searches, let the objective prepare the products of the
+    :data:`PREFETCH_COLUMNS` outside features of least mean cut coefficient (least squares:
+    their Gram columns, in one pass over ``X``), when a searched class (``busy``) already
+    holds an evaluated member below its level, so that its search will evaluate members.
+
+    Each search runs on a fork whose objective starts from the products kept here and
+    computes the ones it lacks on its own, a pass over ``X`` per evaluated support with a
+    feature not kept (at p = 10⁴, n = 3000 about 20 ms each; a rank release made nine):
+    the features its members take are mostly those with the most negative cut
+    coefficients, which this pass computes once for every fork.  It depends on the
+    enumeration's state only (the same for every ``n_jobs``), and changes the products only
+    by the rounding of the batch they are computed in, never a bound's validity.
+    """
+    prepare = getattr(enum.objective, "prepare_supports", None)
+    if not busy or prepare is None or len(enum.cuts) == 0:
+        return
+    G = enum.cuts.arrays[1]
+    score = G.mean(axis=0)
+    score[center] = np.inf
+    m = min(PREFETCH_COLUMNS, enum.p - center.size)
+    if m <= 0:
+        return
+    cols = np.sort(np.argpartition(score, m - 1)[:m]) if m < score.size else np.setdiff1d(
+        np.arange(enum.p), center)
+    prepare(cols[None, :])
 
 
 def _below_level(enum: SupportEnumerator, region: Region, level: float, *,

@@ -114,7 +114,7 @@ def _suffix_lows(Go: np.ndarray, q: int) -> np.ndarray:
 
 
 def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
-           max_entries: int = 1 << 21, max_held: int | None = None
+           max_entries: int = 1 << 21, max_held: int | None = None, least: bool = False
            ) -> tuple[np.ndarray, np.ndarray, float] | None:
     """``(rows, lb, dropped)``: members of ``region`` whose bound by every cut (computed)
     is at most ``limit``, as sorted supports, with those bounds, and ``dropped``, the least
@@ -142,6 +142,13 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
     ``T`` cuts, the beam keeping the least bounds (ties: the first child in the order of
     the parents and columns) — computed with less work, all of it exact (same sums, same
     rounding, same members, bounds and ``dropped``): see :func:`_children`.
+
+    ``least`` (what :func:`_solve` uses): of the last level only the member of least
+    ``(bound, position)`` is kept — the one :func:`_solve` takes from the whole listing —
+    as a beam one wide there whose children set aside do not count in ``dropped`` (each
+    has a bound at least the kept one's, so ``min(bound, dropped)`` is unchanged): the
+    same member, bound and ``dropped`` for :func:`_solve`, and far fewer children bounded
+    by every cut at the last level.
     """
     from .explicit import combinations as _combos
     T = a.size
@@ -157,7 +164,7 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
     if q > 0 and T * n * (q + 1) > max_entries:
         return None
     cap = max(1, max_entries // max(T, 1) if max_held is None else int(max_held))
-    chunk = min(_CHUNK, max(1, cap // 4))    # children bounded by every cut at a time
+    chunk = min(_CHUNK, max(1, cap // 2))    # children bounded by every cut at a time
     Go = G[:, cols]
     order = np.argsort(-Go.mean(axis=0), kind="stable")
     cols, Go = cols[order], Go[:, order]
@@ -176,11 +183,15 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
         lowT = np.ascontiguousarray(low.transpose(0, 2, 1))    # (q + 1, n + 1, T)
     for level in range(q):
         rem = q - level - 1
-        rep, J, b, cap, dropped = _children(P, node_last, GoT, lowT, rem, n, limit, cap,
-                                            dropped, chunk)
+        if least and rem == 0:   # the least member only (a beam one wide, nothing dropped)
+            rep, J, b, _, _ = _children(P, node_last, GoT, lowT, rem, n, limit, 1, math.inf,
+                                        chunk)
+        else:
+            rep, J, b, cap, dropped = _children(P, node_last, GoT, lowT, rem, n, limit, cap,
+                                                dropped, chunk)
         node_k, node_last = node_k[rep], J
         path = np.column_stack([path[rep], J])
-        P, nb = P[rep] + GoT[J], b
+        P, nb = np.take(P, rep, axis=0) + np.take(GoT, J, axis=0), b
         if node_k.size == 0:
             break
     rows = np.concatenate([keep[node_k], cols[path],
@@ -189,10 +200,10 @@ def _alive(region: Region, a: np.ndarray, G: np.ndarray, limit: float, *,
     return np.sort(rows, axis=1).astype(np.intp), (nb if node_k.size else np.zeros(0)), dropped
 
 
-#: children bounded at a time by :func:`_children` (at most, and at most a quarter of the
-#: partial members held before a beam, as the plain listing's chunks; before a beam's
-#: threshold is known, about four times as many as the beam still takes, at least
-#: ``_MIN_CHUNK``)
+#: children bounded at a time by :func:`_children` (at most, and at most half the partial
+#: members held before a beam: 8 % faster than a quarter on the listings of a rank release
+#: at p = 10⁴; before a beam's threshold is known, about four times as many as the beam
+#: still takes, at least ``_MIN_CHUNK``).  Only the work depends on it, not the listing.
 _CHUNK = 1 << 15
 _MIN_CHUNK = 1 << 10
 #: cuts a child is bounded by before all of them: its parent's largest
@@ -207,14 +218,14 @@ def _children(P: np.ndarray, last: np.ndarray, GoT: np.ndarray, lowT: np.ndarray
     width and the least bound set aside so far.
 
     The plain level bounds every child ``(p, j)``, ``j > last[p]``, by all ``T`` cuts,
-    ``b = max_t (P[p, t] + Go[t, j]) + low[t, j + 1]``, keeps those at most ``limit``, and,
-    once more than ``cap`` are kept, only the ``min(cap, _BEAM_WIDTH)`` of least
-    ``(b, p, j)``, the least other bound going to ``dropped``.  This computes the same
-    children with the same sums, and skips only children that provably change nothing.
-    Let ``θ`` be ``limit``, or, once the beam has set children aside at this level, the
-    least bound it set aside (``τ``): a child of bound above ``θ`` is either above the
-    limit or behind ``cap`` kept children and a set-aside one, so it is neither kept nor
-    the least set aside.
+    ``b = max_t (P[p, t] + Go[t, j]) + low[t, j + 1]``, keeps those at most ``limit`` (the
+    set ``K``), and, when ``K`` has more than ``cap`` children, only the
+    ``min(cap, _BEAM_WIDTH)`` of least ``(b, p, j)``, the least other bound going to
+    ``dropped``.  This computes the same children with the same sums, and skips only
+    children that provably change nothing.  Let ``θ`` be ``limit``, or, once the beam has
+    set children aside at this level, the least bound it set aside (``τ``): a child of
+    bound above ``θ`` is either above the limit or behind ``cap`` kept children and a
+    set-aside one, so it is neither kept nor the least set aside.
 
     * The parents go in increasing order of their own bound
       ``max_t P[p, t] + low[rem + 1][t, last[p] + 1]`` (so ``τ`` falls early), and a
@@ -224,25 +235,39 @@ def _children(P: np.ndarray, last: np.ndarray, GoT: np.ndarray, lowT: np.ndarray
       so ``fl(P + low[rem + 1]) <= fl(P + fl(Go[t, j] + low[rem][t, j + 1]))`` for every
       child ``j``, and that sum and the child's ``fl(fl(P + Go) + low)`` are two roundings
       of one exact sum, each within ``2.01 u A`` of it, ``u`` the unit roundoff and ``A``
-      the sum of the largest ``|P|``, ``|Go|`` and finite ``|low[rem]|``: ``margin`` is
+      the sum of the largest ``|P|``, ``|Go|`` and finite ``|low|``: ``margin`` is
       ``16 u A``.)  The parents are sorted, so the rest are skipped too.
     * A child is first bounded by :data:`_FIRST_CUTS` cuts, its parent's largest (each the
-      same sum as the plain bound's term for that cut, so at most its bound), and only
-      those at most ``θ`` are bounded by every cut.
+      same sum as the plain bound's term for that cut, so their largest, ``b₁``, is at most
+      its bound), and only those with ``b₁ <= θ`` are bounded by every cut.  When a beam
+      may fall among them, they are bounded in increasing order of ``b₁`` and those above
+      the new ``θ`` are skipped.
+    * The beam is known to fall before any child is bounded when the parents whose every
+      child is surely in ``K`` hold more than ``cap`` children (:func:`_surely_kept`): the
+      level then keeps ``min(cap, _BEAM_WIDTH)`` children however many ``K`` holds, and the
+      beam is that wide from the start (its threshold falls after a few thousand children
+      instead of ``cap``).
     """
     m = last.size
+    T = P.shape[1]
     first = last + 1
     counts = np.maximum(0, (n - rem) - first)
     PB = P + lowT[rem + 1][first]
     pb = PB.max(axis=1)
     top = _largest(PB, _FIRST_CUTS)
+    topT = np.ascontiguousarray(top.T)                                 # (k, m)
+    PtopT = np.ascontiguousarray(np.take_along_axis(P, top, axis=1).T)  # P[p, top[p, r]]
     porder = np.argsort(pb, kind="stable")
     cum = np.concatenate([[0], np.cumsum(counts[porder])])   # children before each parent
     low = lowT[rem]
+    GoF, lowF = GoT.reshape(-1), low.reshape(-1)             # views: (j, t) at j T + t
     finite = np.isfinite(low)
     A = (float(np.abs(P).max(initial=0.0)) + float(np.abs(GoT).max(initial=0.0))
          + float(np.abs(low, where=finite, out=np.zeros_like(low)).max(initial=0.0)))
     margin = 16 * (np.finfo(float).eps / 2) * A
+    if (cap > _BEAM_WIDTH and cum[-1] > cap
+            and _surely_kept(P, first, counts, GoT, low, n - rem, limit, margin) > cap):
+        cap = _BEAM_WIDTH
     keep_rep: list[np.ndarray] = []
     keep_J: list[np.ndarray] = []
     keep_b: list[np.ndarray] = []
@@ -260,35 +285,97 @@ def _children(P: np.ndarray, last: np.ndarray, GoT: np.ndarray, lowT: np.ndarray
         i = hi
         c = counts[idx]
         rep = np.repeat(idx, c)
-        J = np.repeat(first[idx], c) + (np.arange(rep.size) - np.repeat(np.cumsum(c) - c, c))
-        for r in range(top.shape[1]):   # a few cuts first, each the plain bound's term
-            t = top[rep, r]
-            ok = (P[rep, t] + GoT[J, t]) + low[J + 1, t] <= theta
-            rep, J = rep[ok], J[ok]
-        B = P[rep] + GoT[J]
-        B += low[J + 1]
-        b = B.max(axis=1)
-        ok = b <= theta
-        if not ok.any():
-            continue
-        keep_rep.append(rep[ok])
-        keep_J.append(J[ok])
-        keep_b.append(b[ok])
-        held += int(ok.sum())
-        if held > cap:    # a beam from here: the least bounds go on, the others aside
-            cap = min(cap, _BEAM_WIDTH)
-            r_, j_, b_ = (np.concatenate(keep_rep), np.concatenate(keep_J),
-                          np.concatenate(keep_b))
-            o, least_aside = _least(b_, r_, j_, cap)
-            tau = min(tau, least_aside)
-            dropped = min(dropped, tau)
-            keep_rep, keep_J, keep_b, held = [r_[o]], [j_[o]], [b_[o]], cap
+        J = np.repeat(first[idx] - (np.cumsum(c) - c), c)
+        J += np.arange(rep.size)
+        b1 = np.full(rep.size, -np.inf)
+        for r in range(topT.shape[0]):   # a few cuts first, each the plain bound's term
+            flat = J * T
+            flat += np.take(topT[r], rep)
+            v = np.take(PtopT[r], rep)
+            v += np.take(GoF, flat)
+            flat += T
+            v += np.take(lowF, flat)
+            ok = v <= theta
+            rep, J, b1 = rep[ok], J[ok], np.maximum(b1[ok], v[ok])
+        ordered = held + rep.size > cap   # a beam may fall among them: the least b₁ first
+        if ordered:
+            o = np.argsort(b1, kind="stable")
+            rep, J, b1 = rep[o], J[o], b1[o]
+        done = 0
+        while done < rep.size:
+            theta = min(limit, tau)
+            end = rep.size
+            if ordered:   # the children left with b₁ <= θ, as many as the beam may need
+                end = int(np.searchsorted(b1, theta, side="right"))
+                if held + (end - done) > cap:
+                    end = min(end, done + max(_MIN_FULL, cap + 1 - held))
+            if end <= done:
+                break
+            r_, j_ = rep[done:end], J[done:end]
+            done = end
+            b = _full_bounds(P, GoT, low, r_, j_)
+            ok = b <= theta
+            if not ok.any():
+                continue
+            keep_rep.append(r_[ok])
+            keep_J.append(j_[ok])
+            keep_b.append(b[ok])
+            held += int(ok.sum())
+            if held > cap:    # a beam from here: the least bounds go on, the others aside
+                cap = min(cap, _BEAM_WIDTH)
+                rr, jj, bb = (np.concatenate(keep_rep), np.concatenate(keep_J),
+                              np.concatenate(keep_b))
+                o, least_aside = _least(bb, rr, jj, cap)
+                tau = min(tau, least_aside)
+                dropped = min(dropped, tau)
+                keep_rep, keep_J, keep_b, held = [rr[o]], [jj[o]], [bb[o]], cap
     if not keep_rep:
         e = np.zeros(0, dtype=np.intp)
         return e, e, np.zeros(0), cap, dropped
     rep, J, b = np.concatenate(keep_rep), np.concatenate(keep_J), np.concatenate(keep_b)
     o = np.lexsort((J, rep))
     return rep[o], J[o], b[o], cap, dropped
+
+
+#: children bounded by every cut at a time once a beam may fall (at least)
+_MIN_FULL = 256
+#: rows of the bounds by every cut computed at a time (``T`` columns each: in cache)
+_FULL_ROWS = 1024
+
+
+def _full_bounds(P: np.ndarray, GoT: np.ndarray, low: np.ndarray, rep: np.ndarray,
+                 J: np.ndarray) -> np.ndarray:
+    """``max_t fl(fl(P[rep, t] + GoT[J, t]) + low[J + 1, t])``, :data:`_FULL_ROWS` at a time."""
+    N, T = rep.size, P.shape[1]
+    b = np.empty(N)
+    B = np.empty((min(N, _FULL_ROWS), T))
+    C = np.empty_like(B)
+    for s0 in range(0, N, _FULL_ROWS):
+        s1 = min(N, s0 + _FULL_ROWS)
+        Bv, Cv = B[:s1 - s0], C[:s1 - s0]
+        np.take(P, rep[s0:s1], axis=0, out=Bv)
+        np.take(GoT, J[s0:s1], axis=0, out=Cv)
+        Bv += Cv
+        np.take(low, J[s0:s1] + 1, axis=0, out=Cv)
+        Bv += Cv
+        Bv.max(axis=1, out=b[s0:s1])
+    return b
+
+
+def _surely_kept(P: np.ndarray, first: np.ndarray, counts: np.ndarray, GoT: np.ndarray,
+                 low: np.ndarray, end: int, limit: float, margin: float) -> int:
+    """How many children have a computed bound surely at most ``limit``: those of the
+    parents with ``fl(max_t fl(P[p, t] + U[t, first[p]]) + margin) <= limit``, where
+    ``U[t, i] = max_{i <= j < end} fl(Go[t, j] + low[t, j + 1])``.  A child's computed term
+    ``fl(fl(P + Go) + low)`` and ``fl(P + U)`` are within ``2.01 u A`` of the exact sum
+    ``P + Go + low`` and of a larger one, so the term is at most ``fl(P + U) + 4.02 u A``;
+    ``margin`` (``16 u A``, :func:`_children`) covers that and the rounding of the test."""
+    U = np.full((GoT.shape[0] + 1, GoT.shape[1]), -np.inf)   # -inf: no child
+    if end > 0:
+        W = GoT[:end] + low[1:end + 1]
+        U[:end] = np.maximum.accumulate(W[::-1], axis=0)[::-1]   # max over i <= j < end
+    ub = (P + U[first]).max(axis=1)
+    return int(counts[ub + margin <= limit].sum())
 
 
 def _largest(PB: np.ndarray, k: int) -> np.ndarray:
@@ -334,7 +421,7 @@ def _solve(region: Region, a: np.ndarray, G: np.ndarray, limit: float,
         return "none", limit, None
     for f in _STEPS:
         ell = limit if f >= 1.0 or not np.isfinite(lo) else lo + f * (limit - lo)
-        res = _alive(region, a, G, ell, max_entries=max_entries)
+        res = _alive(region, a, G, ell, max_entries=max_entries, least=True)
         if res is None:
             return "wide", lo, None
         rows, lb, dropped = res

@@ -3,7 +3,8 @@
 Seed 002's design (rho = 0.1, s = 5, eps = 1, one draw, n = 3000): known bounds (0.5, 0.5),
 ``bounds="ranks"`` and ``bounds="kendall"``, each ``--reps`` times in alternation after a
 warm-up call (imports); the median wall-clock time and its ratio to the known-bounds
-release (the machine is shared: compare ratios, not seconds).
+release (the machine is shared: compare ratios, not seconds).  ``--phases``: also the
+median of each of the release's own phase timings (``result.timings``, not private).
 
     PYTHONPATH=. python -m mipdp.experiments.studies.bounds_free_speed --p 100 10000 --reps 3
 """
@@ -27,6 +28,7 @@ def main(argv=None):
     ap.add_argument("--s", type=int, default=5)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--kinds", nargs="+", default=list(KINDS))
+    ap.add_argument("--phases", action="store_true")
     a = ap.parse_args(argv)
     warnings.simplefilter("ignore")
     X0, y0, _ = make_bss_regression(200, 20, a.s, random_state=1)
@@ -36,16 +38,23 @@ def main(argv=None):
         X, y, truth = make_bss_regression(a.n, p, a.s, rho=0.1, random_state=0)
         t = {k: [] for k in a.kinds}
         hit = {k: 0 for k in a.kinds}
+        phases: dict = {k: {} for k in a.kinds}
         for rep in range(a.reps):
             for k in a.kinds:
                 t0 = time.perf_counter()
                 r = private_bss(X, y, a.s, 1.0, bounds=KINDS[k], random_state=rep)
                 t[k].append(time.perf_counter() - t0)
+                for name, v in r.timings.items():
+                    phases[k].setdefault(name, []).append(v)
                 hit[k] += int(np.array_equal(np.sort(r.support), np.sort(truth)))
         base = float(np.median(t["known"])) if "known" in t else float("nan")
         print(f"p={p} n={a.n}: " + "  ".join(
             f"{k} {np.median(v):.2f} s ({np.median(v) / base:.2f}x, truth {hit[k]}/{a.reps})"
             for k, v in t.items()), flush=True)
+        if a.phases:
+            for k in a.kinds:
+                print(f"  {k}: " + ", ".join(f"{name} {np.median(v):.3f}"
+                                              for name, v in phases[k].items()), flush=True)
 
 
 if __name__ == "__main__":

@@ -276,3 +276,44 @@ def test_alive_equals_the_plain_listing(seed, monkeypatch):
                     assert got[2] == ref[2]
                     n_checked += ref[0].shape[0] > 0
     assert n_checked > 0
+
+
+def _solved(res):
+    """What :func:`RE._solve` reads of a listing: the member of least ``(bound, position)``
+    with ``min(bound, dropped)``, or ``dropped`` when the listing is empty."""
+    rows, lb, dropped = res
+    if rows.shape[0]:
+        i = int(np.lexsort((np.arange(lb.size), lb))[0])
+        return "found", float(min(lb[i], dropped)), tuple(int(j) for j in rows[i])
+    return "empty", float(dropped), None
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_least_listing_solves_the_same(seed, monkeypatch):
+    """``_alive(least=True)`` (the last level keeps its least member only) gives
+    :func:`RE._solve` the same member, bound and ``dropped`` as the whole listing, with and
+    without beams at the earlier levels (random cuts, rounded sums, ties by position)."""
+    rng = np.random.default_rng(300 + seed)
+    p, s, T = int(rng.integers(18, 34)), int(rng.integers(2, 6)), int(rng.integers(2, 12))
+    center = np.sort(rng.choice(p, s, replace=False))
+    a = rng.normal(size=T)
+    G = rng.normal(size=(T, p)) + rng.normal(size=p) * (seed % 3)
+    if seed % 2:
+        a, G = a * 1e6 + 3e7, G * 1e6 + 1e7
+    if seed % 4 == 3:   # tied bounds: duplicated columns
+        G[:, 1::2] = G[:, ::2][:, :G[:, 1::2].shape[1]]
+    monkeypatch.setattr(RE, "_BEAM_WIDTH", int(rng.choice([3, 40, 2048])))
+    n_found = 0
+    for k in range(1, s + 1):
+        R = Region(center, k, p)
+        hi = (a.max() + np.sort(G, axis=1)[:, -s:].sum(axis=1)).max()
+        lo = (a.min() + np.sort(G, axis=1)[:, :s].sum(axis=1)).min()
+        for f in (0.0, 0.2, 0.5, 1.0):
+            for held in (None, 5, 60):
+                kw = {"max_held": held}
+                full = RE._alive(R, a, G, float(lo + f * (hi - lo)), **kw)
+                least = RE._alive(R, a, G, float(lo + f * (hi - lo)), least=True, **kw)
+                assert _solved(least) == _solved(full)
+                assert least[0].shape[0] <= 1 or R.n_add == 0
+                n_found += full[0].shape[0] > 1
+    assert n_found > 0
