@@ -102,7 +102,7 @@ def uniform_ranks(v: np.ndarray) -> np.ndarray:
     n = v.size
     if n and not np.isnan(v).any():   # the sort of rank_design: no scipy.stats import (0.35 s)
         out = np.empty((n, 1))
-        _rank_block_into((v + 0.0)[None, :], out, 0, _SortKeys(n))   # -0.0 + 0.0 = +0.0
+        _rank_block_into((v + 0.0)[None, :], out, 0, _SortKeys(n, 1))   # -0.0 + 0.0 = +0.0
         return out[:, 0]
     from scipy.stats import rankdata  # lazy: scipy.stats takes ~0.5 s to import
     return (rankdata(v, method="average") - 0.5 * (n + 1)) / n
@@ -154,7 +154,7 @@ def rank_design(X) -> np.ndarray:
     out = _large_empty((n, p))
     if n == 0 or p == 0:
         return out
-    keys = _SortKeys(n)
+    keys = _SortKeys(n, min(p, _WRITE_COLUMNS))
     step = max(1, _BLOCK_BYTES // (8 * n))
     read = max(step, _READ_BYTES // (8 * n))
     vals = np.empty((min(p, _WRITE_COLUMNS), n))  # values of columns w0.. in its rows
@@ -177,13 +177,16 @@ def rank_design(X) -> np.ndarray:
 
 
 class _SortKeys:
-    """What the packed sort keys of a column of length ``n`` share (:func:`_rank_block_into`)."""
+    """What the packed sort keys of columns of length ``n`` share (:func:`_rank_block_into`),
+    for an output of ``width`` columns (F-ordered: entry ``(row, col)`` at ``col n + row``)."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, width: int = 1) -> None:
         self.n = n
-        self.bits = max(1, (n - 1).bit_length())       # low bits that hold the row index
+        # low bits that hold the entry's flat position in the output, col n + row: the
+        # sort then gives the scatter's positions as they are (no pass adding col n)
+        self.bits = max(1, (max(1, width) * n - 1).bit_length())
         self.mask = np.int64((1 << self.bits) - 1)
-        self.index = np.arange(n, dtype=np.int64)
+        self.index = np.arange(max(1, width) * n, dtype=np.int64).reshape(max(1, width), n)
         # the centred ranks of a column without ties, in the order of its sorted values:
         # the same two float64 operations as on the ranks (R − (n + 1)/2) / n
         self.values = (np.arange(1.0, n + 1.0) - 0.5 * (n + 1)) / n
@@ -218,6 +221,9 @@ def _rank_block_into(Bt: np.ndarray, out: np.ndarray, lo: int, keys: _SortKeys) 
     (distinct values within ``2⁻⁵²⁺ᵇⁱᵗˢ`` relative, an infinity or a NaN) the column is
     ranked by the exact argsort path (:func:`_average_ranks_rows`).  Every path gives the
     average ranks bit for bit; which one runs depends on the data and changes only the time.
+    The low bits hold the entry's flat position in ``out`` (``col n + row``: ``keys.bits``
+    of them, 18 for 64 columns of 3000 rows), so the sorted keys' low bits are the scatter's
+    positions as they are.
     """
     b, n = Bt.shape
     Kv = Bt.view(np.int64)
@@ -225,16 +231,18 @@ def _rank_block_into(Bt: np.ndarray, out: np.ndarray, lo: int, keys: _SortKeys) 
     K &= _LOW63
     K ^= Kv                                            # order-preserving as int64
     K &= ~keys.mask
-    K |= keys.index
+    K |= keys.index[lo:lo + b]
     K.sort(axis=1)
-    pos = K & keys.mask                                # row of each sorted value
+    pos = K & keys.mask                                # out's flat position of each value
     K >>= keys.bits                                    # the high bits alone
     same = K[:, 1:] == K[:, :-1]
     tied = np.flatnonzero(same.any(axis=1))
     exact = (K[:, 0] <= keys.top_inf[0]) | (K[:, -1] >= keys.top_inf[1])
     values = keys.tiled(b)          # the ranks of a column without ties, in sorted order
+    cols = np.arange(lo, lo + b, dtype=np.int64)
     if tied.size:
-        srt = np.take_along_axis(Bt[tied], pos[tied], axis=1)
+        rows_t = pos[tied] - (cols[tied] * n)[:, None]       # rows of the sorted values
+        srt = np.take_along_axis(Bt[tied], rows_t, axis=1)
         ok = ((srt[:, 1:] == srt[:, :-1]) == same[tied]).all(axis=1) & ~exact[tied]
         exact[tied[~ok]] = True
         if ok.any():
@@ -243,15 +251,13 @@ def _rank_block_into(Bt: np.ndarray, out: np.ndarray, lo: int, keys: _SortKeys) 
             ranks -= 0.5 * (n + 1)
             ranks /= n
             values[tied[ok]] = ranks
-    cols = np.arange(lo, lo + b, dtype=np.int64)
-    assert out.flags.f_contiguous
+    assert out.flags.f_contiguous and lo + b <= keys.index.shape[0]
     flat = out.T.reshape(-1)   # a view: (row, col) is at col * n + row
     if not exact.any():
-        pos += (cols * n)[:, None]
         flat[pos] = values
     elif not exact.all():
         rows = np.flatnonzero(~exact)
-        flat[pos[rows] + (cols[rows] * n)[:, None]] = values[rows]
+        flat[pos[rows]] = values[rows]
     if exact.any():                                     # rare: the exact argsort path
         rows = np.flatnonzero(exact)
         ranks = _average_ranks_rows(Bt[rows])

@@ -117,12 +117,19 @@ def test_rank_design_every_path_of_the_packed_sort(monkeypatch, tmp_path):
     mm = np.lib.format.open_memmap(tmp_path / "x.npy", mode="w+", dtype=np.float64,
                                    shape=X.shape)
     mm[:] = X
-    for block, read in ((8 * n * 9, 8 * n * 9), (8 * n * 2, 8 * n * 5), (8, 8 * n * 4)):
-        monkeypatch.setattr(ranks_module, "_BLOCK_BYTES", block)
-        monkeypatch.setattr(ranks_module, "_READ_BYTES", read)
-        for data in (X, mm):
-            got = rank_design(data)
-            np.testing.assert_array_equal(got.view(np.int64), expected.view(np.int64))
+    X[:, 8] = 1.0 + rng.permutation(n) * 2.0 ** -44     # equal high bits once the keys
+    mm[:, 8] = X[:, 8]                                   # hold 64 columns' flat positions
+    expected = (rankdata(X, axis=0) - (n + 1) / 2) / n
+    # the keys' low bits hold each entry's flat position in a write group of
+    # _WRITE_COLUMNS columns: groups of 1, 4 and 64 columns (more or fewer value bits)
+    for width in (64, 4, 1):
+        monkeypatch.setattr(ranks_module, "_WRITE_COLUMNS", width)
+        for block, read in ((8 * n * 9, 8 * n * 9), (8 * n * 2, 8 * n * 5), (8, 8 * n * 4)):
+            monkeypatch.setattr(ranks_module, "_BLOCK_BYTES", block)
+            monkeypatch.setattr(ranks_module, "_READ_BYTES", read)
+            for data in (X, mm):
+                got = rank_design(data)
+                np.testing.assert_array_equal(got.view(np.int64), expected.view(np.int64))
     for j in range(X.shape[1]):      # y's ranks: the same sort
         np.testing.assert_array_equal(uniform_ranks(X[:, j]).view(np.int64),
                                       expected[:, j].view(np.int64))

@@ -129,6 +129,47 @@ def test_below_level_gives_up_past_its_budget(instance):
     assert _below_level(enum, R, math.inf, max_leaves=64, max_evaluations=3) is None
 
 
+
+def _leaves_fit(enum, R, max_leaves):
+    """The split loop of ``_below_level`` alone: whether it ends with at most
+    ``max_leaves`` leaves of at most ``enum.explicit_max`` members."""
+    leaves, stack = [], [R]
+    while stack:
+        Q = stack.pop()
+        if Q.size == 0:
+            continue
+        if Q.size <= enum.explicit_max:
+            leaves.append(Q)
+        else:
+            stack.extend(Q.split(enum.split_feature(Q, None)))
+        if len(leaves) + len(stack) > max_leaves:
+            return False
+    return True
+
+
+def test_below_level_size_shortcut_gives_the_split_loops_answer(instance, monkeypatch):
+    """A region of more than ``max_leaves * explicit_max`` members is given up without a
+    split (no ``split_feature`` call), and that is what the split loop would decide: a
+    region it gives up on at once is never one whose leaves fit."""
+    obj, scale = _problem(instance, 3, 12, "least_squares", kind="well")
+    enum = SupportEnumerator(obj, 3, scale=scale, exhaustive_max=0, explicit_max=10)
+    center, _ = enum.warm_center()
+    calls = []
+    split = enum.split_feature
+    monkeypatch.setattr(enum, "split_feature", lambda R, b: calls.append(1) or split(R, b))
+    for k in (1, 2, 3):
+        R = Region(center, k, 12)
+        for max_leaves in (1, 2, 3, 5, 8, 20, 100):
+            calls.clear()
+            shortcut = R.size > max_leaves * enum.explicit_max
+            out = _below_level(enum, R, math.inf, max_leaves=max_leaves)
+            if shortcut:
+                assert out is None and not calls
+                assert not _leaves_fit(enum, R, max_leaves)
+    R = Region(center, 3, 12)
+    assert R.size > 3 * enum.explicit_max
+
+
 # -- the envelope and the samplers ------------------------------------------------------------
 
 @pytest.mark.parametrize("loss_name", ["least_squares", "hinge", "huber"])
