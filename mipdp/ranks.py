@@ -124,6 +124,11 @@ _BLOCK_BYTES = 256 * 2 ** 10
 _WRITE_COLUMNS = 64
 #: rows of one tile of those copies
 _WRITE_ROWS = 256
+#: most low bits of a sort key that hold an entry's flat position in a write group
+#: (:class:`_SortKeys`): 64 columns of up to 4096 rows; the value keeps 46 bits, so that
+#: distinct values share their high bits (and go the exact way) about once in 10⁴
+#: columns of 3000 normal values
+_FLAT_BITS = 18
 #: the lower 63 bits of an int64 (flipped for negative floats: order-preserving keys)
 _LOW63 = np.int64(0x7FFFFFFFFFFFFFFF)
 
@@ -182,11 +187,16 @@ class _SortKeys:
 
     def __init__(self, n: int, width: int = 1) -> None:
         self.n = n
-        # low bits that hold the entry's flat position in the output, col n + row: the
-        # sort then gives the scatter's positions as they are (no pass adding col n)
-        self.bits = max(1, (max(1, width) * n - 1).bit_length())
+        width = max(1, width)
+        # the low bits hold the entry's flat position in the output, col n + row, when it
+        # takes at most _FLAT_BITS bits: the sort then gives the scatter's positions as
+        # they are (no pass adding col n); else (long columns: the value bits left would
+        # make distinct values share their high bits, and go the slow exact way, too
+        # often) the row alone, and the scatter adds col n
+        self.flat = (width * n - 1).bit_length() <= _FLAT_BITS
+        self.bits = max(1, ((width if self.flat else 1) * n - 1).bit_length())
         self.mask = np.int64((1 << self.bits) - 1)
-        self.index = np.arange(max(1, width) * n, dtype=np.int64).reshape(max(1, width), n)
+        self.index = np.arange((width if self.flat else 1) * n, dtype=np.int64).reshape(-1, n)
         # the centred ranks of a column without ties, in the order of its sorted values:
         # the same two float64 operations as on the ranks (R − (n + 1)/2) / n
         self.values = (np.arange(1.0, n + 1.0) - 0.5 * (n + 1)) / n
@@ -222,8 +232,9 @@ def _rank_block_into(Bt: np.ndarray, out: np.ndarray, lo: int, keys: _SortKeys) 
     ranked by the exact argsort path (:func:`_average_ranks_rows`).  Every path gives the
     average ranks bit for bit; which one runs depends on the data and changes only the time.
     The low bits hold the entry's flat position in ``out`` (``col n + row``: ``keys.bits``
-    of them, 18 for 64 columns of 3000 rows), so the sorted keys' low bits are the scatter's
-    positions as they are.
+    of them, 18 for 64 columns of 3000 rows), so that the sorted keys' low bits are the
+    scatter's positions as they are, when that takes at most :data:`_FLAT_BITS` bits; else
+    (longer columns) the row, and ``col n`` is added after the sort.
     """
     b, n = Bt.shape
     Kv = Bt.view(np.int64)
@@ -231,15 +242,17 @@ def _rank_block_into(Bt: np.ndarray, out: np.ndarray, lo: int, keys: _SortKeys) 
     K &= _LOW63
     K ^= Kv                                            # order-preserving as int64
     K &= ~keys.mask
-    K |= keys.index[lo:lo + b]
+    K |= keys.index[lo:lo + b] if keys.flat else keys.index
     K.sort(axis=1)
     pos = K & keys.mask                                # out's flat position of each value
+    cols = np.arange(lo, lo + b, dtype=np.int64)
+    if not keys.flat:                                  # the rows: add col n
+        pos += (cols * n)[:, None]
     K >>= keys.bits                                    # the high bits alone
     same = K[:, 1:] == K[:, :-1]
     tied = np.flatnonzero(same.any(axis=1))
     exact = (K[:, 0] <= keys.top_inf[0]) | (K[:, -1] >= keys.top_inf[1])
     values = keys.tiled(b)          # the ranks of a column without ties, in sorted order
-    cols = np.arange(lo, lo + b, dtype=np.int64)
     if tied.size:
         rows_t = pos[tied] - (cols[tied] * n)[:, None]       # rows of the sorted values
         srt = np.take_along_axis(Bt[tied], rows_t, axis=1)
@@ -251,7 +264,7 @@ def _rank_block_into(Bt: np.ndarray, out: np.ndarray, lo: int, keys: _SortKeys) 
             ranks -= 0.5 * (n + 1)
             ranks /= n
             values[tied[ok]] = ranks
-    assert out.flags.f_contiguous and lo + b <= keys.index.shape[0]
+    assert out.flags.f_contiguous and (not keys.flat or lo + b <= keys.index.shape[0])
     flat = out.T.reshape(-1)   # a view: (row, col) is at col * n + row
     if not exact.any():
         flat[pos] = values

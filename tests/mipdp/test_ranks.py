@@ -121,9 +121,12 @@ def test_rank_design_every_path_of_the_packed_sort(monkeypatch, tmp_path):
     mm[:, 8] = X[:, 8]                                   # hold 64 columns' flat positions
     expected = (rankdata(X, axis=0) - (n + 1) / 2) / n
     # the keys' low bits hold each entry's flat position in a write group of
-    # _WRITE_COLUMNS columns: groups of 1, 4 and 64 columns (more or fewer value bits)
-    for width in (64, 4, 1):
+    # _WRITE_COLUMNS columns: groups of 1, 4 and 64 columns (more or fewer value bits);
+    # or, past _FLAT_BITS bits, the row alone (as for long columns)
+    for width, flat_bits in ((64, 18), (4, 18), (1, 18), (64, 4), (4, 7)):
         monkeypatch.setattr(ranks_module, "_WRITE_COLUMNS", width)
+        monkeypatch.setattr(ranks_module, "_FLAT_BITS", flat_bits)
+        assert ranks_module._SortKeys(n, width).flat == (flat_bits == 18)
         for block, read in ((8 * n * 9, 8 * n * 9), (8 * n * 2, 8 * n * 5), (8, 8 * n * 4)):
             monkeypatch.setattr(ranks_module, "_BLOCK_BYTES", block)
             monkeypatch.setattr(ranks_module, "_READ_BYTES", read)
