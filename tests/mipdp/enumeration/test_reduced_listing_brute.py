@@ -13,7 +13,7 @@ the sums), one-sided cuts as least squares makes them, tiny magnitudes; beams of
 partial members forced by ``max_held`` and ``_BEAM_WIDTH`` (``_surely_kept`` fires), the
 work constants (``_CHUNK``, ``_MIN_CHUNK``, ``_MIN_FULL``, ``_FULL_ROWS``) at their extremes,
 ``least=True`` (what ``_solve`` uses) and whole listings.  The fast test runs 10
-instances (``p <= 12``); the slow one 150 (``p <= 19``).
+instances (``p <= 12``); the slow one 100 (``p <= 19``).
 
 The last two tests run the enumeration's adversarial sweep (test_reduced_sweep.py) on
 rank-transformed data (what ``bounds="ranks"`` feeds the search: every column and the
@@ -188,14 +188,14 @@ def _run_listings(seeds, monkeypatch, p_max: int = 20) -> dict:
 
 
 def test_listing_bounds_below_brute_force_fast(monkeypatch):
-    """10 instances, one of each kind of cuts, ``p <= 12``: about 3 s."""
+    """10 instances, one of each kind of cuts, ``p <= 12``: 4–6 s on 2 loaded cores."""
     _run_listings(range(10), monkeypatch, p_max=13)
 
 
 @pytest.mark.slow
 def test_listing_bounds_below_brute_force(monkeypatch):
-    """150 instances: about 1 min."""
-    _run_listings(range(1000, 1150), monkeypatch)
+    """100 instances (``p <= 19``): about 2.5 min on 2 loaded cores."""
+    _run_listings(range(1000, 1100), monkeypatch)
 
 
 def _ranked(data):
@@ -226,5 +226,5 @@ def test_rank_data_bounds_sweep_fast(monkeypatch, beam):
 @pytest.mark.slow
 @pytest.mark.parametrize("beam", [False, True], ids=["listing", "beam"])
 def test_rank_data_bounds_sweep(monkeypatch, beam):
-    """30 instances per mode on ranks, every kind and loss."""
+    """30 instances per mode on ranks, every kind and loss: about 1 min a mode."""
     _run_ranked(range(3000 + 1000 * beam, 3030 + 1000 * beam), monkeypatch, beam)
