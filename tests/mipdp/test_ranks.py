@@ -388,3 +388,38 @@ def test_kendall_prescreen_ranks_only_the_kept_columns(monkeypatch):
     b = private_bss(rank_design(X), y, 2, 4.0, bounds="ranks",
                     prescreen=("kendall", 4, 0.25), random_state=0, n_draws=3)
     np.testing.assert_array_equal(a.supports, b.supports)
+
+
+@pytest.mark.parametrize("tiles", [(64, 256), (5, 7), (1, 1), (3, 100)])
+def test_rank_design_tiled_reads_every_path(monkeypatch, tiles):
+    """The transposed reads and writes (``_WRITE_COLUMNS`` × ``_WRITE_ROWS`` tiles, edges
+    not multiples of the tiles) with every path of the packed sort in one block — no tie,
+    ties with ``±0.0``, the exact fallback (near ties, ``±inf``, subnormals, the largest
+    floats) — give scipy's average ranks bit for bit, and ``uniform_ranks`` the same."""
+    import mipdp.ranks as ranks_module
+    rng = np.random.default_rng(11)
+    n, p = 43, 23
+    X = rng.normal(size=(n, p))
+    X[:, 1] = rng.choice([-0.0, 0.0, 1.0], size=n)
+    X[:, 2] = np.round(X[:, 2], 1)
+    X[:, 3] = 1.0 + np.arange(n) * 2e-16
+    X[::4, 4] = -np.inf
+    X[1::3, 4] = np.inf
+    X[:, 5] = rng.choice([-np.finfo(float).max, -5e-324, -0.0, 5e-324, np.finfo(float).max],
+                         size=n)
+    X[:, 6] = 7.0
+    X[:, 7] = -X[:, 0]
+    X[:, 8::5] = rng.integers(-2, 3, size=(n, X[:, 8::5].shape[1]))
+    expected = (rankdata(X, axis=0) - (n + 1) / 2) / n
+    monkeypatch.setattr(ranks_module, "_WRITE_COLUMNS", tiles[0])
+    monkeypatch.setattr(ranks_module, "_WRITE_ROWS", tiles[1])
+    for block in (8 * n * p, 8 * n * 4, 8):
+        monkeypatch.setattr(ranks_module, "_BLOCK_BYTES", block)
+        for data in (X, np.asfortranarray(X), X.astype(np.float32)):
+            want = expected if data.dtype == np.float64 else (
+                rankdata(data, axis=0) - (n + 1) / 2) / n
+            np.testing.assert_array_equal(rank_design(data).view(np.int64),
+                                          want.view(np.int64))
+    for j in range(p):
+        np.testing.assert_array_equal(uniform_ranks(X[:, j]).view(np.int64),
+                                      expected[:, j].view(np.int64))
