@@ -150,7 +150,9 @@ def rank_design(X) -> np.ndarray:
     fast format; a block of columns is densified at a time) or a dask array; about
     ``_READ_BYTES`` of it are read at once, and ranked ``_BLOCK_BYTES`` at a time (average
     ranks, as ``scipy.stats.rankdata`` gives).  The result equals :func:`uniform_ranks` of
-    every column, bit for bit (:func:`_rank_block_into`).
+    every column, bit for bit (:func:`_rank_block_into`), on data without NaN (a NaN
+    ranks last here and makes :func:`uniform_ranks` all NaN; the public entry points refuse
+    NaN before either runs).
     """
     from .data import _large_empty, is_sparse
     if is_sparse(X):

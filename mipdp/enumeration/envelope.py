@@ -264,9 +264,8 @@ def _prefetch_columns(enum: SupportEnumerator, center: np.ndarray, busy: list[in
     m = min(PREFETCH_COLUMNS, enum.p - center.size)
     if m <= 0:
         return
-    cols = np.sort(np.argpartition(score, m - 1)[:m]) if m < score.size else np.setdiff1d(
-        np.arange(enum.p), center)
-    prepare(cols[None, :])
+    # m <= p - |center| < p: a strict subset of the columns
+    prepare(np.sort(np.argpartition(score, m - 1)[:m])[None, :])
 
 
 def _below_level(enum: SupportEnumerator, region: Region, level: float, *,

@@ -265,8 +265,8 @@ def _run(seeds, monkeypatch, beam, quick=False):
 
 @pytest.mark.parametrize("beam", [False, True], ids=["listing", "beam"])
 def test_reduced_bounds_sweep_fast(monkeypatch, beam):
-    """Two adversarial instances (negated columns, least squares; duplicated columns,
-    Huber), the optimum's classes and splits only."""
+    """Two adversarial instances (seed 2: negated columns; seed 8: blocks of copies of
+    three columns; least squares both), the optimum's classes and splits only."""
     _run([2] if not beam else [8], monkeypatch, beam, quick=True)
 
 
