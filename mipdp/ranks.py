@@ -44,15 +44,12 @@ screens the raw columns: DPKendall depends on the ranks only).
 
 from __future__ import annotations
 
-import functools
 import logging
 import math
-import queue
 from typing import cast
 
 import numpy as np
 
-from ._parallel import parallel_map
 from ._param_validation import InvalidParameterError
 
 logger = logging.getLogger(__name__)
@@ -164,46 +161,25 @@ def rank_design(X) -> np.ndarray:
     out = _large_empty((n, p))
     if n == 0 or p == 0:
         return out
-    width = min(p, _WRITE_COLUMNS)
+    keys = _SortKeys(n, min(p, _WRITE_COLUMNS))
     step = max(1, _BLOCK_BYTES // (8 * n))
     read = max(step, _READ_BYTES // (8 * n))
-    # the sort keys and the transposed buffers of each running group, reused: as many
-    # sets as groups ever run at once (one per worker)
-    free: queue.SimpleQueue = queue.SimpleQueue()
-
-    def group(B: np.ndarray, lo: int, w0: int) -> None:
-        """Rank the columns ``w0 .. w0 + 64`` of the block ``B`` (starting at ``lo``)."""
-        try:
-            keys, vals, buf = free.get_nowait()
-        except queue.Empty:
-            # values, and ranks, of columns w0.. in its rows
-            keys, vals, buf = _SortKeys(n, width), np.empty((width, n)), np.empty((width, n))
-        try:
-            _rank_group(B, lo, w0, keys, vals, buf)
-        finally:
-            free.put((keys, vals, buf))
-
-    def _rank_group(B: np.ndarray, lo: int, w0: int, keys: _SortKeys, vals: np.ndarray,
-                    buf: np.ndarray) -> None:
-        w1 = min(lo + B.shape[1], w0 + _WRITE_COLUMNS)
-        for r0 in range(0, n, _WRITE_ROWS):   # the transpose; -0.0 + 0.0 = +0.0
-            np.add(B[r0:r0 + _WRITE_ROWS, w0 - lo:w1 - lo].T, 0.0,
-                   out=vals[:w1 - w0, r0:r0 + _WRITE_ROWS])
-        for a in range(w0, w1, step):
-            _rank_block_into(vals[a - w0:min(a + step, w1) - w0], buf.T, a - w0, keys)
-        for r0 in range(0, n, _WRITE_ROWS):
-            out[r0:r0 + _WRITE_ROWS, w0:w1] = buf[:w1 - w0, r0:r0 + _WRITE_ROWS].T
-
+    vals = np.empty((min(p, _WRITE_COLUMNS), n))  # values of columns w0.. in its rows
+    buf = np.empty((min(p, _WRITE_COLUMNS), n))   # ranks of columns w0.. in its rows
     for lo in range(0, p, read):
         hi = min(p, lo + read)
         B = _columns(X, lo, hi)
         if isinstance(X, np.memmap):      # read the block once, not once per ranked block
             B = np.array(B)
-        # the groups of 64 columns on the call's workers (mipdp._parallel): each column's
-        # ranks are computed by the same code whatever thread runs it, into its own
-        # columns of ``out``, so the design is the same bit for bit for every n_jobs
-        parallel_map(functools.partial(group, B, lo), range(lo, hi, _WRITE_COLUMNS),
-                     blas=False)
+        for w0 in range(lo, hi, _WRITE_COLUMNS):
+            w1 = min(hi, w0 + _WRITE_COLUMNS)
+            for r0 in range(0, n, _WRITE_ROWS):   # the transpose; -0.0 + 0.0 = +0.0
+                np.add(B[r0:r0 + _WRITE_ROWS, w0 - lo:w1 - lo].T, 0.0,
+                       out=vals[:w1 - w0, r0:r0 + _WRITE_ROWS])
+            for a in range(w0, w1, step):
+                _rank_block_into(vals[a - w0:min(a + step, w1) - w0], buf.T, a - w0, keys)
+            for r0 in range(0, n, _WRITE_ROWS):
+                out[r0:r0 + _WRITE_ROWS, w0:w1] = buf[:w1 - w0, r0:r0 + _WRITE_ROWS].T
     return out
 
 

@@ -96,25 +96,6 @@ def test_rank_design_equals_rankdata_across_blocks(monkeypatch):
         ranks_module._average_ranks_rows(np.ascontiguousarray(X.T)).T, rankdata(X, axis=0))
 
 
-def test_rank_design_is_the_same_for_every_n_jobs(monkeypatch):
-    """The groups of columns run on the call's workers: the same design bit for bit (ties,
-    infinities, a constant column; groups of 5 columns, read blocks of 7)."""
-    import mipdp.ranks as ranks_module
-    from mipdp._parallel import n_jobs_context
-    rng = np.random.default_rng(5)
-    n = 41
-    X = rng.normal(size=(n, 23))
-    X[:, 2] = rng.integers(0, 4, n)
-    X[::5, 9] = np.inf
-    X[:, 13] = -1.0
-    monkeypatch.setattr(ranks_module, "_WRITE_COLUMNS", 5)
-    monkeypatch.setattr(ranks_module, "_READ_BYTES", 8 * n * 7)
-    want = (rankdata(X, axis=0) - (n + 1) / 2) / n
-    for n_jobs in (1, 2, 4):
-        with n_jobs_context(n_jobs):
-            np.testing.assert_array_equal(rank_design(X), want)
-
-
 def test_rank_design_every_path_of_the_packed_sort(monkeypatch, tmp_path):
     """The packed-key sort (float bits and row index in one int64) gives scipy's average
     ranks bit for bit on every path: no tie, ties checked on the values (including
