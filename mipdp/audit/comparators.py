@@ -124,7 +124,7 @@ def audit_noisy_iht(eps: float = 1.0, p: int = 4, k: int = 2, n_iter: int = 2, n
     rows = []
     seeds = tuple(seeds)
     for neighbour in neighbours:
-        sens = iht_sensitivity(B, c, eta, n, neighbour)
+        sens = iht_sensitivity(B, c, eta, n, Neighbour.parse(neighbour))
         worst_sel = worst_val = 0.0
         pairs = 0
         for kind, seed in itertools.product(("random", "ties"), seeds):

@@ -204,7 +204,7 @@ def best_subset(X, y, s: int, task: str = "regression", class_target: str = "l2s
 
 # ------------------------------------------------------------------ laws
 def kendall_law(X, y, k: int, eps: float,
-                neighbour: str = "replace-one") -> tuple[np.ndarray, np.ndarray]:
+                neighbour: str = "replace_one") -> tuple[np.ndarray, np.ndarray]:
     """Exact law of :func:`mipdp.comparators.dp_kendall`: ``(supports, probabilities)``.
 
     The same sequential softmax as
