@@ -224,8 +224,10 @@ def test_select_without_bounds_uses_ranks(tmp_path, capsys):
     assert rec["bounds"] == "ranks" and rec["is_private"]
     assert rec["supports"] == ref.supports.tolist()
     assert "ranks" in capsys.readouterr().out
-    assert main(["select", str(tmp_path / "X.npy"), y_file, "--s", "2", "--eps", "2",
-                 "--bounds", "data", "--out", str(out)]) == 0
+    from mipdp.exceptions import PrivacyLeakWarning
+    with pytest.warns(PrivacyLeakWarning, match="not private"):
+        assert main(["select", str(tmp_path / "X.npy"), y_file, "--s", "2", "--eps", "2",
+                     "--bounds", "data", "--out", str(out)]) == 0
     assert json.loads(out.read_text())["is_private"] is False
     assert main(["select", str(tmp_path / "X.npy"), y_file, "--s", "2", "--eps", "2",
                  "--bounds", "rank"]) == 2

@@ -131,7 +131,7 @@ def test_threads_share_one_ledger(tmp_path, data):
 def test_history_round_trip_and_reopen(tmp_path, data):
     X, y = data
     path = str(tmp_path / "ledger.sqlite")
-    acc = BudgetAccountant(1.0, 1e-6, neighbour="replace-one", path=path)
+    acc = BudgetAccountant(1.0, 1e-6, neighbours="replace_one", path=path)
     acc.spend(Guarantee.approximate(0.25, 1e-7, "replace-one", "Gaussian"), method="mine")
     private_bss(X, y, 1, 0.5, bounds=(0.5, 0.5), random_state=0, accountant=acc)
     again = BudgetAccountant.open(path)
@@ -156,7 +156,7 @@ def test_reopen_with_another_budget_is_refused(tmp_path):
     with pytest.raises(LedgerError, match="epsilon: file '1.0', given '2.0'"):
         BudgetAccountant(2.0, path=path)
     with pytest.raises(LedgerError, match="neighbour"):
-        BudgetAccountant(1.0, neighbour="add/remove", path=path)
+        BudgetAccountant(1.0, neighbours="add_remove", path=path)
     with pytest.raises(LedgerError, match="no ledger"):
         BudgetAccountant.open(tmp_path / "missing.sqlite")
     with pytest.raises(ValueError, match="spent= cannot be combined"):
