@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._parallel import parallel_map
+
 __all__ = ["DenseRanks", "discordant_rows", "discordant_sorted"]
 
 try:  # pragma: no branch - the compiled kernel of scipy.stats.kendalltau
@@ -26,6 +28,9 @@ except ImportError:  # pragma: no cover - scipy moved it: the numpy merge count 
 
 #: entries of a block of columns gathered at once
 _BLOCK = 1 << 21
+#: most columns of one piece of :meth:`DenseRanks.P` (the pieces run on the call's
+#: workers; their boundaries do not depend on ``n_jobs``)
+_PIECE = 128
 
 
 def _dense_1based(sorted_vals: np.ndarray) -> np.ndarray:
@@ -128,9 +133,9 @@ class DenseRanks:
         order = np.argsort(ra, kind="stable")
         xa = np.ascontiguousarray(ra[order], dtype=np.intp)
         n0 = n * (n - 1) // 2
-        out = np.empty(cols.size, dtype=np.int64)
-        step = max(1, _BLOCK // max(n, 1))
-        for lo in range(0, cols.size, step):
+        step = max(1, min(_BLOCK // max(n, 1), _PIECE))
+
+        def piece(lo: int) -> np.ndarray:
             c = cols[lo:lo + step]
             Y = self.R[c][:, order]                      # (b, n) in the anchor's order
             nd = discordant_rows(xa, Y)
@@ -142,8 +147,12 @@ class DenseRanks:
                     key = xa.astype(np.int64)[None, :] * (n + 1) + Y[both]
                     key.sort(axis=1)
                     tac[both] = _tied_pairs_sorted(key)
-            out[lo:lo + step] = n0 - ta - tc + tac - 2 * nd
-        return out
+            return n0 - ta - tc + tac - 2 * nd
+
+        # pieces of at most _PIECE columns on the call's workers (mipdp._parallel; the
+        # compiled count releases the GIL): exact integers, the same for every n_jobs
+        parts = parallel_map(piece, range(0, cols.size, step), blas=False)
+        return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
 
     def column(self, j: int) -> tuple[np.ndarray, int]:
         """Column ``j`` as an anchor."""

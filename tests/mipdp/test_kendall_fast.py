@@ -34,6 +34,26 @@ def test_counts_equal_the_merge_count_with_ties(monkeypatch, compiled):
         np.testing.assert_array_equal(D.P(D.column(j), cols), P)
 
 
+@pytest.mark.parametrize("compiled", [True, False])
+def test_counts_are_the_same_for_every_n_jobs(monkeypatch, compiled):
+    """The pieces of columns run on the call's workers: the same exact counts (ties, a
+    constant and a duplicated column; pieces of 2 columns)."""
+    from mipdp._parallel import n_jobs_context
+    if not compiled:
+        monkeypatch.setattr(fast, "_scipy_dis", None)
+    X, y = _data(p=11)
+    monkeypatch.setattr(fast, "_PIECE", 2)
+    D = DenseRanks(X)
+    cols = np.arange(X.shape[1])
+    want, *_ = _kendall_counts_cols(X, y)
+    for n_jobs in (1, 2, 4):
+        with n_jobs_context(n_jobs):
+            np.testing.assert_array_equal(D.P(DenseRanks.of_vector(y), cols), want)
+            np.testing.assert_array_equal(D.P(D.column(2), cols[::-1]),
+                                          _kendall_counts_cols(X[:, ::-1], X[:, 2])[0])
+            assert D.P(D.column(0), cols[:0]).shape == (0,)
+
+
 def test_comparator_counts_with_and_without_the_compiled_kernel(monkeypatch):
     """DPKendall's counts (compiled discordant count) equal the vectorised merge count."""
     rng = np.random.default_rng(3)
