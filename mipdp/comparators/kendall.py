@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import logging
 import math
+import threading
 import time
 
 import numpy as np
@@ -13,6 +14,7 @@ from scipy.special import logsumexp
 from .._feature_names import keeps_feature_names
 from .._kendall_fast import _count_inversions, discordant_sorted
 from .._neighbours import neighbours_argument
+from .._parallel import parallel_map, with_n_jobs
 from .._param_validation import check_less_than, validate_params
 from .._validation import check_epsilon, check_random_state, check_sparsity, check_X_y, min_samples
 from ..accounting import cancels_on_error, check_release, record_release
@@ -114,12 +116,17 @@ def _kendall_counts_cols(X: np.ndarray, y: np.ndarray, cols: np.ndarray | None =
     oy = np.argsort(ry, kind="stable")          # rows in y order, then a stable sort by x
     ry_sorted = ry[oy]                          # gives the lexicographic (x, y) order
     y_ties = ty > 0
-    P = np.empty(m, dtype=np.int64)
-    tx = np.zeros(m, dtype=np.int64)
     step = max(1, _BATCH_ENTRIES // max(n, 1))
-    for lo in range(0, m, step):
+    # each thread frees its last batch's arrays only once its next batch has gathered its
+    # columns, as a loop reassigning them would: freeing them all at a batch's end let the
+    # allocator give the pages back and fault them in again for the next batch (the counts
+    # at n = 3000, p = 10⁴: 1.46 s against 1.03 s)
+    held = threading.local()
+
+    def batch(lo: int) -> tuple[np.ndarray, np.ndarray]:
         # (batch, n) float64, rows in y order
         xb = _column_batch(X, oy, slice(lo, lo + step) if cols is None else idx[lo:lo + step])
+        held.arrays = None                    # the previous batch's, once this one has its own
         order = np.argsort(xb, axis=1)
         xs = np.take_along_axis(xb, order, axis=1)
         same_x = xs[:, 1:] == xs[:, :-1]
@@ -139,8 +146,17 @@ def _kendall_counts_cols(X: np.ndarray, y: np.ndarray, cols: np.ndarray | None =
                 yt = ys[tied]
                 txy[tied] = _tied_pairs(xs[tied], sx & (yt[:, 1:] == yt[:, :-1]))
         n_c = n0 - n_d - txb - ty + txy
-        P[lo:lo + step] = n_c - n_d
-        tx[lo:lo + step] = txb
+        held.arrays = (xb, order, xs, same_x, ys)
+        return n_c - n_d, txb
+
+    # the batches of an array held in memory on the call's workers (mipdp._parallel: the
+    # compiled count releases the GIL); exact integers, the same for every n_jobs.  A
+    # sparse or dask X is read batch by batch on the calling thread.
+    starts = range(0, m, step)
+    parts = (parallel_map(batch, starts, blas=False) if isinstance(X, np.ndarray)
+             else [batch(lo) for lo in starts])
+    P = np.concatenate([q for q, _ in parts]) if parts else np.empty(0, dtype=np.int64)
+    tx = np.concatenate([t for _, t in parts]) if parts else np.zeros(0, dtype=np.int64)
     return P, n0, tx, ty
 
 
@@ -317,6 +333,7 @@ def _guarantee(eps: float, neighbour, k: int, n_draws: int) -> Guarantee:
 @support_size_alias
 @neighbours_argument
 @validate_params(shared=COMMON_CONSTRAINTS)
+@with_n_jobs
 @cancels_on_error
 def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbours: str = "replace_one",
                n_draws: int = 1, accountant=None, n_jobs: int | None = None

@@ -67,3 +67,24 @@ def test_comparator_counts_with_and_without_the_compiled_kernel(monkeypatch):
             merge_counts = _kendall_counts_cols(X, y)
         for a, b in zip(fast_counts, merge_counts, strict=True):
             np.testing.assert_array_equal(a, b)
+
+
+def test_comparator_counts_are_the_same_for_every_n_jobs(monkeypatch):
+    """DPKendall's counts, batches of 3 columns on the call's workers: the same exact
+    integers for every n_jobs, and for a sparse X (read on the calling thread)."""
+    import scipy.sparse as sp
+
+    import mipdp.comparators.kendall as kendall_module
+    from mipdp._parallel import n_jobs_context
+    X, y = _data(p=13)
+    monkeypatch.setattr(kendall_module, "_BATCH_ENTRIES", 3 * X.shape[0])
+    want = _kendall_counts_cols(X, y)
+    for n_jobs in (2, 4):
+        with n_jobs_context(n_jobs):
+            got = _kendall_counts_cols(X, y)
+            assert got[1:2] == want[1:2] and got[3] == want[3]
+            np.testing.assert_array_equal(got[0], want[0])
+            np.testing.assert_array_equal(got[2], want[2])
+            np.testing.assert_array_equal(_kendall_counts_cols(sp.csc_matrix(X), y)[0], want[0])
+            np.testing.assert_array_equal(
+                _kendall_counts_cols(X, y, cols=np.array([5, 0, 12, 2]))[0], want[0][[5, 0, 12, 2]])
