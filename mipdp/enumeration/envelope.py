@@ -171,8 +171,8 @@ def build_envelope(enum: SupportEnumerator, epsilon: float, sensitivity: float, 
         warm = enum.warm_class_supports()
         enum.add_warm_cuts([S for k in sorted(warm) for S in warm[k]])
     _prefetch_columns(enum, center, [k for k in searched
-                                     if enum.best_found_inside(Region(center, k, enum.p))[0]
-                                     < level(Region(center, k, enum.p).size)])
+                                     if enum.best_found_inside(R := Region(center, k, enum.p))[0]
+                                     < level(R.size)])
     if len(searched) >= 2 and can_fork(enum):
         bounds = dict(zip(searched, run_forked(enum, searched, class_search), strict=True))
     else:

@@ -67,7 +67,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import warnings
 
 import numpy as np
 from scipy.special import logsumexp
@@ -78,6 +77,7 @@ from .rank_redundancy import (
     _real_cells,
     em_law,
     kendall_parts,
+    ranks_law,
     supports_of,
 )
 
@@ -104,15 +104,6 @@ def ordered_law(t: np.ndarray, T: np.ndarray, sup: np.ndarray, eps: float) -> np
     return np.exp(w - logsumexp(w))
 
 
-def _ranks_law_on(X, y, s, eps, sup, radius=None):
-    from ...selection import private_bss
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = private_bss(X, y, s, eps, bounds="ranks", radius=radius, random_state=0)
-    lp = np.array([res.log_probability(S) for S in sup])
-    return np.exp(lp - logsumexp(lp))
-
-
 def prescreen(sets=HELDOUT, ss=(3, 5), eps_values=(1.0, 5.0)) -> None:
     for X, y, sup, ov, row, dpk in _real_cells(sets, _heldout_loader, ss):
         t, T = kendall_parts(X, y)
@@ -128,7 +119,7 @@ def prescreen(sets=HELDOUT, ss=(3, 5), eps_values=(1.0, 5.0)) -> None:
                 C = np.sort(order[:k])
                 sub = supports_of(k, s)
                 ov_k = np.isin(C[sub], target).sum(1) / s
-                r_ranks = float(_ranks_law_on(X[:, C], y, s, e, sub) @ ov_k)
+                r_ranks = float(ranks_law(X[:, C], y, s, e, sub) @ ov_k)
                 r_R = float(em_law(t[C], T[np.ix_(C, C)], sub, 0.75, e) @ ov_k)
                 parts.append(f"top{k}: ranks {r_ranks:.3f} R {r_R:.3f}")
             print("  ".join(parts), flush=True)
@@ -166,7 +157,7 @@ def ranks(sets=HELDOUT, ss=(3, 5), eps_values=(5.0, 20.0, 100.0),
         target = sup[ov == 1][0].tolist()
         runs = [(e, 1.0) for e in eps_values] + [(eps_values[0], m) for m in radius_mults]
         for e, m in runs:
-            P = _ranks_law_on(X, y, s, e, sup, radius=m / np.sqrt(s))
+            P = ranks_law(X, y, s, e, sup, radius=m / np.sqrt(s))
             print(f"{row['set']} s={s} eps={e:g} radius x{m:g}: overlap {P @ ov:.3f}, mode "
                   f"{sup[int(np.argmax(P))].tolist()} with P {P.max():.3f} (target {target})",
                   flush=True)

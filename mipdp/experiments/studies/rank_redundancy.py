@@ -37,7 +37,8 @@ import time
 import numpy as np
 from scipy.special import logsumexp
 
-__all__ = ["kendall_parts", "score_all", "em_law", "truth_probability", "kendall_truth_probability"]
+__all__ = ["kendall_parts", "score_all", "em_law", "truth_probability", "kendall_truth_probability",
+           "ranks_law"]
 
 
 def kendall_parts(X, y):
@@ -182,16 +183,22 @@ def _real_rows(sets, loader, ss, gammas, eps_values, with_ranks=False):
     return rows
 
 
-def _ranks_overlap(X, y, s, eps, sup, ov):
-    """The current bounds='ranks' release's exact expected overlap."""
+def ranks_law(X, y, s, eps, sup, radius=None):
+    """The bounds='ranks' release's exact law over the supports ``sup`` (every support of
+    size ``s``; ``radius``: the ball's, default the release's)."""
     import warnings
 
     from ...selection import private_bss
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = private_bss(X, y, s, eps, bounds="ranks", random_state=0)
+        res = private_bss(X, y, s, eps, bounds="ranks", radius=radius, random_state=0)
     lp = np.array([res.log_probability(S) for S in sup])
-    return float(np.exp(lp - logsumexp(lp)) @ ov)
+    return np.exp(lp - logsumexp(lp))
+
+
+def _ranks_overlap(X, y, s, eps, sup, ov):
+    """The current bounds='ranks' release's exact expected overlap."""
+    return float(ranks_law(X, y, s, eps, sup) @ ov)
 
 
 def _fmt(row):
