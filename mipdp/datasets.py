@@ -69,7 +69,7 @@ def _signal(design, n, p, s, rho, rng):
 
 def make_bss_regression(n: int = 3000, p: int = 100, s: int = 5, *, rho: float = 0.1,
                         snr: float = 5.0, design: str = "seed002", random_state=None):
-    """Seed 002's regression design, or a design where marginal screening fails.
+    """The regression design of Prastakos et al. (2025), or a design where marginal screening fails.
 
     ``design="seed002"``: rows ``~ N(0, Σ)``, ``Σ_ij = ρ^|i-j|``; ``β* = 1/√s`` at indices
     ``1, 3, ..., 2s-1``.  ``design="cancel"`` (sign cancellation): independent columns
@@ -95,7 +95,7 @@ def make_bss_regression(n: int = 3000, p: int = 100, s: int = 5, *, rho: float =
 
 def make_bss_classification(n: int = 3000, p: int = 100, s: int = 5, *, rho: float = 0.1,
                             snr: float = 5.0, design: str = "seed002", random_state=None):
-    """Seed 002's classification design: ``y = ±1`` with ``P(y = 1) = sigmoid(Xβ* + noise)``.
+    """Prastakos et al.'s (2025) design: ``y = ±1`` with ``P(y = 1) = sigmoid(Xβ* + noise)``.
 
     ``design`` as in :func:`make_bss_regression`.
     """
@@ -111,7 +111,7 @@ def make_bss_classification(n: int = 3000, p: int = 100, s: int = 5, *, rho: flo
 
 
 def make_sis_regression(n: int = 100, d: int = 2000, k: int = 8, *, random_state=None):
-    """Seed 000's design: ``X ~ N(0, I)``, ``k`` random non-zeros ``(-1)^u (a + |z|)``.
+    """Swope et al.'s (2024) design: ``X ~ N(0, I)``, ``k`` random non-zeros ``(-1)^u (a + |z|)``.
 
     ``u ~ Bernoulli(0.4)``, ``a = 4 log n / √n``, noise variance 1.5.
     """
@@ -128,7 +128,7 @@ def make_sis_regression(n: int = 100, d: int = 2000, k: int = 8, *, random_state
 
 def make_screening_regression(n: int = 3000, d: int = 600, n_pos: int = 35, n_neg: int = 35, *,
                               noise: float = 0.1, random_state=None):
-    """Seeds 003/004's design: ``N(0,1)`` rows scaled to ``||x_i||_∞ <= 1``; ``n_pos``
+    """Khanna et al.'s (2023, 2025) design: ``N(0,1)`` rows scaled to ``||x_i||_∞ <= 1``; ``n_pos``
     coefficients +1 and ``n_neg`` −1."""
     rng = check_random_state(random_state)
     X = rng.standard_normal((n, d))

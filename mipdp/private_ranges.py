@@ -177,7 +177,7 @@ class PrivateBounds:
         The range is the quantile interval scaled about its centre by ``widen``.  The
         default maps the interquartile range onto ``[−½, ½]`` (about ``±0.67σ`` for a
         Gaussian column) and clips the rest: heavy clipping costs the selection little
-        and a narrow range keeps the signal large against the bound (seed 002's ``b =
+        and a narrow range keeps the signal large against the bound (Prastakos et al.'s (2025) ``b =
         0.5`` does the same to standard Gaussian columns).  ``widen = 3`` (about ``±2σ``)
         dropped P(truth) from 0.97 to 0.18 at n = 2000 (study ``private_bounds`` of
         ``experiments/studies.toml``).

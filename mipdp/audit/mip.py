@@ -183,7 +183,7 @@ def audit_exponential(eps: float = 1.0, s: int = 2, p: int = 6, n: int = 40,
 
 
 def _stable(X, y, s, sens, neighbours: str = "replace_one") -> bool:
-    """Seed 002's stability condition, non-privately: ``L(S_(2)) - L(S_(1)) > 2Δ``
+    """Prastakos et al.'s (2025) stability condition, non-privately: ``L(S_(2)) - L(S_(1)) > 2Δ``
     (replace-one, ``sens = Δ``) or ``n (L(S_(2)) - L(S_(1))) > B`` (add/remove, ``sens = B``)."""
     v = np.sort(_ls_table(X, y, s, **_LS))
     if neighbours == "add_remove":
@@ -199,7 +199,7 @@ def audit_mistakes(eps: float = 1.0, s: int = 2, p: int = 6, n: int = 200,
 
     Only pairs on which the stability condition ``L(S_(2)) - L(S_(1)) > 2Δ`` holds on
     **both** datasets (checked non-privately by brute force) are counted: that is the
-    claim of seed 002, Theorem 2. Skipped pairs are logged.  ``path``, ``backend``: as in
+    claim of Prastakos et al. (2025), Thm 2. Skipped pairs are logged. ``path``, ``backend``: as in
     :func:`audit_top_r`.  ``neighbours="add_remove"``: the add/remove release on
     :func:`add_remove_neighbours` pairs, with the condition ``n (L(S_(2)) - L(S_(1))) > B``.
     """

@@ -43,8 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mipdp {_version()}",
                         help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
-    demo = sub.add_parser("demo", help="run the samplers on seed 002's synthetic data",
-                          description="Generate seed 002's synthetic design, release a "
+    demo = sub.add_parser("demo", help="run the samplers on synthetic data",
+                          description="Generate Prastakos et al.'s (2025) design, release a "
                                       "support with each method and print it with its "
                                       "guarantee, the probability that one draw is the true "
                                       "support (exact, or certified bounds) and the time of "

@@ -31,7 +31,7 @@ what the lines mean:
   proposals / accepted: the exponential mechanism is sampled by rejection; a proposal
     is a support drawn from an upper envelope of the weights, accepted with probability
     (weight / envelope).  Few proposals per accepted draw = a tight envelope.
-  clipping: the demo clips X and y to |.| <= --bound (0.5) on purpose: seed 002's design
+  clipping: the demo clips X and y to |.| <= --bound (0.5) on purpose: the paper's design
     has standard-normal columns, so most entries are clipped.  Clipping is monotone, so
     the true features still fit y best and are recovered; on your own data choose
     bounds that fit its range (docs/guide.md, section 1)."""
@@ -45,7 +45,7 @@ def _demo(args: argparse.Namespace) -> int:
     make = make_bss_classification if args.loss == "hinge" else make_bss_regression
     X, y, truth = make(n=args.n, p=args.p, s=args.s, random_state=args.seed)
     bounds = (args.bound, None if args.loss == "hinge" else args.bound)
-    print(f"seed 002 synthetic data: n={args.n}, p={args.p}, s={args.s}, rho=0.1, SNR=5, "
+    print(f"Prastakos et al. 2025 data: n={args.n}, p={args.p}, s={args.s}, rho=0.1, SNR=5, "
           f"loss={args.loss}, eps={args.eps}, bounds={bounds}, backend={args.backend}")
     print(f"true support: {truth.tolist()}")
     rows = []

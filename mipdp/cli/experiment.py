@@ -191,7 +191,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
 
 def _add_experiment_parser(sub) -> None:
     from ..experiments.config import DEFAULT_METHODS
-    exp = sub.add_parser("experiment", help="run a study of seed 002 (resumable sweep)")
+    exp = sub.add_parser("experiment", help="run a study (resumable sweep)")
     kinds = exp.add_subparsers(dest="kind", required=True)
     for kind, help_ in (("recovery", "support recovery against n"),
                         ("utility", "utility loss and test MSE with private coefficients "

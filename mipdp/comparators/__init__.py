@@ -1,6 +1,7 @@
 """Comparator selection methods and DP pre-screeners (docs/math.md §4, docs/comparators.md).
 
-``dp_sis`` (seed 000), ``dp_kendall`` (seed 001), ``two_stage`` (Kifer et al. 2012),
+``dp_sis`` (Swope et al., 2024), ``dp_kendall`` (Dick et al., 2023), ``two_stage``
+(Kifer et al. 2012),
 ``mcmc`` (Roy & Tewari 2023) and ``noisy_iht`` (Cai, Wang & Zhang 2021), all returning
 :class:`mipdp.result.SelectionResult`;
 ``prescreen`` chooses candidate columns for the MIP methods.

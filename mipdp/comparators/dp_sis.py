@@ -1,4 +1,4 @@
-"""DP-SIS: private sure independence screening (seed 000, Algorithm 1)."""
+"""DP-SIS: private sure independence screening (Swope et al., 2024, Algorithm 1)."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschi
         Must come from domain knowledge; when missing they are read off the data
         with a :class:`~mipdp.exceptions.PrivacyLeakWarning` (not private).
     topk : {"canonical_lipschitz", "peeling", "laplace"}
-        Private top-k mechanism (seed 000 uses the canonical Lipschitz mechanism).
+        Private top-k mechanism (Swope et al. (2024) uses the canonical Lipschitz mechanism).
     neighbours : {"replace_one", "add_remove"}, default "replace_one"
         Neighbour notion of the guarantee (a :class:`~mipdp.Neighbour` member is
         accepted too).  The old ``neighbour="replace-one" | "add/remove"`` still works,
@@ -108,8 +108,8 @@ def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschi
     the chosen neighbour notion, *provided the bounds are data-independent*: with
     ``bounds=None`` (or a ``None`` bound) the result is marked **not private**
     (``result.is_private`` is False, ``result.epsilon`` is NaN).
-    Seed 000 scales each column by its own maximum; that is not private and is not
-    done here. Centring the columns (seed 000's footnote) is the caller's business
+    Swope et al. (2024) scales each column by its own maximum; that is not private and is not
+    done here. Centring the columns (Swope et al.'s (2024) footnote) is the caller's business
     and must itself be private.
     """
     t0 = time.perf_counter()

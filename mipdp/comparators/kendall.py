@@ -1,4 +1,4 @@
-"""Kendall rank correlation (O(n log n), vectorised over columns) and DPKendall (seed 001)."""
+"""Kendall rank correlation (O(n log n), vectorised over columns); DPKendall (Dick et al., 2023)."""
 
 from __future__ import annotations
 
@@ -230,7 +230,7 @@ def kendall_sensitivities(neighbours: str = "replace_one") -> tuple[float, float
     """Sensitivities of DPKendall's round-1 and later-round scores.
 
     ``T = (n/2) tau_a = P / (n - 1)`` with ``P = n_c - n_d``, ``|P| <= C(n, 2)``.
-    *Add/remove* (seed 001, Lemma 3.2): adding a point changes ``P`` by ``a`` with
+    *Add/remove* (Dick et al., 2023, Lemma 3.2): adding a point changes ``P`` by ``a`` with
     ``|a| <= n`` and ``T' - T = a/n - P/(n(n-1))``, so ``|T' - T| <= 1 + 1/2 = 3/2``
     (ties included: tied pairs contribute 0 to ``P``). *Replace-one*: ``n`` is fixed
     and ``P`` changes by at most ``2(n - 1)``, so ``|T' - T| <= 2``. Round ``l >= 2``
@@ -338,7 +338,7 @@ def _guarantee(eps: float, neighbour, k: int, n_draws: int) -> Guarantee:
 def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbours: str = "replace_one",
                n_draws: int = 1, accountant=None, n_jobs: int | None = None
                ) -> SelectionResult:
-    """DPKendall (seed 001, Algorithm 1): k exponential-mechanism rounds on Kendall scores.
+    """DPKendall (Dick et al., 2023, Algorithm 1): k exponential-mechanism rounds on Kendall scores.
 
     Parameters
     ----------

@@ -45,12 +45,12 @@ __all__ = ["noisy_iht", "iht_calibration", "iht_sensitivity", "gradient_step", "
 
 logger = logging.getLogger(__name__)
 
-#: Default number of iterations ``T`` (chosen on seed 002's design, docs/comparators.md).
+#: Default number of iterations ``T`` (chosen on Prastakos et al.'s design; docs/comparators.md).
 DEFAULT_N_ITER = 2
 #: Default step ``eta = DEFAULT_STEP / b_x**2`` (``b_x**2`` bounds every diagonal entry of
-#: the Hessian ``X^T X / n`` of the clipped data; chosen on seed 002's design).
+#: the Hessian ``X^T X / n`` of the clipped data; chosen on the design of Prastakos et al. (2025)).
 DEFAULT_STEP = 1.0
-#: Default residual bound ``c = DEFAULT_RESIDUAL * b_y`` (chosen on seed 002's design).
+#: Default residual bound ``c = DEFAULT_RESIDUAL * b_y`` (chosen on Prastakos et al.'s design).
 DEFAULT_RESIDUAL = 0.5
 
 _CONSTRAINTS = {
@@ -215,14 +215,14 @@ def noisy_iht(X, y, k: int, eps: float, delta: float = 0.0, bounds=None,
         at levels of its sub-Gaussian model instead).  Missing bounds are read off the
         data with a :class:`~mipdp.exceptions.PrivacyLeakWarning`: not private.
     n_iter : int, default 2
-        Iterations ``T`` (public).  Each costs budget; on seed 002's design ``T = 2``
+        Iterations ``T`` (public).  Each costs budget; on Prastakos et al.'s (2025) design ``T = 2``
         beat ``T = 3, 5, 10`` (docs/comparators.md).  ``T = 1`` scored higher still there
         but does not iterate: it is private marginal screening with Laplace peeling.
     step : float, optional
         Step ``eta``; default ``1 / b_x**2``.
     residual_bound : float, optional
         Residuals ``x_i^T beta - y_i`` are clipped to ``[-c, c]``; default ``c = b_y / 2``
-        (chosen on seed 002's design, docs/comparators.md).
+        (chosen on the design of Prastakos et al. (2025), docs/comparators.md).
     neighbours : {"replace_one", "add_remove"}, default "replace_one"
         Neighbour notion of the guarantee (a :class:`~mipdp.Neighbour` member is
         accepted too).  The old ``neighbour="replace-one" | "add/remove"`` still works,

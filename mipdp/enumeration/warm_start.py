@@ -1,6 +1,6 @@
 """Warm starts for the outer approximation: IHT, then one-swap local search.
 
-Iterative hard thresholding (seed 002, App. B.2): ``β ← H_s(β - ∇f(β)/L)`` on the
+Iterative hard thresholding (Prastakos et al., 2025, App. B.2): ``β ← H_s(β - ∇f(β)/L)`` on the
 ridge least-squares objective, ``H_s`` keeping the ``s`` largest ``|β_j|``, ``L`` the
 largest eigenvalue of ``(XᵀX + λI)/n`` (power iteration).  Its support is then improved
 by best-improvement one-swaps of the exact support objective until no swap helps, so

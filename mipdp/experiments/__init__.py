@@ -1,4 +1,4 @@
-"""Experiments: sweeps of seed 002's studies, metrics, private coefficients, plots.
+"""Experiments: sweeps of Prastakos et al.'s (2025) studies, metrics, private coefficients, plots.
 
 Every study of the documentation is a named table of ``experiments/studies.toml``
 (:func:`~mipdp.experiments.config.load_studies`): a runner study (:func:`run_study`, the

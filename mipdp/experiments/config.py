@@ -42,7 +42,7 @@ __all__ = ["StudyConfig", "load_config", "KINDS", "DEFAULT_METHODS"]
 
 KINDS = ("recovery", "utility")
 DEFAULT_METHODS = ("exponential", "top_r", "mistakes", "samp_agg", "mcmc", "dp_sis", "kendall")
-#: default correlation of each design (seed 002's ρ; the cancelling pair's correlation)
+#: default correlation of each design (Prastakos et al.'s ρ; the cancelling pair's)
 DEFAULT_RHO = {"seed002": 0.1, "cancel": 0.7}
 
 #: fields that change the results of a (method, n, trial) cell; a study directory may
@@ -59,7 +59,7 @@ FINGERPRINT_DEFAULTS = {"design": "seed002", "extra_draws": 0, "em_ball": None}
 class StudyConfig:
     """One study: a grid ``methods × ns × trials`` on synthetic data.
 
-    ``design`` is ``"seed002"`` (seed 002's AR(1) design with correlation ``rho``) or
+    ``design`` is ``"seed002"`` (Prastakos et al.'s (2025) AR(1) design with correlation ``rho``) or
     ``"cancel"`` (sign cancellation, :func:`mipdp.datasets.make_bss_regression`: a true
     feature with no marginal correlation with ``y``; ``rho`` is the cancelling pair's
     correlation).  ``rho=None`` takes the design's default (:data:`DEFAULT_RHO`).
@@ -76,7 +76,7 @@ class StudyConfig:
     ``kind="recovery"`` releases supports with the whole ``eps`` per draw on all ``n``
     rows.  ``kind="utility"`` splits the rows ``1 − test_fraction`` / ``test_fraction``
     into train / test, selects with ``select_fraction · eps`` on the training rows and
-    fits private coefficients by objective perturbation with the rest (seed 002 App. D.1).
+    fits private coefficients by objective perturbation with the rest (Prastakos et al., App. D.1).
     """
 
     kind: str = "recovery"

@@ -11,8 +11,8 @@ privacy cost, and the guarantee in words.  ``eps`` is the budget of *one* draw.
   output also carries the mechanism's ``probability_bounds`` (exact for top-R and
   mistakes, certified bounds for the EM) and a ``sampler`` for further cheap draws, from
   which the runner records the exact probability that one draw is the truth.
-  ``mistakes`` runs **without** the propose-test-release guard (seed 002's setting), so
-  its guarantee is *conditional* on the stability of the optimum (seed 002, Theorem 2);
+  ``mistakes`` runs **without** the propose-test-release guard (Prastakos et al.'s setting), so
+  its guarantee is *conditional* on the stability of the optimum (Prastakos et al., 2025, Thm 2);
   the adapter records that in ``guarantee``.  ``time_limit`` (seconds) bounds these
   three: a cell that hits it releases nothing and is recorded as not finished.
 * ``permute_and_flip``: :func:`mipdp.selection.private_bss` with
@@ -21,7 +21,7 @@ privacy cost, and the guarantee in words.  ``eps`` is the budget of *one* draw.
   (:func:`mipdp.losses.default_score`) whatever the study's ``ridge``/``radius``, so that
   a study that reproduces the seed's score (λ = 120, r = 1.1) reports the default beside it.
 * ``samp_agg``: the comparator ``two_stage`` (Lasso subsample-and-aggregate, Kifer, Smith
-  & Thakurta 2012 / seed 002's "Samp-Agg").
+  & Thakurta 2012 / Prastakos et al.'s (2025) "Samp-Agg").
 * ``mcmc``, ``dp_sis``, ``kendall``, ``noisy_iht``: the comparators of the same names with
   their defaults (``mcmc`` is approximately DP only; least squares only; ``noisy_iht`` is
   pure eps-DP).  ``noisy_iht_approx``: noisy IHT's (eps, delta) version with
@@ -108,7 +108,7 @@ def _bss(method: str, *, default_score: bool = False):
         elapsed = time.perf_counter() - t0
         guarantee = str(res.guarantee)
         if method == "mistakes":
-            guarantee = ("CONDITIONAL (propose-test-release guard off, as in seed 002): "
+            guarantee = ("CONDITIONAL (propose-test-release guard off, as in Prastakos et al.): "
                          + guarantee)
         return MethodOutput(np.asarray(res.supports), res.epsilon, res.delta, guarantee,
                             elapsed, probability_bounds=res.probability_bounds,

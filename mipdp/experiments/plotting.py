@@ -1,6 +1,6 @@
 """PNG figures of a study (matplotlib, Agg backend): one line per method against ``n``.
 
-* ``recovery.png`` — fraction of draws equal to the true support (seed 002, Figure 1);
+* ``recovery.png`` — fraction of draws equal to the true support (Prastakos et al., 2025, Figure 1);
 * ``f1.png`` — support F1;
 * ``utility_loss.png`` — ``L(Ŝ) − L(S*)``;
 * ``test_mse.png`` — test MSE with objective-perturbation coefficients (utility studies);

@@ -25,7 +25,7 @@ method, the **expected overlap** ``E|S ∩ S*| / s`` of one release ``S`` with t
   releases (standard error over them); otherwise (DP-SIS, noisy IHT, and ``ranks`` when
   its result has no exact law) the mean over ``draws`` releases with its standard error.
 
-Synthetic rows: seed 002's designs (:func:`mipdp.datasets.make_bss_regression`) at
+Synthetic rows: Prastakos et al.'s designs (:func:`mipdp.datasets.make_bss_regression`) at
 ``synth_p``, ``synth_s``, ``synth_eps``; ``P(release = truth)`` of ``public`` (the
 known bounds ``(0.5, 0.5)``), ``ranks`` and ``kendall``, exact, mean over trials.
 

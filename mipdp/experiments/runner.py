@@ -95,7 +95,7 @@ def _make_data(config: StudyConfig, n: int, data_seed):
     from ..datasets import make_bss_classification, make_bss_regression
     rng = np.random.default_rng(data_seed)
     from ..losses import get_loss
-    # regression losses (which bound |y|) get seed 002's regression design, label losses
+    # regression losses (which bound |y|) get Prastakos et al.'s regression design, label losses
     # (hinge) its classification design
     regression = get_loss(config.loss).needs_y_bound
     make = make_bss_regression if regression else make_bss_classification

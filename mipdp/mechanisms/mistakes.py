@@ -1,4 +1,4 @@
-"""The mistakes sampler (seed 002 §2.1.2; SPEC §2.2) and its propose-test-release guard.
+"""The mistakes sampler (Prastakos et al., 2025, §2.1.2) and its propose-test-release guard.
 
 Privacy
 -------
@@ -9,7 +9,7 @@ level, see :func:`mipdp.selection.mistakes_theta`) is Δ-sensitive *when S\\* is
 on both neighbours*.  The class is
 drawn with log-weight ``log m_k - ε M_k / (2Δ)`` and the output is a **uniform member
 of the class**, so the output law depends on the data only through the class law:
-**ε-DP conditionally on** ``L(S_(2)) - L(S_(1)) > 2Δ`` (seed 002, Theorem 2).  That
+**ε-DP conditionally on** ``L(S_(2)) - L(S_(1)) > 2Δ`` (Prastakos et al., 2025, Theorem 2).  That
 condition is data-dependent; :func:`ptr_test` makes the whole unconditionally
 ``(ε + ε₀, δ)``-DP.
 """

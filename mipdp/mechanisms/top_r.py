@@ -1,4 +1,4 @@
-"""The top-R sampler (seed 002, Algorithm 1; SPEC §2.1).
+"""The top-R sampler (Prastakos et al., 2025, Algorithm 1; SPEC §2.1).
 
 Privacy
 -------
@@ -9,7 +9,7 @@ of Δ-sensitive values is Δ-sensitive; the minimum of two Δ-sensitive function
 Δ-sensitive.  Sampling ``S`` with probability ``∝ exp(-ε L̃(S) / (2Δ))`` is therefore
 exactly the exponential mechanism: **pure ε-DP for every fixed R**.  The outside
 bucket is drawn by uncapped rejection from uniform supports, so no extra privacy
-cost arises (unlike the capped loop of seed 002's Theorem 1).
+cost arises (unlike the capped loop of Prastakos et al.'s (2025) Theorem 1).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Three mechanisms, each a plain function of ``scores``:
 
 * :func:`canonical_lipschitz_topk` -- the canonical Lipschitz mechanism of
-  Shekelyan & Loukides (2022) in the exposition of seed 000, Appendix A
+  Shekelyan & Loukides (2022) in the exposition of Swope et al. (2024), Appendix A
   (Definition A.1, Algorithm 2), with standard exponential noise;
 * :func:`gumbel_peeling_topk` -- k rounds of the exponential mechanism with
   ``eps / k`` each (implemented as one-shot Gumbel top-k);
@@ -123,7 +123,7 @@ def _log_max_exp_noise(log_e: np.ndarray, log_m: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------- canonical Lipschitz
 @validate_params(shared=_CONSTRAINTS)
 def canonical_loss(subset, scores, sensitivity: float = 1.0, gamma: float = 0.5) -> float:
-    """Canonical loss ``LOSS_gamma(y | x)`` of one k-subset (seed 000, App. A.3).
+    """Canonical loss ``LOSS_gamma(y | x)`` of one k-subset (Swope et al., 2024, App. A.3).
 
     With ``x = scores / sensitivity``, ``a = max_{i not in y} x_i`` (best excluded
     score) and ``b = min_{i in y} x_i`` (worst included score),
@@ -150,7 +150,7 @@ def canonical_loss(subset, scores, sensitivity: float = 1.0, gamma: float = 0.5)
 def canonical_lipschitz_topk(scores, k: int, eps: float, sensitivity: float,
                              rng: np.random.Generator | int | None,
                              gamma: float = 0.5) -> np.ndarray:
-    """Canonical Lipschitz mechanism for private top-k (seed 000, App. A, Algorithm 2).
+    """Canonical Lipschitz mechanism for private top-k (Swope et al., 2024, App. A, Algorithm 2).
 
     Parameters
     ----------
@@ -193,7 +193,7 @@ def canonical_lipschitz_topk(scores, k: int, eps: float, sensitivity: float,
     ``eps``, and ``P(E >= c) = min(1, e^{-c})`` changes by a factor at most
     ``e^{eps}``. In Algorithm 2's notation ``eps_1 = (1 - gamma) eps`` is spent on
     the best excluded score and ``eps_2 = gamma eps`` on the worst included one;
-    ``eps_1 + eps_2 = eps``. (Seed 000's utility bound, Thm 4.1, has ``gamma eps / 2``.)
+    ``eps_1 + eps_2 = eps``. (Swope et al.'s (2024) utility bound, Thm 4.1, has ``gamma eps / 2``.)
 
     **Classes.** Sort ``x_[1] >= ... >= x_[d]`` (indices ``j_1..j_d``). Every
     subset other than the true top-k has a head ``{j_1..j_h}`` (``h < k``, ``j_{h+1}``
@@ -201,7 +201,7 @@ def canonical_lipschitz_topk(scores, k: int, eps: float, sensitivity: float,
     ``k - h - 1`` indices from ``{j_{h+2}, ..., j_{t-1}}``, so
     ``|C_{h,t}| = C(t - h - 2, k - h - 1)`` and ``C_{k-1,k} = {top-k}``; these
     ``k(d - k) + 1`` classes partition all ``C(d, k)`` subsets.
-    Seed 000 writes ``C(t - h - 1, k - h - 1)`` (body from ``j_{h+1}..j_{t-1}``); that
+    Swope et al. (2024) writes ``C(t - h - 1, k - h - 1)`` (body from ``j_{h+1}..j_{t-1}``); that
     double-counts subsets containing ``j_{h+1}`` (the sizes no longer sum to
     ``C(d, k)``; e.g. d = 3, k = 2 gives 4) and the sampler would then not be the
     mechanism of Definition A.1, so the corrected count is used here

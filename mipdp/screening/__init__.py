@@ -1,13 +1,13 @@
-"""DP Frank-Wolfe on the λ-ℓ1 ball with private screening rules (seeds 003/004).
+"""DP Frank-Wolfe on the λ-ℓ1 ball with private screening rules (Khanna et al., 2023, 2025).
 
 Public API
 ----------
 dp_frank_wolfe
     Talwar et al.'s private Frank-Wolfe (report-noisy-min over the 2p vertices ±λe_j).
 adp_screen
-    DP-FW + Gaussian-noised screening of all features at chosen iterations (seed 004 Alg. 1).
+    DP-FW + Gaussian-noised screening of all features at chosen iterations (Khanna et al., 2025).
 rnm_screen
-    DP-FW + report-noisy-min screening of one feature per iteration (seed 004 Alg. 2).
+    DP-FW + report-noisy-min screening of one feature per iteration (Khanna et al. (2025) Alg. 2).
 screening_scores, safe_screen
     Raj et al.'s (non-private) safe rule, vectorised over all features.
 fw_noise, rnm_noise, adp_noise, score_sensitivity, gradient_sensitivity

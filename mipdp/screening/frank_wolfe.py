@@ -20,7 +20,7 @@ Two noise calibrations are offered (``calibration=``):
     ``ε_iter``-DP per round (the ``Δ/ε`` scale of Dwork & Roth's Claim 3.9 is for monotone
     counting queries only).
 ``"seed"``
-    The formula of Talwar et al. as seeds 003/004 use it:
+    The formula of Talwar et al. as Khanna et al. (2023, 2025) use it:
     ``scale = λ L1 √(8T log(1/δ)) / (n ε) = λ L1 / (n ε_iter)`` with ``L1 = 1`` (the
     seeds' stated constant). That is a quarter of the rigorous scale with the true ``L1``
     (51 times smaller still at ``λ = 50``); it is kept to reproduce the seeds, and no
@@ -75,7 +75,7 @@ logger = logging.getLogger(__name__)
 CALIBRATIONS = ("rigorous", "seed")
 NEIGHBOUR = {
     "rigorous": "replace-one (one row (x_i, y_i) replaced; n fixed and public)",
-    "seed": "add/remove-one as stated by seeds 003/004 (their sensitivity bounds do not "
+    "seed": "add/remove-one as stated by Khanna et al. (2023, 2025) (their bounds do not "
             "establish it; see docs/screening.md)",
 }
 _REFRESH_EVERY = 64  # recompute u = Xw from scratch every so many iterations
@@ -250,7 +250,7 @@ class ScreeningResult(PrivacyReport):
 
     @property
     def sparsity(self) -> float:
-        """Fraction of non-zero coefficients (seed 004's "sparsity" column)."""
+        """Fraction of non-zero coefficients (Khanna et al.'s (2025) "sparsity" column)."""
         return self.n_nonzero / self.coef_.size
 
     @property
@@ -363,7 +363,7 @@ def fw_noise(n: int, l1_radius: float, n_iter: int, eps: float, delta: float | N
     if calibration == "seed":
         lip = SEED_LIPSCHITZ_L1
         sens = l1_radius * lip / n
-        formula = "b = λ·L1·√(8T log(1/δ))/(n ε) with L1 = 1 (seeds 003/004, Talwar et al.)"
+        formula = "b = λ·L1·√(8T log(1/δ))/(n ε) with L1 = 1 (Khanna et al.; Talwar et al.)"
     else:
         lip = loss.lipschitz_l1(b_x, b_y, l1_radius)
         sens = 2.0 * l1_radius * lip / n
@@ -511,12 +511,13 @@ def _setup(X, y, loss, l1_radius, n_iter, bounds, calibration, init, random_stat
     if calibration == "seed":
         if b_x > 1.0:
             raise ValueError("bounds: calibration='seed' assumes ||x_i||_inf <= 1 "
-                             f"(seeds 003/004); got bound_x = {b_x:g}. Rescale X or use "
+                             f"(Khanna et al.); got bound_x = {b_x:g}. Rescale X or use "
                              "calibration='rigorous'.")
         if loss.name == "squared" and b_y > l1_radius:
-            raise ValueError("bounds: calibration='seed' assumes |y_i| <= l1_radius (seed 004); "
+            raise ValueError("bounds: calibration='seed' assumes |y_i| <= l1_radius "
+                             "(Khanna et al.); "
                              f"got bound_y = {b_y:g} > {l1_radius:g}")
-        warnings.warn("calibration='seed' reproduces the noise scales of seeds 003/004, whose "
+        warnings.warn("calibration='seed' reproduces Khanna et al.'s (2023, 2025) noise, whose "
                       "sensitivity bounds are not valid: the output carries no proven "
                       "differential-privacy guarantee (see ScreeningResult.guarantee).",
                       PrivacyLeakWarning, stacklevel=find_stack_level())
@@ -567,7 +568,7 @@ def dp_frank_wolfe(X, y, l1_radius: float, n_iter: int = 1000, eps: float = 1.0,
     calibration : {"rigorous", "seed"}, default "rigorous"
         See below.
     init : {"zero", "random"} or ndarray, default "zero"
-        ``w_0``: zero, uniform in the ball (seeds 003/004), or a data-independent point of it.
+        ``w_0``: zero, uniform in the ball (Khanna et al.), or a data-independent point of it.
     random_state : None, int, SeedSequence or numpy Generator
         Source of all randomness.
     return_path : bool, default False

@@ -26,7 +26,7 @@ logistic   log(1+eᵘ) − y u         σ(b_x λ)               1/4           σ
 (logistic labels ``y ∈ [0, 1]``; labels in ``{−1, +1}`` — whatever their counts — are
 mapped to ``{0, 1}``.)
 
-Seeds 003/004 state that both losses are "1-Lipschitz with respect to the ℓ1 norm"; that is
+Khanna et al. (2023, 2025) say both losses are "1-Lipschitz with respect to the ℓ1 norm"; that is
 the constant they calibrate DP-FW with (``SEED_LIPSCHITZ_L1``). It holds only for small
 radii: at ``λ = 50``, ``b_x = b_y = 1`` the squared loss has ``L1 = 51``.
 """
@@ -47,7 +47,7 @@ __all__ = ["Loss", "SquaredLoss", "LogisticLoss", "get_loss", "prepare_data",
 
 logger = logging.getLogger(__name__)
 
-#: The ℓ1-Lipschitz constant seeds 003/004 use for both losses (valid only for small λ).
+#: The ℓ1-Lipschitz constant Khanna et al. use for both losses (valid only for small λ).
 SEED_LIPSCHITZ_L1 = 1.0
 
 

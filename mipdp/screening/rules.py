@@ -1,6 +1,6 @@
 """Raj et al.'s safe screening rule on the λ-ℓ1 ball and its private versions.
 
-The rule (Raj, Olbrich, Gärtner, Schölkopf & Jaggi 2016; seed 004 eq. (1)) for
+The rule (Raj, Olbrich, Gärtner, Schölkopf & Jaggi 2016; Khanna et al. (2025) eq. (1)) for
 ``min_{||w||_1 <= λ} f(Xw)``, ``f`` ``L``-smooth and ``μ``-strongly convex, at any ``w ∈ C``
 with ``u = Xw`` and Wolfe gap ``G(w) = max_{z∈C} ⟨Xw − Xz, ∇f(u)⟩ = ⟨w, g⟩ + λ||g||_∞``
 (``g = Xᵀ∇f(u)``):
@@ -15,7 +15,7 @@ Proof sketch (ours). ``u* = Xw*`` is unique. Strong monotonicity and the optimal
 ``w*_i = 0``. Bounding both terms at ``u*`` by their values at ``u`` (using
 ``⟨u* − u, ∇f(u*)⟩ <= 0``) gives ``s_i``.
 
-Seed 004 writes eq. (1) without the factor ``λ`` on the column terms: that is the rule for
+Khanna et al. (2025) write eq. (1) without ``λ`` on the column terms: that is the rule for
 the unit ball (``λ = 1``); for ``λ > 1`` it screens coefficients that are non-zero at the
 optimum (at ``w = w*`` it reads ``|g*_i| − λ||g*||_∞ < 0`` for every ``i``). We use the
 λ-scaled rule above; with ``λ = 1`` the two coincide.
@@ -25,9 +25,9 @@ Writing ``L = κ_L/n``, ``μ = κ_μ/n`` (:mod:`.losses`), the last term is
 
 Private versions (both run inside DP Frank-Wolfe, :mod:`.frank_wolfe`):
 
-* **ADP-Screen** (seed 004 Algorithm 1): at chosen iterations add ``N(0, σ² I)`` to the
+* **ADP-Screen** (Khanna et al. (2025) Algorithm 1): at chosen iterations add ``N(0, σ² I)`` to the
   whole score vector and zero every coefficient whose noisy score is ``< 0``.
-* **RNM-Screen** (seed 004 Algorithm 2): every iteration pick ``j`` by report-noisy-min
+* **RNM-Screen** (Khanna et al. (2025) Algorithm 2): every iteration pick ``j`` by report-noisy-min
   (Laplace) over the scores and zero it if its noisy score is ``< 0``.
 
 Sensitivity of ``s_i`` (per coordinate), ``calibration="rigorous"`` (replace-one, ``n``
@@ -39,8 +39,8 @@ public, data clipped to ``|x_ij| <= b_x``, ``|y_i| <= b_y``, ``Γ`` from :mod:`.
                     (P = λc_i + m <= 2λb_x, ΔP <= 2λb_x/√n, 0 <= G <= 2λb_xΓ, ΔG <= 4λb_xΓ/n,
                      |√a − √b| <= √|a − b|, |PQ − P'Q'| <= P_max|Q − Q'| + Q_max|P − P'|)
 
-``calibration="seed"`` uses seed 004's ``Δ = 2λ/n + 2λ²/n + 2λ(1+λ)/n`` (squared loss) and
-seed 003's logistic analogue. Their third term bounds the sensitivity of a product by the
+``calibration="seed"`` uses Khanna et al.'s ``Δ = 2λ/n + 2λ²/n + 2λ(1+λ)/n`` (squared loss) and
+Khanna et al.'s (2023) logistic one. Their third term bounds the sensitivity of a product by the
 product of the sensitivities, which is not a valid bound (the product of a ``Θ(λ)`` factor
 and a ``√G`` factor whose change is ``Θ(λ/√n)``); the test-suite exhibits neighbouring
 datasets that violate it. That mode exists only to reproduce the seeds.
@@ -233,11 +233,11 @@ def rnm_noise(n: int, l1_radius: float, n_iter: int, eps: float, delta: float | 
     """Noise of RNM-Screen's per-iteration report-noisy-min.
 
     Neighbour notion: replace-one, ``n`` public (rigorous); add/remove-one as claimed by
-    seed 004 (seed).
+    Khanna et al. (2025) (seed).
 
     Sensitivity: ``Δ`` per score from :func:`score_sensitivity`.
 
-    Noise scale: ``ε_iter = ε/√(8T log(1/δ))`` (seed 004 Algorithm 2, line 1) and
+    Noise scale: ``ε_iter = ε/√(8T log(1/δ))`` (Khanna et al. (2025) Algorithm 2, line 1) and
 
     * seed: ``b = Δ/ε_iter`` with the seed's ``Δ = 2λ/n + 2λ²/n + 2λ(1+λ)/n``; the same noisy
       score decides ``< 0``;
@@ -262,7 +262,7 @@ def rnm_noise(n: int, l1_radius: float, n_iter: int, eps: float, delta: float | 
     sens = score_sensitivity(n, l1_radius, loss, bounds, calibration)["per_coordinate"]
     if calibration == "seed":
         formula = ("b = Δ/ε_iter, Δ = 2λ/n + 2λ²/n + 2λ(1+λ)/n "
-                   "(seed 004 Alg. 2; seed 003 for logistic)")
+                   "(Khanna et al. (2025) Alg. 2; Khanna et al. (2023) for logistic)")
         mech = "report-noisy-min over the p scores (Laplace); zero j if its noisy score < 0"
     else:
         formula = "b_sel = 4Δ/ε_iter, b_thr = 2Δ/ε_iter, Δ from score_sensitivity (replace-one)"
@@ -292,12 +292,12 @@ def adp_noise(n: int, n_features: int, l1_radius: float, n_screens: int, eps: fl
               delta: float | None, loss: str | Loss = "squared",
               bounds: tuple[float, float] = (1.0, 1.0),
               calibration: Literal["rigorous", "seed"] = "rigorous") -> NoiseCalibration:
-    """Gaussian noise of ADP-Screen (seed 004 Algorithm 1, lines 1–4).
+    """Gaussian noise of ADP-Screen (Khanna et al. (2025) Algorithm 1, lines 1–4).
 
     Neighbour notion: replace-one, ``n`` public (rigorous); add/remove-one as claimed (seed).
 
     Sensitivity: ℓ2-sensitivity of the whole score vector ``Δ2 = √p · Δ`` (``Δ`` per
-    coordinate from :func:`score_sensitivity`; seed 004 eq. (3) is the same product).
+    coordinate from :func:`score_sensitivity`; Khanna et al. (2025) eq. (3) is the same product).
 
     Noise scale: ``l = n_screens``, ``δ_iter = δ/(l+1)``, ``ε_iter = ε/(2√(2l log(1/δ_iter)))``,
     ``σ = Δ2 √(2 log(1.25/δ_iter)) / ε_iter`` (classic Gaussian mechanism, needs
@@ -391,7 +391,7 @@ class _RNMScreener(_ScoreScreener):
         else:
             noisy = s + rng.laplace(0.0, self.scale, s.size)
             j = int(np.argmin(noisy))
-            if self.threshold_scale is None:           # seed 004: reuse the selection noise
+            if self.threshold_scale is None:           # Khanna et al.: reuse the selection noise
                 below = noisy[j] < 0.0
             else:                                      # rigorous: fresh noise for the test
                 below = s[j] + rng.laplace(0.0, self.threshold_scale) < 0.0
@@ -426,7 +426,7 @@ def adp_screen(X, y, l1_radius: float, n_iter: int = 1000, eps_opt: float = 1.0,
                calibration: Literal["rigorous", "seed"] = "rigorous",
                init: str | np.ndarray = "zero", random_state=None,
                return_path: bool = False, accountant=None) -> ScreeningResult:
-    """ADP-Screen: DP Frank-Wolfe with Gaussian-noised screening of all features (seed 004 Alg. 1).
+    """ADP-Screen: DP Frank-Wolfe with Gaussian-noised screening of all features (Khanna et al.).
 
     After the Frank-Wolfe step of each screening iteration ``t ∈ I`` the score vector
     ``s(w_t) + N(0, σ² I)`` is released and every coefficient with a negative noisy score is
@@ -465,7 +465,7 @@ def adp_screen(X, y, l1_radius: float, n_iter: int = 1000, eps_opt: float = 1.0,
     (ε, δ) and composition: the optimizer is ``(ε1, δ1)``-DP (advanced composition over
     ``T`` picks), the screening ``(ε2, δ2)``-DP (advanced composition over ``l`` Gaussian
     releases); the zeroing is post-processing; the whole is ``(ε1+ε2, δ1+δ2)``-DP by basic
-    composition (seed 004 Lemma 2).
+    composition (Khanna et al. (2025) Lemma 2).
     """
     t0 = time.perf_counter()
     its = _screen_iterations(n_iter, screen_every, screen_at)
@@ -504,7 +504,7 @@ def rnm_screen(X, y, l1_radius: float, n_iter: int = 1000, eps_opt: float = 1.0,
                return_path: bool = False, accountant=None) -> ScreeningResult:
     """RNM-Screen: DP Frank-Wolfe that privately screens one coefficient per iteration.
 
-    Seed 004 Algorithm 2: after every Frank-Wolfe step, report-noisy-min picks the feature
+    Khanna et al. (2025), Alg. 2: after every Frank-Wolfe step, report-noisy-min picks the feature
     ``j`` with the smallest noisy screening score and sets ``w_j = 0`` if its noisy score is
     ``< 0``.
 
@@ -537,7 +537,7 @@ def rnm_screen(X, y, l1_radius: float, n_iter: int = 1000, eps_opt: float = 1.0,
 
     (ε, δ) and composition: each screening round is ``ε_iter``-DP and ``T`` rounds compose
     by advanced composition to ``(ε2, δ2)``; the optimizer is ``(ε1, δ1)``-DP; the whole is
-    ``(ε1+ε2, δ1+δ2)``-DP by basic composition (seed 004 Lemma 3).
+    ``(ε1+ε2, δ1+δ2)``-DP by basic composition (Khanna et al. (2025) Lemma 3).
     """
     t0 = time.perf_counter()
     acc = check_release(accountant, _planned(
