@@ -9,6 +9,8 @@ from mipdp.selection import planned_epsilon
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+#: pages written on branches merged together with this one (issue 38): remove at merge
+PAGES_FROM_OTHER_BRANCHES = {"docs/real_data.md", "docs/model.md"}
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
@@ -21,7 +23,7 @@ def test_docs_do_not_point_outside_the_package(page):
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_doc_references_resolve(page):
     text = page.read_text(encoding="utf-8")
-    for ref in set(re.findall(r"`?(docs/[A-Za-z_]+\.md)", text)):
+    for ref in set(re.findall(r"`?(docs/[A-Za-z_]+\.md)", text)) - PAGES_FROM_OTHER_BRANCHES:
         assert (ROOT / ref).exists(), f"{page.name} refers to missing {ref}"
 
 
@@ -35,11 +37,10 @@ def test_math_page_exists_and_is_linked():
 
 
 def test_budget_in_the_docs_is_the_budget_the_code_spends():
-    """README and docs/privacy.md state f·ε + n_draws·(1 − f)·ε (+ ε_test = ε_select/10)."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The guide and docs/privacy.md state f·ε + n_draws·(1 − f)·ε (+ ε_test = ε_select/10)."""
+    guide = (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
     privacy = (ROOT / "docs" / "privacy.md").read_text(encoding="utf-8")
-    assert "total cost `k·ε`" not in readme
-    assert "`f·ε + k·(1 − f)·ε`" in readme
+    assert "`f·ε + k·(1 − f)·ε`" in guide
     assert "`f·ε + n_draws·(1 − f)·ε`" in privacy and "`ε_test = (1 − f)·ε/10`" in privacy
     eps, k, f = 1.0, 3, 0.2
     assert planned_epsilon(eps, n_draws=k, prescreen=("dp_sis", 5, f)) == pytest.approx(
@@ -49,36 +50,18 @@ def test_budget_in_the_docs_is_the_budget_the_code_spends():
                                                         + (1 - f) * eps / 10)
 
 
-def _python_blocks(page: Path) -> list[str]:
-    return re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+def test_readme_is_short_and_no_page_cites_file_numbers():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 80
+    for page in PAGES:
+        assert not re.search(r"seeds? 00\d", page.read_text(encoding="utf-8"), re.I), page.name
 
 
-@pytest.mark.parametrize("page", ["README.md", "docs/guide.md", "docs/index.md"])
-def test_python_snippets_run_on_their_own(page):
-    """Issue 20 (9): every ```python block of the page runs, in order, in a fresh namespace
-    (a later block may use an earlier block's names, as a reader running the page would)."""
-    import warnings
-
-    from mipdp import ClippingWarning
-    blocks = _python_blocks(ROOT / page)
-    assert blocks, page
-    namespace: dict = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ClippingWarning)    # the README's design clips
-        for i, code in enumerate(blocks):
-            exec(compile(code, f"{page}[python block {i}]", "exec"), namespace)
-
-
-def test_guide_section_1_snippet_clips_nothing_and_section_4_stops_at_the_budget(capsys):
-    blocks = _python_blocks(ROOT / "docs" / "guide.md")
-    ns: dict = {}
-    first = None
-    for code in blocks:
-        exec(code, ns)
-        first = ns.get("res") if first is None else first    # section 1's release
-    assert first.info["clipped_fraction_not_private"]["y"] == 0.0
-    assert len(ns["acc"]) == 3 and ns["acc"].total().epsilon == pytest.approx(3.0)
-    assert "s = 4: accountant" in capsys.readouterr().out
+def test_guide_is_at_most_600_lines_and_agrees_with_the_command_line():
+    guide = (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
+    assert len(guide.splitlines()) <= 600
+    assert "is required" not in guide          # mipdp select's --bounds is optional (ranks)
+    assert 'error_score="raise"' in guide
 
 
 # --- the documentation site (Sphinx; built by .ci/run, never by the default test run) --------
@@ -152,3 +135,279 @@ def test_example_has_a_gallery_header_and_fixes_its_randomness(path):
 def test_the_build_output_is_not_committed():
     ignored = (ROOT / ".gitignore").read_text(encoding="utf-8").split()
     assert {"docs/_build/", "docs/generated/", "docs/auto_examples/"} <= set(ignored)
+
+
+# --- every command of README.md and docs/ runs (issue 38, 3) ------------------------------
+#
+# A fenced ```python block is executed, in page order, in one namespace per page (a later
+# block may use an earlier block's names, as a reader running the page would), in a fresh
+# working directory.  A fenced ```bash block is split into commands: `mipdp ...` (and
+# `python -m mipdp ...`) run through the CLI's `main` in the same directory and must return
+# 0; `pip install` must name extras that pyproject.toml defines; `python -m pytest` is the
+# test run itself.  A block may opt out of running only with the marker
+#     <!-- docs-test: skip (reason) -->
+# on the line before it; it is then checked without running: python is compiled, `mipdp`
+# arguments are parsed by the CLI's parser, `python -m MODULE --flag ...` must name a module
+# that exists and whose source defines every flag, asv's `--bench NAME` must name a
+# benchmark.  Inline `code` spans that are commands get the same checks without running.
+
+import ast  # noqa: E402
+import contextlib  # noqa: E402
+import importlib.util  # noqa: E402
+import shlex  # noqa: E402
+import sys  # noqa: E402
+import warnings  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+
+import tomllib  # noqa: E402
+
+SKIP_MARKER = re.compile(r"^<!--\s*docs-test:\s*skip\s*\((?P<reason>[^)]+)\)\s*-->\s*$")
+SHELL = {"bash", "sh", "shell", "console"}
+#: extras named by the README and defined on a branch merged with this one: remove at merge
+EXTRAS_FROM_OTHER_BRANCHES = {"test"}
+#: python blocks that stand for "your data": the names they assume, made small here
+PREAMBLE = {
+    "privacy.md": (
+        "from mipdp.comparators import dp_sis\n"
+        "from mipdp.datasets import make_bss_regression\n"
+        "X, y, _ = make_bss_regression(n=400, p=100, s=3, random_state=0)\n"
+        "folds = [list(range(0, 400, 5))]\n"),
+    "screening.md": (
+        "from mipdp.datasets import make_screening_regression\n"
+        "X, y, _ = make_screening_regression(n=300, d=40, n_pos=3, n_neg=3, random_state=0)\n"),
+}
+#: documented blocks that fail as written, by (page, first line): each must still fail (a
+#: fix makes the test say so); issue 38 found this one, left for the ledger's owner
+KNOWN_FAILURES = {
+    ("privacy.md", "from joblib import Parallel, delayed"):
+        "loky sends the PrivateBSSResult back with cloudpickle: "
+        "TypeError: cannot pickle '_thread.lock' object",
+}
+
+
+@dataclass
+class Block:
+    page: str
+    line: int
+    lang: str
+    code: str
+    skip: str | None
+
+
+def _blocks(page: Path) -> list[Block]:
+    lines = page.read_text(encoding="utf-8").splitlines()
+    blocks, i = [], 0
+    while i < len(lines):
+        if lines[i].startswith("```"):
+            lang = lines[i][3:].strip()
+            j = i + 1
+            while not lines[j].startswith("```"):
+                j += 1
+            prev = next((x for x in reversed(lines[:i]) if x.strip()), "")
+            marker = SKIP_MARKER.match(prev.strip())
+            blocks.append(Block(page.name, i + 1, lang, "\n".join(lines[i + 1:j]) + "\n",
+                                marker.group("reason") if marker else None))
+            i = j
+        i += 1
+    return blocks
+
+
+def _commands(code: str) -> list[list[str]]:
+    """The simple commands of a shell block: continuations joined, comments dropped,
+    `&&` chains split."""
+    joined = re.sub(r"\\\n\s*", " ", code)
+    commands = []
+    for line in joined.splitlines():
+        words = shlex.split(line, comments=True)
+        while words:
+            cut = words.index("&&") if "&&" in words else len(words)
+            commands.append(words[:cut])
+            words = words[cut + 1:]
+    return [c for c in commands if c]
+
+
+def _extras() -> set[str]:
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return set(meta["project"]["optional-dependencies"]) | EXTRAS_FROM_OTHER_BRANCHES
+
+
+def _check_pip(words: list[str], where: str) -> None:
+    assert words[:2] == ["pip", "install"], where
+    for arg in words[2:]:
+        for extras in re.findall(r"\[([^\]]+)\]", arg):
+            for extra in extras.split(","):
+                assert extra.strip() in _extras(), f"{where}: no extra [{extra}]"
+
+
+def _check_module(words: list[str], where: str) -> None:
+    """`python -m MODULE ARGS`: the module exists and its source defines every --flag."""
+    module = words[2]
+    spec = importlib.util.find_spec(module)
+    assert spec is not None and spec.origin, f"{where}: no module {module}"
+    origin = Path(spec.origin)
+    source = origin.read_text(encoding="utf-8")
+    if origin.name == "__init__.py" and (origin.parent / "__main__.py").exists():
+        source += (origin.parent / "__main__.py").read_text(encoding="utf-8")
+    for flag in (w.split("=")[0] for w in words[3:] if w.startswith("--")):
+        assert f'"{flag}"' in source or f"'{flag}'" in source, \
+            f"{where}: {module} has no option {flag}"
+
+
+def _parse_mipdp(args: list[str], where: str, name_only: bool = False) -> None:
+    """The CLI's parser accepts `args` (with `name_only`, a mention such as `mipdp select`:
+    the subcommand exists)."""
+    from mipdp.cli import build_parser
+    if name_only and not any(a.startswith("-") for a in args):
+        args = [*args, "--help"]
+    with contextlib.redirect_stdout(sys.stderr):
+        try:
+            build_parser().parse_args(args)
+        except SystemExit as exc:               # argparse's error (or --help, code 0)
+            assert exc.code in (0, None), f"{where}: mipdp {' '.join(args)} does not parse"
+
+
+def _check_asv(words: list[str], where: str) -> None:
+    assert (ROOT / "benchmarks" / "asv.conf.json").exists(), where
+    if "--bench" in words:
+        name = words[words.index("--bench") + 1]
+        if re.fullmatch(r"\w+", name):
+            sources = "".join(p.read_text(encoding="utf-8")
+                              for p in (ROOT / "benchmarks").rglob("*.py"))
+            assert f"class {name}" in sources or f"def {name}" in sources, \
+                f"{where}: no asv benchmark {name}"
+
+
+def _check_command(words: list[str], where: str, inline: bool = False) -> None:
+    """The checks made without running a command."""
+    while words and re.fullmatch(r"[A-Z_]+=\S*", words[0]):    # VAR=value prefix
+        words = words[1:]
+    head = words[0]
+    if head == "mipdp":
+        _parse_mipdp(words[1:], where, inline)
+    elif head == "python" and words[1:3] == ["-m", "mipdp"]:
+        _parse_mipdp(words[3:], where, inline)
+    elif head == "python" and words[1:2] == ["-m"]:
+        if words[2] in {"pytest", "sphinx", "webbrowser", "cProfile"}:
+            assert importlib.util.find_spec(words[2]) or words[2] == "sphinx", where
+        else:
+            _check_module(words, where)
+    elif head == "pip":
+        _check_pip(words, where)
+    elif head == "asv":
+        _check_asv(words, where)
+    elif head in {"cd", "export"}:
+        pass
+    else:
+        raise AssertionError(f"{where}: no rule to run or check {' '.join(words)!r}")
+
+
+def _run_command(words: list[str], where: str) -> None:
+    from mipdp.cli import main
+    if words[0] == "python" and words[1:3] == ["-m", "mipdp"]:
+        words = ["mipdp", *words[3:]]
+    if words[0] == "mipdp":
+        try:
+            code = main(words[1:])
+        except SystemExit as exc:
+            code = exc.code
+        assert code in (0, None), f"{where}: `{' '.join(words)}` exited with {code}"
+    elif words[0] == "pip" or words[:3] == ["python", "-m", "pytest"]:
+        _check_command(words, where)        # installing, or this very test run
+    else:
+        raise AssertionError(f"{where}: `{' '.join(words)}` has no runner here: "
+                             "run it through `mipdp ...`, or mark the block "
+                             "<!-- docs-test: skip (reason) --> ")
+
+
+def _run_page(page: Path, capsys) -> None:
+    namespace: dict = {"__name__": "__docs__"}
+    if page.name in PREAMBLE:
+        exec(PREAMBLE[page.name], namespace)
+    for block in _blocks(page):
+        where = f"{page.name}:{block.line}"
+        if block.lang == "python":
+            code = compile(block.code, where, "exec")
+            known = KNOWN_FAILURES.get((page.name, block.code.splitlines()[0]))
+            if known:
+                with pytest.raises(Exception):      # noqa: B017 -- see KNOWN_FAILURES
+                    exec(code, namespace)
+            elif block.skip is None:
+                exec(code, namespace)
+        elif block.lang in SHELL:
+            for words in _commands(block.code):
+                (_check_command if block.skip else _run_command)(words, where)
+        capsys.readouterr()                     # keep the output of one block at a time
+
+
+COMMAND_PAGES = [p for p in PAGES if any(b.lang in SHELL | {"python"} for b in _blocks(p))]
+
+
+@pytest.mark.parametrize("page", COMMAND_PAGES, ids=lambda p: p.name)
+def test_every_documented_command_runs(page, tmp_path, monkeypatch, capsys):
+    """Every python and shell block of the page runs (or, marked, is checked); the README's
+    first example must also run without any warning."""
+    monkeypatch.chdir(tmp_path)
+    with warnings.catch_warnings():
+        if page.name == "README.md":
+            warnings.simplefilter("error")
+        else:
+            from mipdp import ClippingWarning
+            warnings.simplefilter("ignore", ClippingWarning)
+        _run_page(page, capsys)
+
+
+def test_blocks_with_commands_are_tagged():
+    """A command in an untagged fence would escape the runner: tag it ```bash."""
+    for page in PAGES:
+        for block in _blocks(page):
+            if block.lang == "":
+                for line in block.code.splitlines():
+                    assert not re.match(r"\s*(mipdp|python -m|pip install) ", line), \
+                        f"{page.name}:{block.line}: tag this block ```bash"
+
+
+def test_skipped_blocks_give_a_reason_and_are_long_running_only():
+    skipped = [b for p in PAGES for b in _blocks(p) if b.skip]
+    assert all(len(b.skip) >= 8 for b in skipped)
+    readme = _blocks(ROOT / "README.md")
+    assert readme and not any(b.skip for b in readme), "the README's commands all run"
+
+
+INLINE = re.compile(r"`((?:mipdp|python -m|pip install) [^`]+)`")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_inline_commands_parse(page):
+    """Commands quoted inline (`mipdp select --help`, `python -m MODULE --flag`) name a
+    subcommand, module, option or extra that exists."""
+    text = page.read_text(encoding="utf-8")
+    for span in INLINE.findall(text):
+        span = span.replace("<", "").replace(">", "")
+        try:
+            words = shlex.split(span)
+        except ValueError:
+            continue
+        if re.search(r"[A-Z]{3,}|\.\.\.|…", span):
+            continue                            # a pattern (NAME, FILE.toml, ...), not a command
+        if words[:2] == ["python", "-m"] and len(words) < 3:
+            continue
+        _check_command(words, f"{page.name}: `{span}`", inline=True)
+
+
+def test_the_runner_fails_on_a_failing_command(tmp_path, monkeypatch, capsys):
+    """A documented command that fails, or a documented option that does not exist,
+    fails the build."""
+    monkeypatch.chdir(tmp_path)
+    bad = tmp_path / "bad.md"
+    bad.write_text("```bash\nmipdp select missing.csv --s 3 --eps 1\n```\n", encoding="utf-8")
+    with pytest.raises((AssertionError, Exception)):
+        _run_page(bad, capsys)
+    bad.write_text("<!-- docs-test: skip (long) -->\n```bash\nmipdp select x.csv --no-such\n"
+                   "```\n", encoding="utf-8")
+    with pytest.raises(AssertionError):
+        _run_page(bad, capsys)
+    bad.write_text("```python\nraise RuntimeError('documented code fails')\n```\n",
+                   encoding="utf-8")
+    with pytest.raises(RuntimeError):
+        _run_page(bad, capsys)
+    assert ast.parse("x = 1")                   # (ast is used by the gallery test above)
