@@ -253,7 +253,7 @@ class BudgetAccountant:
         the screening rules, propose-test-release).
     allow_conditional : bool, default False
         Whether releases whose guarantee is only conditional (``mistakes`` without
-        propose-test-release, MCMC, the seeds' calibrations) may be recorded; the total
+        propose-test-release, MCMC, the papers' calibrations) may be recorded; the total
         is then conditional too.  Releases that are not private at all are refused by any
         accountant with a finite budget.
     spent : list of Guarantee or (epsilon, delta), optional

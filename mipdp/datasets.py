@@ -1,4 +1,4 @@
-"""Synthetic data of the seed papers (docs/math.md §7), generated from a numpy Generator."""
+"""Synthetic data of the papers (docs/math.md §7), generated from a numpy Generator."""
 
 from __future__ import annotations
 

@@ -137,7 +137,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         from the public bounds only, never from the data (:func:`mipdp.losses.default_score`):
         ``r = b_y / (b_x √s)`` for least squares and Huber, ``r = 1 / (b_x √s)`` for the
         hinge loss, and a small ridge ``λ = mipdp.losses.DEFAULT_RIDGE``; docs/guide.md,
-        "The default score", shows how it was chosen.  The seed's score is
+        "The default score", shows how it was chosen.  The paper's score is
         ``ridge=120, radius=1.1`` (``mipdp.losses.SEED_RIDGE``, ``SEED_RADIUS``).  When
         ``loss`` is a :class:`~mipdp.losses.Loss` instance its own values are used (a
         different value then raises :class:`~mipdp.exceptions.InvalidParameterError`
@@ -147,7 +147,7 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
     method : {"exponential", "top_r", "mistakes", "permute_and_flip"}, default "exponential"
         ``"exponential"``: the exponential mechanism ``P(S) ∝ exp(-ε L(S) / (2Δ))`` over
         all supports, sampled exactly: pure ε-DP per draw for every dataset (the envelope
-        built from the data only changes the running time).  ``"top_r"``: the seed's
+        built from the data only changes the running time).  ``"top_r"``: the paper's
         truncation to the ``R`` best supports, pure ε-DP for any fixed ``R``.
         ``"mistakes"``: ε-DP only when the optimum is stable
         (``L(S_(2)) - L(S_(1)) > 2Δ``); pass ``delta`` (and ``eps_test``) to add a

@@ -59,10 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="loss of the objective (default least_squares)")
     demo.add_argument("--ridge", type=float, default=None,
                       help="ridge of the objective (default: derived from the bounds, "
-                           "docs/guide.md 'The default score'; the seed's is 120)")
+                           "docs/guide.md 'The default score'; the paper's is 120)")
     demo.add_argument("--radius", type=float, default=None,
                       help="radius of the coefficient ball (default: b_y / (b_x sqrt(s)), "
-                           "1 / (b_x sqrt(s)) for hinge; the seed's is 1.1)")
+                           "1 / (b_x sqrt(s)) for hinge; the paper's is 1.1)")
     demo.add_argument("--bound", type=float, default=0.5,
                       help="public clipping bound for X and y (default 0.5)")
     demo.add_argument("--backend", default="highs",

@@ -216,10 +216,10 @@ def _add_experiment_parser(sub) -> None:
                        help="public clipping bound b_x = b_y (default 0.5)")
         k.add_argument("--ridge", type=float, default=None,
                        help="ridge of the objective (default: derived from the bounds, "
-                            "docs/guide.md 'The default score'; the seed's is 120)")
+                            "docs/guide.md 'The default score'; the paper's is 120)")
         k.add_argument("--radius", type=float, default=None,
                        help="radius of the coefficient ball (default: b_y / (b_x sqrt(s)), "
-                            "1 / (b_x sqrt(s)) for hinge; the seed's is 1.1)")
+                            "1 / (b_x sqrt(s)) for hinge; the paper's is 1.1)")
         k.add_argument("--design", default="seed002", choices=["seed002", "cancel"],
                        help="synthetic design: 'seed002' (AR(1) columns with correlation "
                             "--rho, equal coefficients) or 'cancel' (sign cancellation: a true "

@@ -19,7 +19,7 @@ privacy cost, and the guarantee in words.  ``eps`` is the budget of *one* draw.
   ``method="permute_and_flip"`` (permute-and-flip over all supports, sampled exactly).
 * ``exponential_default``: ``exponential`` with the default score derived from the bounds
   (:func:`mipdp.losses.default_score`) whatever the study's ``ridge``/``radius``, so that
-  a study that reproduces the seed's score (λ = 120, r = 1.1) reports the default beside it.
+  a study that reproduces the paper's score (λ = 120, r = 1.1) reports the default beside it.
 * ``samp_agg``: the comparator ``two_stage`` (Lasso subsample-and-aggregate, Kifer, Smith
   & Thakurta 2012 / Prastakos et al.'s (2025) "Samp-Agg").
 * ``mcmc``, ``dp_sis``, ``kendall``, ``noisy_iht``: the comparators of the same names with

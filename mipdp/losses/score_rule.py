@@ -39,7 +39,7 @@ __all__ = ["DEFAULT_RIDGE", "SEED_RIDGE", "SEED_RADIUS", "default_score"]
 #: ``λ`` of the default score (chosen by study ``score_rule_sweep`` of
 #: ``experiments/studies.toml``)
 DEFAULT_RIDGE = 5.0
-#: the seed's score (Prastakos et al.): kept for reproducing the seed, set explicitly
+#: the paper's score (Prastakos et al.): kept for reproducing the paper, set explicitly
 SEED_RIDGE, SEED_RADIUS = 120.0, 1.1
 
 

@@ -68,7 +68,7 @@ def eps_test_default(eps_select: float, eps_test: float | None) -> float:
 
 @dataclass(frozen=True)
 class MistakesMethod(SelectionMethod):
-    """The seed's mistakes sampler, optionally guarded by propose-test-release."""
+    """The paper's mistakes sampler, optionally guarded by propose-test-release."""
 
     def once_epsilon(self, eps_select, *, delta=None, eps_test=None) -> float:
         return 0.0 if delta is None else eps_test_default(eps_select, eps_test)

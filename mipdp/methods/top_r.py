@@ -28,7 +28,7 @@ def top_r_release(enum, R: int, p: int, eps_select: float, scale: float, *,
 
 @dataclass(frozen=True)
 class TopRMethod(SelectionMethod):
-    """The seed's top-R sampler."""
+    """The paper's top-R sampler."""
 
     def _stage_guarantee(self, eps_select: float, n_draws: int, nb: Neighbour, *,
                          sensitivity, R, delta, eps_test, ptr_passed) -> Guarantee:

@@ -16,7 +16,7 @@ ScreeningResult, NoiseCalibration
     What the three methods return / how each part was accounted.
 
 Every method takes ``calibration="rigorous"`` (default: replace-one neighbours, sensitivity
-bounds proven in the docstrings) or ``calibration="seed"`` (the seeds' noise formulas, kept to
+bounds proven in the docstrings) or ``calibration="seed"`` (the papers' noise formulas, kept to
 reproduce their experiments; no guarantee is claimed). See ``docs/screening.md``.
 """
 

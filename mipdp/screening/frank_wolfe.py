@@ -152,7 +152,7 @@ CONSTRAINTS = {
     "accountant": ["accountant"],
 }
 NEIGHBOUR_OF = {"rigorous": Neighbour.REPLACE_ONE, "seed": Neighbour.ADD_REMOVE}
-SEED_NOT_PRIVATE = ("noise calibrated with the seeds' formulas (calibration='seed'), whose "
+SEED_NOT_PRIVATE = ("noise calibrated with the papers' formulas (calibration='seed'), whose "
                     "sensitivity bounds are not valid (see docs/screening.md): NO PROVEN "
                     "GUARANTEE")
 
@@ -169,7 +169,7 @@ def part_guarantee(cal: NoiseCalibration, calibration: str) -> Guarantee:
 
 def release_guarantee(parts: dict, calibration: str, bounds, loss) -> Guarantee:
     """Guarantee of a DP Frank-Wolfe / screening run: parts by basic composition, voided by
-    the seeds' calibration or by bounds read off the data.  Needs no data."""
+    the papers' calibration or by bounds read off the data.  Needs no data."""
     g = compose([part_guarantee(c, calibration) for c in parts.values()])
     if calibration == "seed":
         g = g.not_private(SEED_NOT_PRIVATE)
@@ -333,7 +333,7 @@ def fw_noise(n: int, l1_radius: float, n_iter: int, eps: float, delta: float | N
              calibration: Literal["rigorous", "seed"] = "rigorous") -> NoiseCalibration:
     """Laplace scale of DP-FW's report-noisy-min over the ``2p`` vertices.
 
-    Neighbour notion: replace-one, ``n`` public (``"rigorous"``); the seeds' formula
+    Neighbour notion: replace-one, ``n`` public (``"rigorous"``); the papers' formula
     (``"seed"``) claims add/remove-one.
 
     Sensitivity: vertex score ``±λ ∂_jF(w)``; ``Δ = 2 λ L1 / n`` with ``L1 = b_x Γ``
@@ -582,7 +582,7 @@ def dp_frank_wolfe(X, y, l1_radius: float, n_iter: int = 1000, eps: float = 1.0,
 
     Notes
     -----
-    Neighbour notion: replace-one (``n`` fixed, public) for ``"rigorous"``; the seeds' formula
+    Neighbour notion: replace-one (``n`` fixed, public) for ``"rigorous"``; the papers' formula
     claims add/remove-one.  The result is marked not private (``epsilon`` NaN) with
     ``bounds=None``, ``calibration="seed"`` or ``eps = inf``.
 

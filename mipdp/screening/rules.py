@@ -239,7 +239,7 @@ def rnm_noise(n: int, l1_radius: float, n_iter: int, eps: float, delta: float | 
 
     Noise scale: ``ε_iter = ε/√(8T log(1/δ))`` (Khanna et al. (2025) Algorithm 2, line 1) and
 
-    * seed: ``b = Δ/ε_iter`` with the seed's ``Δ = 2λ/n + 2λ²/n + 2λ(1+λ)/n``; the same noisy
+    * seed: ``b = Δ/ε_iter`` with the paper's ``Δ = 2λ/n + 2λ²/n + 2λ(1+λ)/n``; the same noisy
       score decides ``< 0``;
     * rigorous: the round is split in two ``ε_iter/2`` halves: report-noisy-min with
       ``b_sel = 2Δ/(ε_iter/2) = 4Δ/ε_iter`` (non-monotone scores) releases ``j``, then a fresh
