@@ -242,6 +242,8 @@ def _check_pip(words: list[str], where: str) -> None:
 def _check_module(words: list[str], where: str) -> None:
     """`python -m MODULE ARGS`: the module exists and its source defines every --flag."""
     module = words[2]
+    if str(ROOT) not in sys.path:               # top-level folders (experiments/) of a clone
+        sys.path.append(str(ROOT))
     spec = importlib.util.find_spec(module)
     assert spec is not None and spec.origin, f"{where}: no module {module}"
     origin = Path(spec.origin)
