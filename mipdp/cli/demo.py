@@ -34,7 +34,7 @@ what the lines mean:
   clipping: the demo clips X and y to |.| <= --bound (0.5) on purpose: the paper's design
     has standard-normal columns, so most entries are clipped.  Clipping is monotone, so
     the true features still fit y best and are recovered; on your own data choose
-    bounds that fit its range (docs/guide.md, section 1)."""
+    bounds that fit its range (docs/guide.md, section 2)."""
 
 
 def _demo(args: argparse.Namespace) -> int:
