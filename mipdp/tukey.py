@@ -59,7 +59,8 @@ from .guarantee import Guarantee, Neighbour
 
 __all__ = ["tukey_regression", "TukeyResult", "private_n_lower_bound", "TukeyLevels",
            "tukey_levels", "approximate_tukey_depth", "fit_part_models", "split_parts",
-           "ptr_distance", "ptr_pass_probability", "level_law", "target_depth",
+           "ptr_distance", "ptr_pass_probability", "ptr_refusal_probability", "level_law",
+           "target_depth",
            "sample_tukey", "models_for_rows", "ROWS_PER_MODEL", "N_LOWER_BOUND_FAILURE"]
 
 #: rows per part used when ``m`` is not given: ``m = floor(n / (ROWS_PER_MODEL * d))``
@@ -309,6 +310,14 @@ def ptr_pass_probability(distance: int, eps_ptr: float, delta: float) -> float:
     if x >= 0:
         return 0.5 * math.exp(-eps_ptr * x)
     return 1.0 - 0.5 * math.exp(eps_ptr * x)
+
+
+def ptr_refusal_probability(distance: int, eps_ptr: float, delta: float) -> float:
+    """``1 −`` :func:`ptr_pass_probability`, computed without cancellation."""
+    x = _threshold(eps_ptr, delta) - distance
+    if x >= 0:
+        return -0.5 * math.expm1(-eps_ptr * x) + 0.5
+    return 0.5 * math.exp(eps_ptr * x)
 
 
 def level_law(levels: TukeyLevels, t: int, eps_em: float) -> np.ndarray:
