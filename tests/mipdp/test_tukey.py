@@ -29,6 +29,8 @@ from mipdp.tukey import (
     approximate_tukey_depth,
     fit_part_models,
     level_law,
+    models_for_rows,
+    models_wanted,
     private_n_lower_bound,
     ptr_distance,
     ptr_pass_probability,
@@ -390,7 +392,8 @@ def test_regression_recovers_coefficients_and_labels():
     g = res.guarantee
     assert g.is_private and (g.epsilon, g.delta) == (1.0, 1e-5)
     assert g.neighbour is mipdp.Neighbour.REPLACE_ONE
-    assert res.m == 20_000 // (2 * 3) and res.info["m_source"] == "n"
+    assert res.m == models_for_rows(20_000, 3, 0.4, 0.6, 1e-5) and res.info["m_source"] == "n"
+    assert res.info["eps_ptr"] == pytest.approx(0.4)
     assert not any(k.endswith("not_private") for k in res.info)
     res0 = tukey_regression(X, y - 0.5, 1.0, 1e-5, fit_intercept=False, random_state=0)
     assert res0.intercept == 0.0 and res0.coef.shape == (2,)
@@ -413,7 +416,7 @@ def test_add_remove_spends_m_fraction_on_n():
     assert g.neighbour is mipdp.Neighbour.ADD_REMOVE
     assert g.epsilon == pytest.approx(1.0) and g.delta == pytest.approx(1e-5)
     assert res.info["eps_m"] == pytest.approx(0.05) and res.info["n_lower_bound"] <= 20_000
-    assert res.m == res.info["n_lower_bound"] // 6
+    assert res.m == models_for_rows(res.info["n_lower_bound"], 3, 0.38, 0.57, 1e-5)
     # with m given nothing is spent on n
     res = tukey_regression(X, y, 1.0, 1e-5, m=2000, neighbours="add_remove", random_state=0)
     assert res.info["eps_m"] == 0.0 and res.m == 2000
@@ -469,6 +472,17 @@ def test_bad_parameters_name_the_argument(kwargs, name):
         tukey_regression(X, y, eps, delta, **args)
 
 
+def test_default_number_of_models():
+    """m = min(n // (d + 1), 1.5 models_wanted): data-free, growing with n until the
+    test's needs are met, then the rows go into the parts."""
+    w = models_wanted(6, 0.36, 0.54, 1e-5)
+    assert 300 < w < 600
+    assert models_for_rows(1000, 6, 0.36, 0.54, 1e-5) == 1000 // 7
+    assert models_for_rows(10 ** 6, 6, 0.36, 0.54, 1e-5) == math.ceil(1.5 * w)
+    assert models_wanted(6, 1.8, 2.7, 1e-5) < w / 3       # a larger eps needs fewer
+    assert models_wanted(11, 0.36, 0.54, 1e-5) > w        # more coefficients, more
+
+
 def test_private_n_lower_bound():
     rng = np.random.default_rng(0)
     vals = [private_n_lower_bound(10_000, 0.05, 1e-2, random_state=rng) for _ in range(4000)]
@@ -477,3 +491,45 @@ def test_private_n_lower_bound():
     assert private_n_lower_bound(0, 1.0, random_state=0) == 0
     with pytest.raises(InvalidParameterError, match="eps"):
         private_n_lower_bound(10, 0.0)
+
+
+# -- extreme data: no exception or warning but the refusal -----------------------------------------
+_EXTREME = (0.0, 1e-300, -1e-300, 5e-324, 1e300, -1e300, np.finfo(float).max,
+            -np.finfo(float).max, 1e160, -1e160, 0.5, -0.5, 1.0, 3.0, 1e5)
+
+
+@pytest.mark.parametrize("neighbours", ["replace_one", "add_remove"])
+def test_extreme_neighbours_raise_nothing_but_the_refusal(neighbours):
+    """Data with ±1e300, the largest float, subnormals, ties and constant columns, and a
+    neighbour (one row replaced, or one added): every call returns a release or raises
+    ``PTRRefusedError`` (an output of the mechanism), and no call warns."""
+    import warnings
+    rng = np.random.default_rng(0)
+    outcomes = set()
+    for i in range(60):
+        n, k = int(rng.integers(8, 40)), int(rng.integers(1, 4))
+        X = rng.choice(_EXTREME, size=(n, k))
+        if i % 4 == 0:
+            X[:, 0] = X[0, 0]                       # a constant column
+        y = rng.choice(_EXTREME, size=n)
+        z = rng.choice(_EXTREME, size=k + 1)
+        if neighbours == "replace_one":
+            X2, y2 = X.copy(), y.copy()
+            X2[0], y2[0] = z[:k], z[k]
+        else:
+            X2, y2 = np.vstack([X, z[:k]]), np.append(y, z[k])
+        kw = dict(eps=float(rng.choice([1e3, 50.0])), delta=0.4, neighbours=neighbours,
+                  m=int(rng.choice([4, 6])) if i % 2 else None,
+                  fit_intercept=bool(i % 3))
+        for A, b in ((X, y), (X2, y2)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                try:
+                    res = tukey_regression(A, b, kw["eps"], kw["delta"], m=kw["m"],
+                                           fit_intercept=kw["fit_intercept"],
+                                           neighbours=neighbours, random_state=i)
+                    assert np.all(np.isfinite(res.coef)) and math.isfinite(res.intercept)
+                    outcomes.add("released")
+                except PTRRefusedError:
+                    outcomes.add("refused")
+    assert outcomes == {"released", "refused"}
