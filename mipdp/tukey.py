@@ -644,9 +644,10 @@ def tukey_regression(X, y, eps: float, delta: float, *, m: int | None = None,
         m_used = int(m)
         source = "given"
     d_fixed = d
-    info = {"m_source": source, "eps_m": eps_m, "eps_ptr": eps_ptr, "eps_em": eps_em,
+    t = target_depth(max(m_used, 1), eps_ptr, delta)
+    info: dict = {"m_source": source, "eps_m": eps_m, "eps_ptr": eps_ptr, "eps_em": eps_em,
             "n_lower_bound": n_bound,
-            "target_depth": target_depth(max(m_used, 1), eps_ptr, delta)}
+            "target_depth": t}
 
     def refuse(what: str):
         record_release(acc, _Refused(guarantee))
@@ -660,7 +661,6 @@ def tukey_regression(X, y, eps: float, delta: float, *, m: int | None = None,
     models = fit_part_models(Z, y, labels, m_used)
     del Z
     levels = tukey_levels(models)
-    t = info["target_depth"]
     dist = ptr_distance(levels, t, eps_em, delta)
     noisy = dist + rng.laplace(0.0, 1.0 / eps_ptr)
     if noisy < _threshold(eps_ptr, delta):
