@@ -554,9 +554,11 @@ def tukey_regression(X, y, eps: float, delta: float, *, m: int | None = None,
     delta : float
         ``δ``, in ``(0, 0.5)``.
     m : int, optional
-        Number of models (``≥ 4``), public.  Default: ``⌊n / (2 d)⌋`` with ``d = k + 1``
-        coefficients (``k`` without intercept), computed from ``n`` under replace-one (``n``
-        is public) and from a private lower bound on ``n`` under add/remove.
+        Number of models (``≥ 4``), public.  Default: :func:`models_for_rows`, i.e.
+        ``min(⌊n / (d + 1)⌋, ⌈1.5 m*⌉)`` with ``m*`` the data-free number of models the test
+        needs (:func:`models_wanted`) and ``d = k + 1`` coefficients (``k`` without
+        intercept); computed from ``n`` under replace-one (``n`` is public) and from a
+        private lower bound on ``n`` under add/remove.
     m_fraction : float, default 0.05
         Share of ``eps`` spent on the lower bound on ``n`` when ``m`` is chosen under
         add/remove neighbours (ignored otherwise: nothing is spent).
@@ -585,8 +587,9 @@ def tukey_regression(X, y, eps: float, delta: float, *, m: int | None = None,
     one of the ``m`` part models changes (a *replaced model*).  Sensitivity: the
     approximate Tukey depth and the test's distance bound ``A`` move by at most 1.
     Budget: ``ε_m = m_fraction · ε`` for the bound on ``n`` (add/remove with ``m=None``
-    only), the rest split equally between the test (``ε_ptr``, Laplace noise on ``A``)
-    and the exponential mechanism (``ε_em``, density ``∝ exp(ε_em T_D / 2)``).
+    only), the rest split 40 % to the test (``ε_ptr``, Laplace noise on ``A``) and 60 %
+    to the exponential mechanism (``ε_em``, density ``∝ exp(ε_em T_D / 2)``).  Target
+    depth: :func:`target_depth`.
     Guarantee: **(ε, δ)-DP**, proven, no data bounds (docs/privacy.md, "The Tukey mechanism
     (`tukey_regression`)").
 
