@@ -473,12 +473,12 @@ def test_bad_parameters_name_the_argument(kwargs, name):
 
 
 def test_default_number_of_models():
-    """m = min(n // (d + 1), 1.5 models_wanted): data-free, growing with n until the
+    """m = min(n // (d + 1), models_wanted): data-free, growing with n until the
     test's needs are met, then the rows go into the parts."""
     w = models_wanted(6, 0.36, 0.54, 1e-5)
     assert 300 < w < 600
     assert models_for_rows(1000, 6, 0.36, 0.54, 1e-5) == 1000 // 7
-    assert models_for_rows(10 ** 6, 6, 0.36, 0.54, 1e-5) == math.ceil(1.5 * w)
+    assert models_for_rows(10 ** 6, 6, 0.36, 0.54, 1e-5) == w
     assert models_wanted(6, 1.8, 2.7, 1e-5) < w / 3       # a larger eps needs fewer
     assert models_wanted(11, 0.36, 0.54, 1e-5) > w        # more coefficients, more
 
