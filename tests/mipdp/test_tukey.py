@@ -533,3 +533,28 @@ def test_extreme_neighbours_raise_nothing_but_the_refusal(neighbours):
                 except PTRRefusedError:
                     outcomes.add("refused")
     assert outcomes == {"released", "refused"}
+
+
+# -- the package audit's rows ----------------------------------------------------------------------
+@pytest.mark.parametrize("neighbours", ["replace_one", "add_remove"])
+def test_audit_rows_on_data_neighbours(neighbours):
+    """mipdp.audit.audit_tukey: data sets one row apart (replaced, or added with the labels
+    coupled), the same partition, the exact law on the common grid: δ within the claim, and
+    the distance test passes on some pairs of each case."""
+    from mipdp.audit import audit_tukey
+    rows = audit_tukey(neighbours, seeds=(0,), n_pairs=8)
+    assert len(rows) == 2
+    for row in rows:
+        assert row["within_claim"], row
+        assert row["measured_delta"] <= row["claimed_delta"]
+        assert not row["mechanism"].split("; ")[1].startswith("0/")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("neighbours", ["replace_one", "add_remove"])
+def test_audit_rows_on_data_neighbours_slow(neighbours):
+    from mipdp.audit import audit_tukey
+    cases = ((48, 1, False, 16, 4.0, 6.0, 0.05), (60, 1, True, 12, 3.0, 9.0, 0.05),
+             (80, 1, True, 20, 3.0, 6.0, 0.1), (40, 1, False, 20, 2.0, 4.0, 0.05))
+    for row in audit_tukey(neighbours, cases=cases, seeds=range(40), n_pairs=30):
+        assert row["within_claim"], row
