@@ -513,18 +513,23 @@ TUKEY_REGRESSION_CONSTRAINTS = {
 }
 
 
-def _refusal(what: str, *, m: int, d: int, eps_ptr: float, delta: float, read: bool
-             ) -> PTRRefusedError:
+def _refusal(what: str, *, m: int, d: int | None, eps_ptr: float, eps_em: float,
+             delta: float, read: bool) -> PTRRefusedError:
     need = _models_needed(eps_ptr, delta)
     spent = ("The call's guarantee was recorded (the refusal is an output of the "
              "mechanism)." if read else "Nothing was computed from the data.")
+    if d is None:
+        typical = ""
+    else:
+        want = models_wanted(d, eps_ptr, eps_em, delta)
+        typical = (f"; with d = {d} coefficients it typically passes from about {want} "
+                   f"models, i.e. n >= {want * (d + ROWS_PER_MODEL)} rows at the default m")
     return PTRRefusedError(
         f"tukey_regression refused: {what} Nothing was released. {spent} With eps_ptr = "
         f"{eps_ptr:.3g} and delta = {delta:.3g} the test needs at least {need} models "
-        f"(m = {m} here; by default m = n // (d + 1) with d = {d} coefficients, so "
-        f"n >= {need * (d + ROWS_PER_MODEL)} rows), and even then it passes only on data whose "
-        "part models agree. To pass more often: more rows, a larger eps or delta, or fewer "
-        "columns (select them first, e.g. with mipdp.private_bss).")
+        f"whatever the data (m = {m} here){typical}. To pass more often: more rows, a "
+        "larger eps or delta, or fewer columns (select them first, e.g. with "
+        "mipdp.private_bss).")
 
 
 @neighbours_argument
@@ -624,12 +629,19 @@ def tukey_regression(X, y, eps: float, delta: float, *, m: int | None = None,
     if private_m:
         guarantee = Guarantee.pure(eps_m, nb, "Laplace lower bound on n (chooses m)",
                                    sensitivity=1.0) + g_tukey
-    d_fixed = None
-    if m is not None:                      # a public m: refuse before reading the data
-        if _pass_bound(m, eps_ptr, delta) < 0.5:
-            raise _refusal(f"with m = {m} models the test passes with probability below 1/2 "
-                           "whatever the data.", m=m, d=0, eps_ptr=eps_ptr, delta=delta,
-                           read=False)
+    # a public m (given, or from the public n under replace-one): refuse before reading the
+    # data (the shape is public metadata, not the values)
+    shape = np.shape(X)
+    d_public = shape[1] + int(fit_intercept) if len(shape) == 2 else None
+    m_public = m
+    if m is None and not add_remove and d_public is not None:
+        m_public = models_for_rows(shape[0], d_public, eps_ptr, eps_em, delta)
+    if m_public is not None and (m_public < 4 or _pass_bound(m_public, eps_ptr, delta) < 0.5):
+        what = (f"with m = {m} models" if m is not None
+                else f"{shape[0]} rows give m = {m_public} models, and with them")
+        raise _refusal(f"{what} the test passes with probability below 1/2 whatever the "
+                       "data.", m=m_public, d=d_public, eps_ptr=eps_ptr, eps_em=eps_em,
+                       delta=delta, read=False)
     acc = check_release(accountant, guarantee)
     X, y = check_X_y(X, y, min_samples=min_samples(add_remove))
     rng = check_random_state(random_state)
@@ -650,16 +662,16 @@ def tukey_regression(X, y, eps: float, delta: float, *, m: int | None = None,
     d_fixed = d
     t = target_depth(max(m_used, 1), eps_ptr, delta)
     info: dict = {"m_source": source, "eps_m": eps_m, "eps_ptr": eps_ptr, "eps_em": eps_em,
-            "n_lower_bound": n_bound,
-            "target_depth": t}
+                  "n_lower_bound": n_bound, "target_depth": t}
 
     def refuse(what: str):
         record_release(acc, _Refused(guarantee))
-        return _refusal(what, m=m_used, d=d_fixed, eps_ptr=eps_ptr, delta=delta, read=True)
+        return _refusal(what, m=m_used, d=d_fixed, eps_ptr=eps_ptr, eps_em=eps_em, delta=delta,
+                        read=True)
 
-    if m_used < 4 or _pass_bound(m_used, eps_ptr, delta) < 0.5:
-        raise refuse(f"{n if source == 'n' else 'the'} rows give m = {m_used} models, too few "
-                     "for the test to pass with probability 1/2 whatever the data.")
+    if m_used < 4 or _pass_bound(m_used, eps_ptr, delta) < 0.5:   # from a private n bound
+        raise refuse(f"the private lower bound on n gives m = {m_used} models, too few for "
+                     "the test to pass with probability 1/2 whatever the data.")
     Z = np.hstack([np.ones((n, 1)), X]) if fit_intercept else X
     labels = split_parts(n, m_used, rng, add_remove=add_remove)
     models = fit_part_models(Z, y, labels, m_used)

@@ -431,33 +431,40 @@ def test_accountant_records_one_release():
 
 
 def test_refusal_raises_records_and_releases_nothing():
-    X, y = _data(400, noise=30.0)          # too few rows: 66 models cannot pass at eps=1
+    X, y = _data(400, noise=30.0)          # too few rows: 100 models cannot pass at eps=1
+    # replace-one: n is public, so the refusal comes before the data is read
     acc = BudgetAccountant(10.0, 1e-3)
-    with pytest.raises(PTRRefusedError, match="more rows, a larger eps"):
+    with pytest.raises(PTRRefusedError, match="400 rows give m = 100.*Nothing was computed"):
         tukey_regression(X, y, 1.0, 1e-5, random_state=0, accountant=acc)
-    assert len(acc) == 1                   # the data was read: the refusal is an output
-    # a public m that cannot pass: refused before the data is read, nothing recorded
-    acc = BudgetAccountant(10.0, 1e-3)
-    with pytest.raises(PTRRefusedError, match="Nothing was computed"):
+    assert len(acc) == 0
+    with pytest.raises(PTRRefusedError, match="more rows, a larger eps"):
         tukey_regression(X, y, 1.0, 1e-5, m=20, random_state=0, accountant=acc)
     assert len(acc) == 0
+    # add/remove: m comes from a private bound on n, so the refusal is an output: recorded
+    acc = BudgetAccountant(10.0, 1e-3, neighbours="add_remove")
+    with pytest.raises(PTRRefusedError, match="private lower bound.*was recorded"):
+        tukey_regression(X, y, 1.0, 1e-5, neighbours="add_remove", random_state=0,
+                         accountant=acc)
+    assert len(acc) == 1 and acc.spent[0].epsilon == pytest.approx(1.0)
 
 
 def test_noisy_test_can_refuse_on_disagreeing_models():
-    """Heavy-tailed noise and few rows per model: the noisy test refuses (PTRRefusedError),
-    never a partial result."""
+    """Heavy-tailed noise: the noisy test refuses (PTRRefusedError, recorded: the refusal is
+    an output), never a partial result."""
     rng = np.random.default_rng(0)
     n = 3000
     X = rng.normal(size=(n, 3))
     y = rng.standard_cauchy(size=n) * 100
     outcomes = set()
+    acc = BudgetAccountant(100.0, 1e-3)
     for seed in range(6):
         try:
-            tukey_regression(X, y, 0.5, 1e-6, random_state=seed)
+            tukey_regression(X, y, 0.5, 1e-6, m=600, random_state=seed, accountant=acc)
             outcomes.add("released")
-        except PTRRefusedError:
+        except PTRRefusedError as e:
+            assert "noisy test" in str(e) and "was recorded" in str(e)
             outcomes.add("refused")
-    assert "refused" in outcomes
+    assert "refused" in outcomes and len(acc) == 6
 
 
 @pytest.mark.parametrize("kwargs,name", [({"eps": 0.0}, "eps"), ({"delta": 0.0}, "delta"),
