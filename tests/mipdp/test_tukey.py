@@ -27,6 +27,7 @@ from mipdp.tukey import (
     TukeyResult,
     _threshold,
     approximate_tukey_depth,
+    centred_part_statistics,
     fit_part_models,
     level_law,
     models_for_rows,
@@ -292,6 +293,44 @@ def test_add_one_row_changes_one_model():
     assert (np.any(a != b, axis=1)).sum() == 1
 
 
+def test_centred_statistics_one_row_one_part():
+    """(ȳ_i, x̄_i, β_i): one replaced row changes one part's vector; the intercept
+    ȳ_i − x̄_i·β_i is the part's least-squares intercept."""
+    rng = np.random.default_rng(3)
+    n, k, m = 240, 2, 20
+    X = rng.normal(size=(n, k)) + 50.0
+    y = X @ np.array([1.0, -1.0]) + rng.normal(size=n)
+    labels = split_parts(n, m, np.random.default_rng(1), add_remove=False)
+    V = centred_part_statistics(X, y, labels, m)
+    B = fit_part_models(np.hstack([np.ones((n, 1)), X]), y, labels, m)
+    np.testing.assert_allclose(V[:, 3:], B[:, 1:])
+    np.testing.assert_allclose(V[:, 0] - np.einsum("ij,ij->i", V[:, 1:3], V[:, 3:]), B[:, 0],
+                               rtol=1e-6)
+    X2, y2 = X.copy(), y.copy()
+    X2[5], y2[5] = [1e9, -1e9], 1e12
+    V2 = centred_part_statistics(X2, y2, labels, m)
+    assert (np.any(V != V2, axis=1)).sum() == 1
+
+
+def test_centred_coordinates_help_when_the_columns_are_far_from_zero():
+    """Columns with mean 100 and spread 1: released as (intercept, β) the intercept carries
+    100 x the slopes' error; in the centred coordinates it does not."""
+    rng = np.random.default_rng(0)
+    n = 20_000
+    X = rng.normal(size=(n, 2)) + 100.0
+    y = X @ np.array([1.0, -1.0]) + rng.normal(size=n)
+    Xt = rng.normal(size=(5000, 2)) + 100.0
+    yt = Xt @ np.array([1.0, -1.0]) + rng.normal(size=5000)
+    err = {}
+    for centred in (True, False):
+        mse = []
+        for seed in range(3):
+            r = tukey_regression(X, y, 1.0, 1e-5, centred=centred, random_state=seed)
+            mse.append(np.mean((yt - Xt @ r.coef - r.intercept) ** 2))
+        err[centred] = np.mean(mse)
+    assert err[True] < 1.2 and err[True] < err[False]
+
+
 def test_least_norm_models_on_degenerate_parts():
     """Fewer rows than columns, a constant column, an empty part: lstsq's least-norm answer,
     by the same code (no exception)."""
@@ -392,7 +431,8 @@ def test_regression_recovers_coefficients_and_labels():
     g = res.guarantee
     assert g.is_private and (g.epsilon, g.delta) == (1.0, 1e-5)
     assert g.neighbour is mipdp.Neighbour.REPLACE_ONE
-    assert res.m == models_for_rows(20_000, 3, 0.4, 0.6, 1e-5) and res.info["m_source"] == "n"
+    assert res.m == models_for_rows(20_000, 3, 0.4, 0.6, 1e-5, dim=5)
+    assert res.info["m_source"] == "n" and res.info["coordinates"].startswith("centred")
     assert res.info["eps_ptr"] == pytest.approx(0.4)
     assert not any(k.endswith("not_private") for k in res.info)
     res0 = tukey_regression(X, y - 0.5, 1.0, 1e-5, fit_intercept=False, random_state=0)
@@ -416,7 +456,7 @@ def test_add_remove_spends_m_fraction_on_n():
     assert g.neighbour is mipdp.Neighbour.ADD_REMOVE
     assert g.epsilon == pytest.approx(1.0) and g.delta == pytest.approx(1e-5)
     assert res.info["eps_m"] == pytest.approx(0.05) and res.info["n_lower_bound"] <= 20_000
-    assert res.m == models_for_rows(res.info["n_lower_bound"], 3, 0.38, 0.57, 1e-5)
+    assert res.m == models_for_rows(res.info["n_lower_bound"], 3, 0.38, 0.57, 1e-5, dim=5)
     # with m given nothing is spent on n
     res = tukey_regression(X, y, 1.0, 1e-5, m=2000, neighbours="add_remove", random_state=0)
     assert res.info["eps_m"] == 0.0 and res.m == 2000
