@@ -70,11 +70,28 @@ def _pairs(rng: np.random.Generator, n: int, k: int, neighbours: str, count: int
 
 
 def audit_tukey(neighbours: str = "replace_one", cases: Iterable[tuple] = (
-        (48, 1, False, 16, 4.0, 6.0, 0.05), (60, 1, True, 12, 3.0, 9.0, 0.05)),
+        (48, 1, False, 16, 4.0, 6.0, 0.05), (60, 1, True, 12, 3.0, 9.0, 0.05),
+        (60, 1, "centred", 12, 3.0, 12.0, 0.05)),
         seeds: Iterable[int] = (0, 1, 2), n_pairs: int = 12) -> list[dict]:
-    """One row per case ``(n, k, fit_intercept, m, ε_ptr, ε_em, δ)``: the worst exact
-    ``δ`` at ``ε_ptr + ε_em`` over neighbour pairs and partitions (``d ≤ 2``)."""
-    from mipdp.tukey import fit_part_models, ptr_distance, split_parts, target_depth, tukey_levels
+    """One row per case ``(n, k, intercept, m, ε_ptr, ε_em, δ)``: the worst exact ``δ`` at
+    ``ε_ptr + ε_em`` over neighbour pairs and partitions.  ``intercept``: ``False`` (models
+    on ``X``), ``True`` (models on ``[1, X]``) or ``"centred"`` (the part statistics
+    ``(ȳ, x̄, β)`` that :func:`~mipdp.tukey.tukey_regression` releases by default)."""
+    from mipdp.tukey import (
+        centred_part_statistics,
+        fit_part_models,
+        ptr_distance,
+        split_parts,
+        target_depth,
+        tukey_levels,
+    )
+
+    def statistics(X, y, labels, m, intercept):
+        if intercept == "centred":
+            return centred_part_statistics(X, y, labels, m)
+        Z = np.hstack([np.ones((len(y), 1)), X]) if intercept else X
+        return fit_part_models(Z, y, labels, m)
+
     rows = []
     add_remove = neighbours == "add_remove"
     label = "add/remove-one" if add_remove else "replace-one"
@@ -89,10 +106,8 @@ def audit_tukey(neighbours: str = "replace_one", cases: Iterable[tuple] = (
                                   add_remove=add_remove)
                 lab2 = split_parts(len(y2), m, np.random.default_rng(seed + 100),
                                    add_remove=add_remove)
-                Z = np.hstack([np.ones((len(y), 1)), X]) if intercept else X
-                Z2 = np.hstack([np.ones((len(y2), 1)), X2]) if intercept else X2
-                M1 = fit_part_models(Z, y, lab, m)
-                M2 = fit_part_models(Z2, y2, lab2, m)
+                M1 = statistics(X, y, lab, m, intercept)
+                M2 = statistics(X2, y2, lab2, m, intercept)
                 edges = [np.unique(np.concatenate([M1[:, j], M2[:, j]]))
                          for j in range(M1.shape[1])]
                 a = tukey_cell_log_law(M1, edges, t, eps_ptr, eps_em, delta)
@@ -102,7 +117,9 @@ def audit_tukey(neighbours: str = "replace_one", cases: Iterable[tuple] = (
                 worst_ratio = max(worst_ratio, float(np.max(np.abs(a[both] - b[both]))))
                 passed += ptr_distance(tukey_levels(M1), t, eps_em, delta) >= 0
                 pairs += 1
-        rows.append(_row(f"Tukey mechanism (m={m}, d={k + int(intercept)}; "
+        dim = 2 * k + 1 if intercept == "centred" else k + int(bool(intercept))
+        rows.append(_row(f"Tukey mechanism (m={m}, d={dim}"
+                         f"{', centred' if intercept == 'centred' else ''}; "
                          f"{passed}/{pairs} pairs pass the distance test)", label, "exact",
                          len(tuple(seeds)) * n_pairs, pairs, worst_ratio, eps, delta,
                          worst_delta))
