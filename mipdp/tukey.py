@@ -612,7 +612,7 @@ def tukey_regression(X, y, eps: float, delta: float, *, m: int | None = None,
         (:func:`centred_part_statistics`, dimension ``2k + 1``) and set the intercept to
         ``ȳ − x̄·β`` from the released vector, instead of releasing ``(intercept, β)``
         (dimension ``k + 1``).  The intercept then does not carry the slopes' error times
-        the mean of ``X``: on the real sets with ``n ≥ 2000`` this raised the test R² in 8
+        the mean of ``X``: on the real sets with ``n ≥ 2000`` this raised the test R² in 9
         of 12 cells (benchmarks/tukey/centring.py).  Ignored without an intercept.
 
     Returns
