@@ -426,6 +426,7 @@ def models_wanted(d: int, eps_ptr: float, eps_em: float, delta: float) -> int:
     failing at 200) and 430 for ``d = 6`` (passing at 430–570).
     """
     c = eps_em / 2.0
+    d = max(int(d), 1)
     K = _distance_needed(eps_ptr, delta)
     log_inv_delta = math.log(1.0 / delta)
 
@@ -674,7 +675,7 @@ def tukey_regression(X, y, eps: float, delta: float, *, m: int | None = None,
     use_centred = bool(centred and fit_intercept)
     dim_public = (2 * shape[1] + 1 if use_centred else d_public) if len(shape) == 2 else None
     m_public = m
-    if m is None and not add_remove and d_public is not None:
+    if m is None and not add_remove and d_public is not None and shape[1] >= 1:
         m_public = models_for_rows(shape[0], d_public, eps_ptr, eps_em, delta, dim=dim_public)
     if m_public is not None and (m_public < 4 or _pass_bound(m_public, eps_ptr, delta) < 0.5):
         what = (f"with m = {m} models" if m is not None
