@@ -11,7 +11,9 @@ Tukey mechanism (`tukey_regression`)"):
    neighbours; independent uniform labels under add/remove).  Least squares is fitted on
    each part (the least-norm solution, by one batched SVD: a part with fewer rows than
    columns, or a constant column, gives a model like any other part, by the same code).
-   A neighbouring data set changes exactly one of the ``m`` models.
+   With an intercept each part contributes, by default, the vector ``(ȳ_i, x̄_i, β_i)``
+   of its means and slopes (:func:`centred_part_statistics`), and the intercept released
+   is ``ȳ − x̄·β``.  A neighbouring data set changes exactly one of the ``m`` vectors.
 2. **Depth.**  The approximate (axis-aligned) Tukey depth of ``β ∈ R^d`` among the models
    ``D = {β_1, ..., β_m}`` is ``T_D(β) = min_j min(#{i: β_ij ≤ β_j}, #{i: β_ij ≥ β_j})``;
    one replaced model moves it by at most 1 everywhere (sensitivity 1).  The region of
@@ -104,7 +106,9 @@ class TukeyResult:
         Public parameters of the run: ``target_depth`` (``t``), ``eps_ptr``, ``eps_em``,
         ``eps_m`` (0 unless ``m`` was chosen privately), ``n_lower_bound`` (the private
         lower bound on ``n``, or ``None``), ``m_source`` (``"given"``, ``"n"`` or
-        ``"private n lower bound"``).  Nothing in it depends on the data without noise.
+        ``"private n lower bound"``), ``coordinates`` (what each part released: the
+        centred ``(ȳ, x̄, slopes)``, ``(intercept, slopes)`` or ``slopes``).  Nothing in
+        it depends on the data without noise.
     """
 
     coef: np.ndarray
@@ -544,14 +548,14 @@ TUKEY_REGRESSION_CONSTRAINTS = {
 
 
 def _refusal(what: str, *, m: int, d: int | None, eps_ptr: float, eps_em: float,
-             delta: float, read: bool) -> PTRRefusedError:
+             delta: float, read: bool, dim: int | None = None) -> PTRRefusedError:
     need = _models_needed(eps_ptr, delta)
     spent = ("The call's guarantee was recorded (the refusal is an output of the "
              "mechanism)." if read else "Nothing was computed from the data.")
     if d is None:
         typical = ""
     else:
-        want = models_wanted(d, eps_ptr, eps_em, delta)
+        want = models_wanted(d if dim is None else dim, eps_ptr, eps_em, delta)
         typical = (f"; with d = {d} coefficients it typically passes from about {want} "
                    f"models, i.e. n >= {want * (d + ROWS_PER_MODEL)} rows at the default m")
     return PTRRefusedError(
@@ -593,9 +597,10 @@ def tukey_regression(X, y, eps: float, delta: float, *, m: int | None = None,
         ``δ``, in ``(0, 0.5)``.
     m : int, optional
         Number of models (``≥ 4``), public.  Default: :func:`models_for_rows`, i.e.
-        ``min(⌊n / (d + 1)⌋, m*)`` with ``m*`` the data-free number of models the test
-        needs (:func:`models_wanted`) and ``d = k + 1`` coefficients (``k`` without
-        intercept); computed from ``n`` under replace-one (``n`` is public) and from a
+        ``min(⌊n / (d + 1)⌋, m*)`` with ``d = k + 1`` least-squares coefficients (``k``
+        without intercept) and ``m*`` the data-free number of models the test needs for
+        the released dimension (:func:`models_wanted`; ``2k + 1`` in the centred
+        coordinates); computed from ``n`` under replace-one (``n`` is public) and from a
         private lower bound on ``n`` under add/remove.
     m_fraction : float, default 0.05
         Share of ``eps`` spent on the lower bound on ``n`` when ``m`` is chosen under
@@ -682,7 +687,7 @@ def tukey_regression(X, y, eps: float, delta: float, *, m: int | None = None,
                 else f"{shape[0]} rows give m = {m_public} models, and with them")
         raise _refusal(f"{what} the test passes with probability below 1/2 whatever the "
                        "data.", m=m_public, d=d_public, eps_ptr=eps_ptr, eps_em=eps_em,
-                       delta=delta, read=False)
+                       delta=delta, read=False, dim=dim_public)
     acc = check_release(accountant, guarantee)
     X, y = check_X_y(X, y, min_samples=min_samples(add_remove))
     rng = check_random_state(random_state)
@@ -711,7 +716,7 @@ def tukey_regression(X, y, eps: float, delta: float, *, m: int | None = None,
     def refuse(what: str):
         record_release(acc, _Refused(guarantee))
         return _refusal(what, m=m_used, d=d_fixed, eps_ptr=eps_ptr, eps_em=eps_em, delta=delta,
-                        read=True)
+                        read=True, dim=dim)
 
     if m_used < 4 or _pass_bound(m_used, eps_ptr, delta) < 0.5:   # from a private n bound
         raise refuse(f"the private lower bound on n gives m = {m_used} models, too few for "
