@@ -166,24 +166,25 @@ def fit_part_models(Z: np.ndarray, y: np.ndarray, labels: np.ndarray, m: int) ->
     """
     n, d = Z.shape
     counts = np.bincount(labels, minlength=m)
-    r = max(int(counts.max()) if n else 0, 1)
-    order = np.argsort(labels, kind="stable")
+    order = np.argsort(labels, kind="stable")      # each part's rows in index order
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    lab = labels[order]
-    pos = np.arange(n) - starts[lab]
-    A = np.zeros((m, r, d))
-    B = np.zeros((m, r))
-    A[lab, pos] = Z[order]
-    B[lab, pos] = y[order]
-    try:
-        coef = _lstsq_batched(A, B)
-    except np.linalg.LinAlgError:          # pragma: no cover - SVD failed on some part
-        coef = np.zeros((m, d))
-        for i in range(m):
-            try:
-                coef[i] = _lstsq_batched(A[i:i + 1], B[i:i + 1])[0]
-            except np.linalg.LinAlgError:
-                coef[i] = 0.0
+    coef = np.zeros((m, d))
+    # parts of equal size are solved together: numpy runs LAPACK on each matrix of a stack
+    # on its own, so a part's model depends on its own rows only (not on the other parts'
+    # sizes, as padding to the largest part would make it, down to the last bit)
+    for size in np.unique(counts):
+        if size == 0:
+            continue                                # an empty part: the zero model
+        parts = np.flatnonzero(counts == size)
+        rows = order[starts[parts][:, None] + np.arange(size)[None, :]]
+        try:
+            coef[parts] = _lstsq_batched(Z[rows], y[rows])
+        except np.linalg.LinAlgError:      # pragma: no cover - SVD failed on some part
+            for i, part in enumerate(parts):
+                try:
+                    coef[part] = _lstsq_batched(Z[rows[i:i + 1]], y[rows[i:i + 1]])[0]
+                except np.linalg.LinAlgError:
+                    coef[part] = 0.0
     coef = np.where(np.isfinite(coef), coef, 0.0)
     return np.clip(coef, -_MODEL_CAP, _MODEL_CAP)
 

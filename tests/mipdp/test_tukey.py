@@ -331,6 +331,22 @@ def test_centred_coordinates_help_when_the_columns_are_far_from_zero():
     assert err[True] < 1.2 and err[True] < err[False]
 
 
+def test_a_model_depends_on_its_own_rows_only_to_the_bit():
+    """Each part is solved on its own rows (parts of one size batched together): the model
+    is bit-identical to the one from that part alone, whatever the other parts' sizes."""
+    from mipdp.tukey import _lstsq_batched
+    rng = np.random.default_rng(8)
+    n, d, m = 500, 4, 30
+    Z = rng.normal(size=(n, d)) * 10.0 ** rng.integers(-3, 4, size=d)
+    y = rng.normal(size=n)
+    labels = split_parts(n, m, rng, add_remove=True)          # parts of many sizes
+    models = fit_part_models(Z, y, labels, m)
+    for i in range(m):
+        rows = np.flatnonzero(labels == i)
+        alone = _lstsq_batched(Z[rows][None], y[rows][None])[0] if rows.size else 0.0
+        assert np.array_equal(models[i], np.clip(alone, -1e100, 1e100))
+
+
 def test_least_norm_models_on_degenerate_parts():
     """Fewer rows than columns, a constant column, an empty part: lstsq's least-norm answer,
     by the same code (no exception)."""
