@@ -42,7 +42,8 @@ __all__ = ["private_bss", "PrivateBSSResult", "PrivateBestSubsetSelector", "Sele
            "BackendUnavailableError", "SizeLimitError", "InvalidParameterError",
            "ClippingWarning", "AccountantNotVisibleError", "LedgerError",
            "available_backends", "set_verbosity", "comparators", "private_coefficients",
-           "PrivateCoefficients", "PrivateBounds"]
+           "PrivateCoefficients", "PrivateBounds", "PrivateSparseRegression",
+           "PrivateSparseClassifier"]
 
 #: public name -> module that defines it (imported on first access)
 _LAZY = {
@@ -51,6 +52,7 @@ _LAZY = {
     "Guarantee": ".guarantee", "Neighbour": ".guarantee", "BudgetAccountant": ".accounting",
     "PrivateBounds": ".private_ranges", "private_coefficients": ".coefficients",
     "PrivateCoefficients": ".coefficients", "set_verbosity": "._logging",
+    "PrivateSparseRegression": ".estimators", "PrivateSparseClassifier": ".estimators",
 }
 #: public subpackages imported on first access (any other submodule too, as ``mipdp.x``
 #: worked when ``import mipdp`` imported everything)
@@ -61,6 +63,7 @@ if TYPE_CHECKING:   # for type checkers and IDEs: the names as eager imports
     from ._logging import set_verbosity
     from .accounting import BudgetAccountant
     from .coefficients import PrivateCoefficients, private_coefficients
+    from .estimators import PrivateSparseClassifier, PrivateSparseRegression
     from .guarantee import Guarantee, Neighbour
     from .private_ranges import PrivateBounds
     from .result import SelectionResult
