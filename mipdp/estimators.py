@@ -85,7 +85,7 @@ DEFAULT_SELECTION_FRACTION = 0.25
 #: ``keep_not_private=True``)
 _NOT_PRIVATE_ATTRS = ("selection_not_private_", "fit_info_not_private_")
 #: the released fitted attributes
-_RELEASED_ATTRS = ("coef_", "intercept_", "support_", "guarantee_")
+_RELEASED_ATTRS = ("coef_", "intercept_", "support_", "guarantee_", "feature_ranges_")
 
 
 class _PublicPair(_Constraint):
@@ -171,6 +171,13 @@ class _PrivateSparseModel(BaseEstimator):
     def _public_bounds(self):
         return tuple(float(v) for v in self.bounds)
 
+    def _feature_ranges(self, sel, p: int) -> np.ndarray:
+        """``(p, 2)`` ranges the coefficients were fitted on (public or released)."""
+        if self._route() == "private":
+            return np.array(sel.info["private_ranges"]["x_range"], dtype=float)
+        b_x = self._public_bounds()[0]
+        return np.tile([-b_x, b_x], (p, 1)).astype(float)
+
     def _planned(self) -> tuple[Guarantee, Guarantee]:
         from .plan.plan import planned_guarantee
         eps_sel, eps_fit = self._split()
@@ -238,6 +245,7 @@ class _PrivateSparseModel(BaseEstimator):
         self.coef_ = full
         self.intercept_ = float(intercept)
         self.support_ = S
+        self.feature_ranges_ = info.pop("feature_ranges", None)
         self.guarantee_ = guarantee
         self.selection_not_private_ = sel
         self.fit_info_not_private_ = info
@@ -253,6 +261,9 @@ class _PrivateSparseModel(BaseEstimator):
     def _linear(self, X) -> np.ndarray:
         check_is_fitted(self, "coef_")
         Xa = validate_data(self, X, reset=False, dtype=np.float64)
+        ranges = getattr(self, "feature_ranges_", None)
+        if ranges is not None:         # the domain the coefficients were fitted on
+            Xa = np.clip(Xa, ranges[:, 0], ranges[:, 1])
         return Xa @ self.coef_ + self.intercept_
 
     def __getstate__(self):
@@ -333,6 +344,10 @@ class PrivateSparseRegression(RegressorMixin, _PrivateSparseModel):
         The released intercept (private; 0 when ``fit_intercept=False``).
     support_ : ndarray of int
         The released support, sorted (private).
+    feature_ranges_ : ndarray of shape (p, 2) or None
+        Routes with bounds: the ranges the coefficients were fitted on (``±b_x``, or the
+        ranges the selection released: private); :meth:`predict` clips to them.  ``None``
+        for the Tukey route (fitted on the raw data).
     guarantee_ : Guarantee
         The composed guarantee of the fit (``str(guarantee_)`` in words).
     is_private_ : bool
@@ -414,7 +429,8 @@ class PrivateSparseRegression(RegressorMixin, _PrivateSparseModel):
         return self._release(X, y)
 
     def predict(self, X) -> np.ndarray:
-        """``X @ coef_ + intercept_``."""
+        """``X @ coef_ + intercept_``, ``X``'s columns first clipped to ``feature_ranges_``
+        when the coefficients were fitted on clipped data (routes with bounds)."""
         return self._linear(X)
 
     def _fit_coefficients(self, Xa, ya, S, sel, rng):
@@ -448,7 +464,8 @@ class PrivateSparseRegression(RegressorMixin, _PrivateSparseModel):
             raw = wy * coef / wx
             intercept = cy + wy * intercept - float(raw @ cx)
             coef = raw
-        return coef, intercept, g, {"route": route, "calibration": cal}
+        return coef, intercept, g, {"route": route, "calibration": cal,
+                                    "feature_ranges": self._feature_ranges(sel, Xa.shape[1])}
 
     def _objective_perturbation(self, Xs, ys, eps_fit, b_x, b_y, rng):
         from .coefficients import private_coefficients
@@ -505,6 +522,9 @@ class PrivateSparseClassifier(ClassifierMixin, _PrivateSparseModel):
         Released coefficients of the decision function, zero off the support (private).
     intercept_ : float
     support_ : ndarray of int
+    feature_ranges_ : ndarray of shape (p, 2)
+        The ranges the coefficients were fitted on (``±b_x`` or the released ranges);
+        :meth:`decision_function` clips to them.
     guarantee_ : Guarantee
         Pure ``eps``-DP, the selection and the coefficients composed.
     is_private_ : bool
@@ -599,7 +619,8 @@ class PrivateSparseClassifier(ClassifierMixin, _PrivateSparseModel):
             cx, wx = 0.5 * (xr[:, 0] + xr[:, 1]), xr[:, 1] - xr[:, 0]
             coef = coef / wx
             intercept -= float(coef @ cx)
-        return coef, intercept, g, {"route": self._route(), "calibration": cal}
+        return coef, intercept, g, {"route": self._route(), "calibration": cal,
+                                    "feature_ranges": self._feature_ranges(sel, Xa.shape[1])}
 
     def fit(self, X, y) -> PrivateSparseClassifier:
         """Release a private sparse linear classifier of ``y`` on ``X`` (one release)."""
