@@ -589,11 +589,19 @@ class PrivateSparseClassifier(ClassifierMixin, _PrivateSparseModel):
                                  "full label set")
             self.classes_ = classes
             return np.where(y == classes[1], 1.0, -1.0)
+        from sklearn.utils.multiclass import type_of_target
+        kind = type_of_target(y, input_name="y")
+        if kind == "continuous":
+            raise ValueError("fit(X, y): Unknown label type: continuous; a classifier needs "
+                             "two classes (use PrivateSparseRegression for a real target)")
+        if kind not in ("binary", "unknown"):
+            raise ValueError(f"fit(X, y): Only binary classification is supported. The type "
+                             f"of the target is {kind}.")
         try:
             classes, ypm = encode_labels(y)
         except ValueError as exc:
             raise ValueError(f"fit(X, y): {exc}") from None
-        self.classes_ = classes
+        self.classes_ = classes if classes is not None else np.array([-1.0, 1.0])
         return ypm
 
     def _fit_coefficients(self, Xa, ya, S, sel, rng):
@@ -602,7 +610,7 @@ class PrivateSparseClassifier(ClassifierMixin, _PrivateSparseModel):
         if self._route() == "public":
             b_x = self._public_bounds()[0]
             Xs = Xa[:, S]
-            xr = None
+            xr: np.ndarray | None = None
         else:
             b_x = MAPPED_BOUNDS[0]
             xr = np.asarray(sel.info["private_ranges"]["x_range"])[S]
