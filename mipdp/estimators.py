@@ -598,10 +598,10 @@ class PrivateSparseClassifier(ClassifierMixin, _PrivateSparseModel):
             raise ValueError(f"fit(X, y): Only binary classification is supported. The type "
                              f"of the target is {kind}.")
         try:
-            classes, ypm = encode_labels(y)
+            seen, ypm = encode_labels(y)
         except ValueError as exc:
             raise ValueError(f"fit(X, y): {exc}") from None
-        self.classes_ = classes if classes is not None else np.array([-1.0, 1.0])
+        self.classes_ = seen if seen is not None else np.array([-1.0, 1.0])
         return ypm
 
     def _fit_coefficients(self, Xa, ya, S, sel, rng):
