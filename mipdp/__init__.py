@@ -28,6 +28,7 @@ from .exceptions import (
     InvalidParameterError,
     LedgerError,
     PrivacyLeakWarning,
+    PTRRefusedError,
     SizeLimitError,
     SolverError,
     TimeLimitError,
@@ -42,7 +43,8 @@ __all__ = ["private_bss", "PrivateBSSResult", "PrivateBestSubsetSelector", "Sele
            "BackendUnavailableError", "SizeLimitError", "InvalidParameterError",
            "ClippingWarning", "AccountantNotVisibleError", "LedgerError",
            "available_backends", "set_verbosity", "comparators", "private_coefficients",
-           "PrivateCoefficients", "PrivateBounds", "PrivateSparseRegression",
+           "PrivateCoefficients", "PrivateBounds", "PTRRefusedError", "tukey_regression",
+           "TukeyResult", "private_n_lower_bound", "PrivateSparseRegression",
            "PrivateSparseClassifier"]
 
 #: public name -> module that defines it (imported on first access)
@@ -52,6 +54,7 @@ _LAZY = {
     "Guarantee": ".guarantee", "Neighbour": ".guarantee", "BudgetAccountant": ".accounting",
     "PrivateBounds": ".private_ranges", "private_coefficients": ".coefficients",
     "PrivateCoefficients": ".coefficients", "set_verbosity": "._logging",
+    "tukey_regression": ".tukey", "TukeyResult": ".tukey", "private_n_lower_bound": ".tukey",
     "PrivateSparseRegression": ".estimators", "PrivateSparseClassifier": ".estimators",
 }
 #: public subpackages imported on first access (any other submodule too, as ``mipdp.x``
@@ -69,6 +72,7 @@ if TYPE_CHECKING:   # for type checkers and IDEs: the names as eager imports
     from .result import SelectionResult
     from .selection import PrivateBSSResult, private_bss
     from .selector import PrivateBestSubsetSelector
+    from .tukey import TukeyResult, private_n_lower_bound, tukey_regression
 
 
 def __getattr__(name: str):

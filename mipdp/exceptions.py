@@ -9,7 +9,8 @@ from __future__ import annotations
 __all__ = ["PrivacyLeakWarning", "CertificationError", "TimeLimitError", "SolverError",
            "BackendUnavailableError", "SizeLimitError", "SolverTimeLimitError",
            "BudgetError", "ConditionalPrivacyWarning", "InvalidParameterError",
-           "AccountantNotVisibleError", "ClippingWarning", "LedgerError"]
+           "AccountantNotVisibleError", "ClippingWarning", "LedgerError",
+           "PTRRefusedError"]
 
 
 class SolverError(RuntimeError):
@@ -142,4 +143,16 @@ class LedgerError(BudgetError):
     Raised when the accountant is created or before the data is read (the message names
     the file and what to do): nothing was computed.  A :class:`BudgetError`, so code that
     treats a refused release as "nothing spent" stays correct.
+    """
+
+
+class PTRRefusedError(RuntimeError):
+    """A propose-test-release check refused: nothing was released.
+
+    Raised by :func:`mipdp.tukey.tukey_regression` when its noisy test of the models'
+    stability fails (or cannot pass with the given number of models).  The refusal itself is
+    an output of the private mechanism, so whether it happens may depend on the data only
+    as the guarantee allows; when the data was read, the call's whole guarantee is recorded
+    with the accountant.  The message says what to change: more rows, a larger ``eps``, a
+    larger ``delta`` or fewer columns.
     """
