@@ -22,7 +22,8 @@ Run (writes ``OUT/cells/*.json`` and ``OUT/tables.md``)::
 
     python -m mipdp.experiments.model_bench --out results/model_bench
 
-``--fractions 0.1 0.25 0.5`` adds ``model@f`` rows (``selection_fraction=f``) to choose the
+``--speed`` times a default fit at ``n = 10⁵, p = 100, s = 5`` against its selection
+alone.  ``--fractions 0.1 0.25 0.5`` adds ``model@f`` rows (``selection_fraction=f``) to choose the
 default split.  Every figure is an evaluation quantity computed without noise: **not
 private**.
 """
@@ -173,6 +174,26 @@ def render_table(recs: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def speed(n: int = 100_000, p: int = 100, s: int = 5, eps: float = 1.0, reps: int = 3,
+          seed: int = 0) -> dict:
+    """Seconds of a default :class:`~mipdp.PrivateSparseRegression` fit against its
+    selection alone (``private_bss`` with the same share of ``eps``), best of ``reps``."""
+    from ..datasets import make_bss_regression
+    from ..estimators import DEFAULT_SELECTION_FRACTION, PrivateSparseRegression
+    from ..selection import private_bss
+    X, y, _ = make_bss_regression(n=n, p=p, s=s, random_state=seed)
+    sel, fit = [], []
+    for r in range(reps):
+        t0 = time.perf_counter()
+        private_bss(X, y, s, DEFAULT_SELECTION_FRACTION * eps, random_state=r)
+        sel.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        PrivateSparseRegression(s=s, eps=eps, random_state=r).fit(X, y)
+        fit.append(time.perf_counter() - t0)
+    return {"n": n, "p": p, "s": s, "selection_s": min(sel), "fit_s": min(fit),
+            "ratio": min(fit) / min(sel)}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m mipdp.experiments.model_bench",
                                  description=__doc__.split("\n\n")[0])
@@ -183,7 +204,12 @@ def main(argv=None) -> int:
     ap.add_argument("--eps", nargs="*", type=float, default=[1.0, 5.0])
     ap.add_argument("--s", nargs="*", type=int, default=[3, 5])
     ap.add_argument("--splits", type=int, default=10)
+    ap.add_argument("--speed", action="store_true",
+                    help="time a fit at n = 1e5, p = 100, s = 5 against its selection alone")
     a = ap.parse_args(argv)
+    if a.speed:
+        print(json.dumps(speed()))
+        return 0
     methods = list(a.methods) + [f"model@{f:g}" for f in a.fractions]
     t0 = time.perf_counter()
     recs = run_bench(a.out, sets=a.sets, methods=methods, eps=a.eps, s=a.s, splits=a.splits)
