@@ -4,8 +4,13 @@ r"""Private sparse linear models: the support *and* the coefficients released pr
 estimators whose ``fit`` makes one private release of a whole model:
 
 1. the support ``Ŝ`` (``s`` columns) by :func:`mipdp.private_bss` with
-   ``selection_fraction · eps``;
-2. the coefficients on ``Ŝ`` with the rest, ``(1 − selection_fraction) · eps``:
+   ``selection_fraction · eps`` (the bounds-free rank release unless public bounds are
+   given);
+2. for ``bounds="private"`` only: clipping ranges of the ``s`` selected columns (and of
+   ``y`` for regression) with ``bounds.fraction · eps``, by the exponential mechanism for
+   quantiles over a public grid (``2(s + 1)`` releases, not ``2(p + 1)``: the support is
+   public once released);
+3. the coefficients on ``Ŝ`` with the rest:
 
    ================================  ==============================================  ============
    ``bounds=``                       coefficients                                    guarantee
@@ -18,17 +23,20 @@ estimators whose ``fit`` makes one private release of a whole model:
                                      logistic for the classifier) on data clipped
                                      to the bounds
    ``"private"`` / ``PrivateBounds``  objective perturbation on the data mapped by     pure ``ε``
-                                     the clipping ranges the selection released
-                                     (:mod:`mipdp.private_ranges`)
+                                     clipping ranges of the *selected* columns and
+                                     ``y``, released after the (bounds-free)
+                                     selection (:mod:`mipdp.private_ranges`)
    ================================  ==============================================  ============
 
 Guarantee
 ---------
-The pair ``(Ŝ, β̂)`` is an adaptive composition of two releases under one neighbour
-notion: the support's (its guarantee from :func:`~mipdp.private_bss`) and the
-coefficients' given the support (the coefficient mechanism's guarantee holds for every
-fixed support, and ``Ŝ`` is the first release's output).  By basic composition it is
-``(ε_select + ε_fit, δ_fit)``-DP, ``ε_select + ε_fit = eps``; ``guarantee_`` states it and
+The model is an adaptive composition of two (or three) releases under one neighbour
+notion: the support's (its guarantee from :func:`~mipdp.private_bss`), the ranges' given
+the support (pure, :func:`~mipdp.private_ranges.ranges_guarantee`), and the coefficients'
+given the support and the ranges (the coefficient mechanism's guarantee holds for every
+fixed support and every fixed public bound, and these are the earlier releases' outputs).
+By basic composition it is ``(ε_select + ε_ranges + ε_fit, δ_fit)``-DP, the three summing
+to ``eps``; ``guarantee_`` states it and
 an accountant (``with mipdp.BudgetAccountant(...):``) records it as **one** release.  The
 budget is planned from the parameters and checked before the data is read; the nested
 releases are not recorded on their own (:data:`mipdp.accounting.NOT_RECORDED`).
@@ -80,6 +88,11 @@ __all__ = ["PrivateSparseRegression", "PrivateSparseClassifier", "DEFAULT_SELECT
 #: the end-to-end benchmark (``python -m mipdp.experiments.model_bench --fractions``;
 #: docs/model.md).
 DEFAULT_SELECTION_FRACTION = 0.25
+
+#: The ranges of ``bounds="private"``: one per selected column and one for ``y``, from the
+#: private ``q``/``(1 − q)``-quantiles (:class:`~mipdp.private_ranges.PrivateBounds`), with
+#: ``fraction`` of ``eps`` (chosen by the end-to-end benchmark, docs/model.md).
+DEFAULT_SUPPORT_RANGES = PrivateBounds(fraction=0.2, widen=2.0, shared=False)
 
 #: fitted attributes that depend on the data without noise (dropped when pickled unless
 #: ``keep_not_private=True``)
@@ -156,43 +169,66 @@ class _PrivateSparseModel(BaseEstimator):
             return "private"
         return "public"
 
-    def _split(self) -> tuple[float, float]:
+    def _range_spec(self) -> PrivateBounds | None:
+        """The ranges of the support's columns (and ``y``) for ``bounds="private"``."""
+        if isinstance(self.bounds, PrivateBounds):
+            return self.bounds
+        if isinstance(self.bounds, str) and self.bounds == "private":
+            return DEFAULT_SUPPORT_RANGES
+        return None
+
+    def _split(self) -> tuple[float, float, float]:
+        """``(ε_select, ε_ranges, ε_fit)``."""
+        eps = float(self.eps)
         f = float(self.selection_fraction)
-        return f * float(self.eps), (1.0 - f) * float(self.eps)
+        spec = self._range_spec()
+        r = 0.0 if spec is None else float(spec.fraction)
+        if f + r >= 1.0:
+            raise InvalidParameterError(
+                f"The 'selection_fraction' parameter of {type(self).__name__} plus the "
+                f"ranges' fraction (bounds.fraction = {r:g}) must be below 1, leaving a share "
+                f"of eps for the coefficients. Got {f:g} + {r:g} instead.")
+        return f * eps, r * eps, (1.0 - f - r) * eps
 
     def _selection_bounds(self):
-        route = self._route()
-        if route == "tukey":
-            return None
-        if route == "private":
-            return as_private_bounds(self.bounds)
-        return self._public_bounds()
+        if self._route() == "public":
+            return self._public_bounds()
+        return None                  # bounds-free: the rank release
 
     def _public_bounds(self):
         return tuple(float(v) for v in self.bounds)
 
-    def _feature_ranges(self, sel, p: int) -> np.ndarray:
+    def _need_y_range(self) -> bool:
+        return self._kind == "regression"
+
+    def _feature_ranges(self, ranges, S: np.ndarray, p: int) -> np.ndarray:
         """``(p, 2)`` ranges the coefficients were fitted on (public or released)."""
-        if self._route() == "private":
-            return np.array(sel.info["private_ranges"]["x_range"], dtype=float)
+        if ranges is not None:
+            out = np.tile([-np.inf, np.inf], (p, 1))
+            out[S] = ranges.x_range
+            return out
         b_x = self._public_bounds()[0]
         return np.tile([-b_x, b_x], (p, 1)).astype(float)
 
-    def _planned(self) -> tuple[Guarantee, Guarantee]:
+    def _planned(self) -> list[Guarantee]:
         from .plan.plan import planned_guarantee
-        eps_sel, eps_fit = self._split()
+        from .private_ranges import ranges_guarantee
+        eps_sel, eps_r, eps_fit = self._split()
         loss = "hinge" if self._kind == "classification" else "least_squares"
-        sel = planned_guarantee(eps_sel, bounds=self._selection_bounds(), loss=loss,
-                                neighbours=self.neighbours)
+        parts = [planned_guarantee(eps_sel, bounds=self._selection_bounds(), loss=loss,
+                                   neighbours=self.neighbours)]
         nb = _neighbour(self.neighbours)
+        spec = self._range_spec()
+        if spec is not None:
+            parts.append(ranges_guarantee(spec, eps_r, self.neighbours, self._need_y_range()))
         if self._route() == "tukey":
-            fit = Guarantee.approximate(eps_fit, float(self.delta), nb,
-                                        "Tukey mechanism (propose-test-release, exponential "
-                                        "mechanism on approximate Tukey depth), given the "
-                                        "support")
+            parts.append(Guarantee.approximate(
+                eps_fit, float(self.delta), nb, "Tukey mechanism (propose-test-release, "
+                "exponential mechanism on approximate Tukey depth), given the support"))
         else:
-            fit = Guarantee.pure(eps_fit, nb, "objective perturbation, given the support")
-        return sel, fit
+            parts.append(Guarantee.pure(eps_fit, nb, "objective perturbation, given the "
+                                        "support"))
+        return parts
 
     def _check_params(self) -> None:
         validate_parameter_constraints(self._parameter_constraints, self.get_params(deep=False),
@@ -200,22 +236,23 @@ class _PrivateSparseModel(BaseEstimator):
 
     def _select(self, Xa, ya, rng, loss: str):
         from .selection import private_bss
-        eps_sel, _ = self._split()
+        eps_sel, _, _ = self._split()
         bounds = self._selection_bounds()
-        if loss == "hinge" and self._route() == "public":
-            bounds = (self._public_bounds()[0], None)
+        if loss == "hinge" and bounds is not None:
+            bounds = (bounds[0], None)
         return private_bss(Xa, ya, int(self.s), eps_sel, bounds=bounds, loss=loss,
                            neighbours=self.neighbours, random_state=rng,
                            accountant=NOT_RECORDED)
 
     @cancels_on_error
     def _release(self, X, y):
+        from .private_ranges import estimate_ranges
         _check_accountant_visible(self)
         self._check_params()
         for name in _RELEASED_ATTRS + _NOT_PRIVATE_ATTRS + ("classes_",):
             self.__dict__.pop(name, None)     # a refused refit leaves no earlier release
-        planned_sel, planned_fit = self._planned()
-        handle = check_release(None, compose([planned_sel, planned_fit]))  # before the data
+        planned = self._planned()
+        handle = check_release(None, compose(planned))      # before the data is read
         classification = self._kind == "classification"
         try:    # scikit-learn's checks and messages; sets n_features_in_, feature_names_in_
             Xa, ya = validate_data(self, X, y, dtype=np.float64, y_numeric=not classification,
@@ -229,23 +266,33 @@ class _PrivateSparseModel(BaseEstimator):
         rng = check_random_state(self.random_state)
         sel = self._select(Xa, ya, rng, "hinge" if classification else "least_squares")
         S = np.asarray(sel.support, dtype=np.intp)
+        parts = [sel.guarantee]
+        ranges = None
+        spec = self._range_spec()
+        if spec is not None:         # ranges of the support's columns (and y) only
+            _, eps_r, _ = self._split()
+            ranges = estimate_ranges(np.ascontiguousarray(Xa[:, S]),
+                                     ya if self._need_y_range() else None, spec, eps_r, rng,
+                                     neighbours=self.neighbours)
+            parts.append(ranges.guarantee)
         try:
-            coef, intercept, fit_g, info = self._fit_coefficients(Xa, ya, S, sel, rng)
+            coef, intercept, fit_g, info = self._fit_coefficients(Xa, ya, S, ranges, rng)
         except Exception as exc:
             from . import exceptions
             refused = getattr(exceptions, "PTRRefusedError", None)
             if refused is not None and isinstance(exc, refused):
                 # the refusal is an outcome of the private mechanism: it is charged
                 if handle is not None:
-                    handle.settle(compose([sel.guarantee, planned_fit]))
+                    handle.settle(compose(parts + [planned[-1]]))
             raise
-        guarantee = compose([sel.guarantee, fit_g])
+        guarantee = compose(parts + [fit_g])
         full = np.zeros(Xa.shape[1])
         full[S] = coef
         self.coef_ = full
         self.intercept_ = float(intercept)
         self.support_ = S
-        self.feature_ranges_ = info.pop("feature_ranges", None)
+        self.feature_ranges_ = (None if self._route() == "tukey"
+                                else self._feature_ranges(ranges, S, Xa.shape[1]))
         self.guarantee_ = guarantee
         self.selection_not_private_ = sel
         self.fit_info_not_private_ = info
@@ -319,9 +366,11 @@ class PrivateSparseRegression(RegressorMixin, _PrivateSparseModel):
     bounds : None, (float, float), "private" or PrivateBounds, default None
         ``None``: bounds-free, Tukey coefficients.  ``(b_x, b_y)``: public clipping bounds
         ``|x_ij| <= b_x``, ``|y_i| <= b_y`` for the selection and the coefficients.
-        ``"private"`` (or :class:`~mipdp.private_ranges.PrivateBounds`): the selection
-        releases clipping ranges of every column and of ``y`` (its ``fraction`` of the
-        selection's share) and the coefficients are fitted on the data mapped by them.
+        ``"private"`` (or :class:`~mipdp.private_ranges.PrivateBounds`): after the
+        bounds-free selection, clipping ranges of the selected columns and of ``y`` are
+        released with ``fraction · eps`` (``"private"``: :data:`DEFAULT_SUPPORT_RANGES`,
+        a fifth of ``eps``, each range twice the interquartile range) and the coefficients
+        are fitted on the data mapped by them: pure ``eps``-DP, no bound needed.
     m : int, optional
         Number of models of the Tukey mechanism; default chosen privately by it (with
         ``m_fraction`` of the fit's share).  Must not be read off the data.
@@ -433,8 +482,8 @@ class PrivateSparseRegression(RegressorMixin, _PrivateSparseModel):
         when the coefficients were fitted on clipped data (routes with bounds)."""
         return self._linear(X)
 
-    def _fit_coefficients(self, Xa, ya, S, sel, rng):
-        _, eps_fit = self._split()
+    def _fit_coefficients(self, Xa, ya, S, ranges, rng):
+        _, _, eps_fit = self._split()
         route = self._route()
         if route == "tukey":
             from .tukey import tukey_regression
@@ -445,27 +494,22 @@ class PrivateSparseRegression(RegressorMixin, _PrivateSparseModel):
                                  accountant=NOT_RECORDED)
             return (np.asarray(t.coef, float), float(t.intercept), t.guarantee,
                     {"route": "tukey", "m": t.m, "info": t.info})
-        if route == "public":
+        if ranges is None:
             b_x, b_y = self._public_bounds()
             Xs, ys = Xa[:, S], ya
-            to_raw = None
         else:
-            ranges = sel.info["private_ranges"]
             b_x, b_y = MAPPED_BOUNDS
-            Xs = _mapped_columns(Xa[:, S], np.asarray(ranges["x_range"])[S])
-            ly, hy = ranges["y_range"]
-            ys = np.clip((ya - 0.5 * (ly + hy)) / (hy - ly), -0.5, 0.5)
-            to_raw = (np.asarray(ranges["x_range"])[S], (ly, hy))
+            Xs = _mapped_columns(Xa[:, S], ranges.x_range)
+            ys = ranges.transform_y(ya)
         coef, intercept, g, cal = self._objective_perturbation(Xs, ys, eps_fit, b_x, b_y, rng)
-        if to_raw is not None:          # back to the data's scale (post-processing)
-            xr, (ly, hy) = to_raw
+        if ranges is not None:          # back to the data's scale (post-processing)
+            xr, (ly, hy) = ranges.x_range, ranges.y_range
             cx, wx = 0.5 * (xr[:, 0] + xr[:, 1]), xr[:, 1] - xr[:, 0]
             cy, wy = 0.5 * (ly + hy), hy - ly
             raw = wy * coef / wx
             intercept = cy + wy * intercept - float(raw @ cx)
             coef = raw
-        return coef, intercept, g, {"route": route, "calibration": cal,
-                                    "feature_ranges": self._feature_ranges(sel, Xa.shape[1])}
+        return coef, intercept, g, {"route": route, "calibration": cal}
 
     def _objective_perturbation(self, Xs, ys, eps_fit, b_x, b_y, rng):
         from .coefficients import private_coefficients
@@ -494,7 +538,7 @@ class PrivateSparseClassifier(ClassifierMixin, _PrivateSparseModel):
     (``loss="hinge"``) and then logistic coefficients on it by objective perturbation
     (:mod:`mipdp.logistic_coefficients`), as one pure ``eps``-DP release.  The
     coefficients need a bound on ``|x_ij|``: public (``bounds=b_x``) or released
-    privately by the selection (``bounds="private"``, the default).  There is no route
+    privately for the selected columns (``bounds="private"``, the default).  There is no route
     without any bound: objective perturbation needs one, and no bounds-free mechanism for
     classification coefficients is proven here.
 
@@ -505,8 +549,9 @@ class PrivateSparseClassifier(ClassifierMixin, _PrivateSparseModel):
     selection_fraction : float, default 0.25
     bounds : float, (float, anything), "private" or PrivateBounds, default "private"
         A public bound ``b_x`` on ``|x_ij|`` (rows are clipped to it), or private clipping
-        ranges of the columns released by the selection (its ``fraction`` of the
-        selection's share); the coefficients are then fitted on the mapped columns.
+        ranges of the selected columns released after the bounds-free selection (with
+        ``fraction · eps``; ``"private"``: :data:`DEFAULT_SUPPORT_RANGES`); the
+        coefficients are then fitted on the mapped columns.
     classes : array-like of two labels, optional
         The label set, when public (it usually is).  Without it ``classes_`` is read off
         ``y`` (**not private**: a neighbour may have one class fewer).
@@ -568,12 +613,6 @@ class PrivateSparseClassifier(ClassifierMixin, _PrivateSparseModel):
         b = self.bounds[0] if isinstance(self.bounds, (tuple, list)) else self.bounds
         return (float(b), None)
 
-    def _selection_bounds(self):
-        route = self._route()
-        if route == "public":
-            return (self._public_bounds()[0], None)
-        return super()._selection_bounds()
-
     def _encode(self, y) -> np.ndarray:
         from .losses.hinge import encode_labels
         y = np.asarray(y)
@@ -604,17 +643,15 @@ class PrivateSparseClassifier(ClassifierMixin, _PrivateSparseModel):
         self.classes_ = seen if seen is not None else np.array([-1.0, 1.0])
         return ypm
 
-    def _fit_coefficients(self, Xa, ya, S, sel, rng):
+    def _fit_coefficients(self, Xa, ya, S, ranges, rng):
         from .logistic_coefficients import private_logistic_coefficients
-        _, eps_fit = self._split()
-        if self._route() == "public":
+        _, _, eps_fit = self._split()
+        if ranges is None:
             b_x = self._public_bounds()[0]
             Xs = Xa[:, S]
-            xr: np.ndarray | None = None
         else:
             b_x = MAPPED_BOUNDS[0]
-            xr = np.asarray(sel.info["private_ranges"]["x_range"])[S]
-            Xs = _mapped_columns(Xa[:, S], xr)
+            Xs = _mapped_columns(Xa[:, S], ranges.x_range)
         k = Xs.shape[1]
         if self.fit_intercept:
             Xs = np.column_stack([Xs, np.full(Xs.shape[0], b_x)])
@@ -623,12 +660,12 @@ class PrivateSparseClassifier(ClassifierMixin, _PrivateSparseModel):
                                                      neighbours=self.neighbours, rng=rng)
         intercept = float(coef[k] * b_x) if self.fit_intercept else 0.0
         coef = coef[:k]
-        if xr is not None:
+        if ranges is not None:
+            xr = ranges.x_range
             cx, wx = 0.5 * (xr[:, 0] + xr[:, 1]), xr[:, 1] - xr[:, 0]
             coef = coef / wx
             intercept -= float(coef @ cx)
-        return coef, intercept, g, {"route": self._route(), "calibration": cal,
-                                    "feature_ranges": self._feature_ranges(sel, Xa.shape[1])}
+        return coef, intercept, g, {"route": self._route(), "calibration": cal}
 
     def fit(self, X, y) -> PrivateSparseClassifier:
         """Release a private sparse linear classifier of ``y`` on ``X`` (one release)."""
@@ -650,6 +687,9 @@ class PrivateSparseClassifier(ClassifierMixin, _PrivateSparseModel):
 
     def _extra_not_private(self) -> tuple:
         return ("classes_",) if self.classes is None else ()
+
+    def _need_y_range(self) -> bool:
+        return False
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
