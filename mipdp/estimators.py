@@ -372,10 +372,12 @@ class PrivateSparseRegression(RegressorMixin, _PrivateSparseModel):
         a fifth of ``eps``, each range twice the interquartile range) and the coefficients
         are fitted on the data mapped by them: pure ``eps``-DP, no bound needed.
     m : int, optional
-        Number of models of the Tukey mechanism; default chosen privately by it (with
-        ``m_fraction`` of the fit's share).  Must not be read off the data.
+        Number of models of the Tukey mechanism; default chosen by it from ``n``
+        (:func:`mipdp.tukey.tukey_regression`).  Must not be read off the data.
     m_fraction : float, default 0.05
-        Share of the Tukey mechanism's budget spent on choosing ``m`` (Smith et al. 2024).
+        Share of the Tukey mechanism's budget spent on a private lower bound on ``n`` to
+        choose ``m`` (Dick, Gillenwater and Joseph 2023), under add/remove neighbours only:
+        under replace-one ``n`` is public and nothing is spent.
     fit_intercept : bool, default True
     fit_ridge : float, default 0.0
     fit_radius : float, optional

@@ -1,9 +1,9 @@
 """End-to-end benchmark of private sparse linear models: test R² on real data (issue 40).
 
 For every regression set of :mod:`mipdp.experiments.real_sets`, every total ``ε`` and
-``s``, and ``splits`` random 90/10 train/test splits (the protocol of Smith, Dong, Lee and
-Vassilvitskii 2024, "Differentially private model selection with Kendall rank
-correlation"), each method fits on the training rows and is scored by test R²:
+``s``, and ``splits`` random 90/10 train/test splits (the protocol of Dick, Gillenwater and
+Joseph 2023, "Better private linear regression through better private feature
+selection"), each method fits on the training rows and is scored by test R²:
 
 * ``model`` — :class:`mipdp.PrivateSparseRegression` with its defaults (support by the
   bounds-free rank release, coefficients by the Tukey mechanism) at ``(ε, δ)``;
@@ -28,10 +28,11 @@ Run (writes ``OUT/cells/*.json`` and ``OUT/tables.md``)::
 
     python -m mipdp.experiments.model_bench --out results/model_bench
 
-``--speed`` times a default fit at ``n = 10⁵, p = 100, s = 5`` against its selection
-alone.  ``--fractions 0.1 0.25 0.5`` adds ``model@f`` rows (``selection_fraction=f``) to choose the
-default split.  Every figure is an evaluation quantity computed without noise: **not
-private**.
+``--classification`` measures :class:`mipdp.PrivateSparseClassifier` (test accuracy)
+on the classification sets.  ``--speed`` times a default fit at ``n = 10⁵, p = 100,
+s = 5`` against its selection alone.  ``--fractions 0.1 0.25 0.5`` adds ``model@f`` rows
+(``selection_fraction=f``) to choose the default split.  Every figure is an evaluation
+quantity computed without noise: **not private**.
 """
 
 from __future__ import annotations
@@ -200,6 +201,62 @@ def render_table(recs: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+CLASSIFIERS = ("clf_private", "clf_public", "svm_best", "majority")
+
+
+def run_classifier(method: str, Xtr, ytr, Xte, yte, s: int, eps: float, seed: int,
+                   lo=None, hi=None) -> float:
+    """Test accuracy of one classification method on one split (labels ±1)."""
+    if method == "majority":      # the training majority class (not private)
+        return float(np.mean(yte == (1.0 if np.mean(ytr > 0) >= 0.5 else -1.0)))
+    if method == "svm_best":      # non-private linear SVM on the exhaustive best subset
+        from sklearn.svm import LinearSVC
+
+        from .real_bench import best_subset
+        S, _ = best_subset(Xtr, ytr, s, task="classification")
+        mu, sd = Xtr[:, S].mean(0), Xtr[:, S].std(0) + 1e-12
+        clf = LinearSVC().fit((Xtr[:, S] - mu) / sd, ytr)
+        return float(clf.score((Xte[:, S] - mu) / sd, yte))
+    from ..estimators import PrivateSparseClassifier
+    if method == "clf_private":
+        est = PrivateSparseClassifier(s=s, eps=eps, random_state=seed).fit(Xtr, ytr)
+        return float(est.score(Xte, yte))
+    if method == "clf_public":    # the sets' public ranges, mapped onto [-1/2, 1/2]
+        mid, width = (lo + hi) / 2.0, hi - lo
+        Xu, Xv = (np.clip((A - mid) / width, -0.5, 0.5) for A in (Xtr, Xte))
+        est = PrivateSparseClassifier(s=s, eps=eps, bounds=0.5, random_state=seed).fit(Xu, ytr)
+        return float(est.score(Xv, yte))
+    raise ValueError(f"method: unknown {method!r}; known: {CLASSIFIERS}")
+
+
+def classification_table(eps=(1.0, 5.0), s=(3, 5), splits: int = 10) -> str:
+    """Median test accuracy on the benchmark's classification sets (markdown)."""
+    from sklearn.model_selection import train_test_split
+
+    from .real_sets import REAL_SETS, load_real_set
+    names = [k for k, v in REAL_SETS.items() if v.task == "classification"]
+    lines = []
+    for si in s:
+        for e in eps:
+            lines += [f"\n### s = {si}, ε = {e:g}: median test accuracy over {splits} splits\n",
+                      "| set | n | p | " + " | ".join(CLASSIFIERS) + " |",
+                      "|---|---|---|" + "---|" * len(CLASSIFIERS)]
+            for nm in names:
+                d = load_real_set(nm)
+                acc = {m: [] for m in CLASSIFIERS}
+                for split in range(splits):
+                    Xtr, Xte, ytr, yte = train_test_split(d.X, d.y, test_size=0.1,
+                                                          random_state=split)
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        for m in CLASSIFIERS:
+                            acc[m].append(run_classifier(m, Xtr, ytr, Xte, yte, si, e,
+                                                         1000 * split + 7, d.lo, d.hi))
+                lines.append(f"| {nm} | {d.X.shape[0]} | {d.X.shape[1]} | " + " | ".join(
+                    f"{np.median(acc[m]):.3f}" for m in CLASSIFIERS) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def speed(n: int = 100_000, p: int = 100, s: int = 5, eps: float = 1.0, reps: int = 3,
           seed: int = 0) -> dict:
     """Seconds of a default :class:`~mipdp.PrivateSparseRegression` fit against its
@@ -232,7 +289,15 @@ def main(argv=None) -> int:
     ap.add_argument("--splits", type=int, default=10)
     ap.add_argument("--speed", action="store_true",
                     help="time a fit at n = 1e5, p = 100, s = 5 against its selection alone")
+    ap.add_argument("--classification", action="store_true",
+                    help="test accuracy of PrivateSparseClassifier on the classification sets")
     a = ap.parse_args(argv)
+    if a.classification:
+        text = classification_table(eps=a.eps, s=a.s, splits=a.splits)
+        Path(a.out).mkdir(parents=True, exist_ok=True)
+        (Path(a.out) / "classification.md").write_text(text)
+        print(text)
+        return 0
     if a.speed:
         print(json.dumps(speed()))
         return 0

@@ -176,3 +176,25 @@ def test_refusal_raises_before_anything_is_released():
         assert not hasattr(est, name)
     # the refusal is an outcome of the mechanism: charged once, composed
     assert len(acc) == 1 and acc.spent[0].epsilon == pytest.approx(0.1)
+
+
+def test_private_route_releases_ranges_of_the_support_only(data):
+    X, y = data
+    est = PrivateSparseRegression(s=2, eps=2.0, bounds="private", random_state=0)
+    with BudgetAccountant(epsilon=2.0) as acc:
+        est.fit(X * 1e3 + 5.0, y)              # no bound needed: any scale
+    assert len(acc) == 1
+    g = est.guarantee_
+    assert g.is_pure and g.epsilon == pytest.approx(2.0)
+    assert [p.epsilon for p in g.leaves()] == pytest.approx([0.5, 0.4, 1.1])
+    assert "quantile" in g.leaves()[1].mechanism
+    ranges = est.feature_ranges_
+    off = np.setdiff1d(np.arange(X.shape[1]), est.support_)
+    assert np.all(np.isinf(ranges[off])) and np.all(np.isfinite(ranges[est.support_]))
+
+
+def test_selection_and_ranges_fractions_must_leave_a_share():
+    from mipdp import PrivateBounds
+    est = PrivateSparseRegression(selection_fraction=0.9, bounds=PrivateBounds(fraction=0.2))
+    with pytest.raises(InvalidParameterError, match="below 1"):
+        est.fit("not data", None)
