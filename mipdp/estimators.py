@@ -233,6 +233,12 @@ class _PrivateSparseModel(BaseEstimator):
     def _check_params(self) -> None:
         validate_parameter_constraints(self._parameter_constraints, self.get_params(deep=False),
                                        type(self).__name__)
+        if self._kind == "classification" and self.bounds is None:
+            raise InvalidParameterError(
+                f"The 'bounds' parameter of {type(self).__name__} is required: a public bound "
+                "b_x on |x_ij| chosen without the data (e.g. bounds=0.5 after scaling the "
+                "columns by public ranges), or bounds='private' (ranges released privately). "
+                "No bounds-free route for classification coefficients is proven.")
 
     def _select(self, Xa, ya, rng, loss: str):
         from .selection import private_bss
@@ -479,6 +485,14 @@ class PrivateSparseRegression(RegressorMixin, _PrivateSparseModel):
         """Release a private sparse linear model of ``y`` on ``X`` (one release)."""
         return self._release(X, y)
 
+    def score(self, X, y) -> float:
+        """R² of :meth:`predict` on ``(X, y)`` (``sklearn.metrics.r2_score``).
+
+        An evaluation figure computed from ``y`` without noise: **not private** when
+        ``(X, y)`` is private data (it is meant for held-out test data).
+        """
+        return float(super().score(X, y))
+
     def predict(self, X) -> np.ndarray:
         """``X @ coef_ + intercept_``, ``X``'s columns first clipped to ``feature_ranges_``
         when the coefficients were fitted on clipped data (routes with bounds)."""
@@ -539,18 +553,22 @@ class PrivateSparseClassifier(ClassifierMixin, _PrivateSparseModel):
     ``fit`` releases a support of ``s`` columns with :func:`mipdp.private_bss`
     (``loss="hinge"``) and then logistic coefficients on it by objective perturbation
     (:mod:`mipdp.logistic_coefficients`), as one pure ``eps``-DP release.  The
-    coefficients need a bound on ``|x_ij|``: public (``bounds=b_x``) or released
-    privately for the selected columns (``bounds="private"``, the default).  There is no route
-    without any bound: objective perturbation needs one, and no bounds-free mechanism for
-    classification coefficients is proven here.
+    coefficients need a bound on ``|x_ij|``, which ``bounds`` must give: public
+    (``bounds=b_x``), or released privately for the selected columns
+    (``bounds="private"``).  There is no bounds-free default: objective perturbation needs
+    a bound, no bounds-free mechanism for classification coefficients is proven here, and
+    the private-ranges route, although proven, predicted no better than the majority class
+    on the benchmark's two classification sets (docs/model.md), where public bounds
+    matched a non-private linear SVM.
 
     Parameters
     ----------
     s : int, default 5
     eps : float, default 1.0
     selection_fraction : float, default 0.25
-    bounds : float, (float, anything), "private" or PrivateBounds, default "private"
-        A public bound ``b_x`` on ``|x_ij|`` (rows are clipped to it), or private clipping
+    bounds : float, (float, anything), "private" or PrivateBounds
+        Required (the default ``None`` raises in ``fit``, before the data is read).  A
+        public bound ``b_x`` on ``|x_ij|`` (rows are clipped to it), or private clipping
         ranges of the selected columns released after the bounds-free selection (with
         ``fraction · eps``; ``"private"``: :data:`DEFAULT_SUPPORT_RANGES`); the
         coefficients are then fitted on the mapped columns.
@@ -591,12 +609,12 @@ class PrivateSparseClassifier(ClassifierMixin, _PrivateSparseModel):
     _kind = "classification"
     _parameter_constraints: dict = {
         **_COMMON_CONSTRAINTS,
-        "bounds": [_PublicBound(), StrOptions({"private"}), PrivateBounds],
+        "bounds": [None, _PublicBound(), StrOptions({"private"}), PrivateBounds],
         "classes": "no_validation",         # checked in _encode
     }
 
     def __init__(self, s: int = 5, eps: float = 1.0, *,
-                 selection_fraction: float = DEFAULT_SELECTION_FRACTION, bounds="private",
+                 selection_fraction: float = DEFAULT_SELECTION_FRACTION, bounds=None,
                  classes=None, fit_intercept: bool = True, fit_ridge: float = 0.0,
                  neighbours: str = "replace_one", random_state=None,
                  keep_not_private: bool = False) -> None:
@@ -672,6 +690,14 @@ class PrivateSparseClassifier(ClassifierMixin, _PrivateSparseModel):
     def fit(self, X, y) -> PrivateSparseClassifier:
         """Release a private sparse linear classifier of ``y`` on ``X`` (one release)."""
         return self._release(X, y)
+
+    def score(self, X, y) -> float:
+        """Accuracy of :meth:`predict` on ``(X, y)`` (``sklearn.metrics.accuracy_score``).
+
+        An evaluation figure computed from ``y`` without noise: **not private** when
+        ``(X, y)`` is private data (it is meant for held-out test data).
+        """
+        return float(super().score(X, y))
 
     def decision_function(self, X) -> np.ndarray:
         """``X @ coef_ + intercept_`` (positive: ``classes_[1]``)."""

@@ -219,7 +219,8 @@ def run_classifier(method: str, Xtr, ytr, Xte, yte, s: int, eps: float, seed: in
         return float(clf.score((Xte[:, S] - mu) / sd, yte))
     from ..estimators import PrivateSparseClassifier
     if method == "clf_private":
-        est = PrivateSparseClassifier(s=s, eps=eps, random_state=seed).fit(Xtr, ytr)
+        est = PrivateSparseClassifier(s=s, eps=eps, bounds="private",
+                                      random_state=seed).fit(Xtr, ytr)
         return float(est.score(Xte, yte))
     if method == "clf_public":    # the sets' public ranges, mapped onto [-1/2, 1/2]
         mid, width = (lo + hi) / 2.0, hi - lo
@@ -243,7 +244,7 @@ def classification_table(eps=(1.0, 5.0), s=(3, 5), splits: int = 10) -> str:
                       "|---|---|---|" + "---|" * len(CLASSIFIERS)]
             for nm in names:
                 d = load_real_set(nm)
-                acc = {m: [] for m in CLASSIFIERS}
+                acc: dict[str, list[float]] = {m: [] for m in CLASSIFIERS}
                 for split in range(splits):
                     Xtr, Xte, ytr, yte = train_test_split(d.X, d.y, test_size=0.1,
                                                           random_state=split)

@@ -60,7 +60,7 @@ def _failed(est, expected=None):
     PrivateSparseRegression(s=1, eps=5.0, bounds=(10.0, 10.0), random_state=0),
     PrivateSparseRegression(s=1, eps=5.0, bounds="private", random_state=0),
     PrivateSparseClassifier(s=1, eps=5.0, bounds=10.0, random_state=0),
-    PrivateSparseClassifier(s=1, eps=5.0, random_state=0),
+    PrivateSparseClassifier(s=1, eps=5.0, bounds="private", random_state=0),
 ], ids=["regression-public", "regression-private", "classifier-public",
         "classifier-private"])
 def test_scikit_learn_estimator_checks(est):
@@ -198,3 +198,9 @@ def test_selection_and_ranges_fractions_must_leave_a_share():
     est = PrivateSparseRegression(selection_fraction=0.9, bounds=PrivateBounds(fraction=0.2))
     with pytest.raises(InvalidParameterError, match="below 1"):
         est.fit("not data", None)
+
+
+def test_classifier_needs_bounds(data):
+    X, y = data
+    with pytest.raises(InvalidParameterError, match="required"):
+        PrivateSparseClassifier(s=2).fit(X, np.sign(y))
