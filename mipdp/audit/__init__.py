@@ -5,7 +5,8 @@ Two kinds of audit:
 * **exact** — for mechanisms whose output law the package computes exactly (top-R,
   mistakes, the PTR-guarded mistakes sampler — on the MIP path and on the exhaustive
   path —, canonical Lipschitz and Gumbel-peeling top-k, DP-SIS, DPKendall, noisy IHT's
-  peeling iterations, and objective perturbation with one coefficient), take small
+  peeling iterations, objective perturbation with one coefficient, and the Tukey
+  mechanism's refusal and cell law on model sets of ``d ≤ 2``), take small
   instances and pairs of neighbouring datasets (random ones, and adversarial ones: the
   replaced row at the clipping corners or far outside the bounds, rows that flip the
   optimum, exact ties from duplicated columns) and compute the worst
@@ -80,11 +81,13 @@ from .mip import (  # noqa: F401
     audit_ptr_mistakes,
     audit_top_r,
 )
+from .tukey import audit_tukey, tukey_cell_log_law  # noqa: F401
 
 __all__ = ["COLUMNS", "PATHS", "max_abs_log_ratio", "hockey_stick", "replace_one_neighbours",
            "add_remove_neighbours", "audit_exponential", "audit_permute_and_flip",
            "audit_top_r", "audit_mistakes", "audit_ptr_mistakes", "audit_topk", "audit_dp_sis",
            "audit_dp_kendall", "audit_noisy_iht", "audit_private_coefficients", "op_k1_log_law",
+           "audit_tukey", "tukey_cell_log_law",
            "op_k1_worst",
            "clopper_pearson_epsilon", "audit_empirical", "run_audit", "to_markdown",
            "METHOD_AUDITS"]
@@ -145,6 +148,8 @@ def run_audit(quick: bool = False, as_frame: bool = False, backend: str = "highs
     rows += audit_dp_sis(seeds=seeds)
     rows += audit_dp_kendall(seeds=seeds)
     rows += audit_noisy_iht(seeds=seeds[:2])
+    rows += audit_tukey(seeds=seeds)
+    rows += audit_tukey("add_remove", seeds=seeds)
     rows += _empirical_rows(1000 if quick else 5000)
     if as_frame:
         import pandas as pd
