@@ -78,7 +78,7 @@ from .accounting import (
     check_release,
     record_release,
 )
-from .exceptions import AccountantNotVisibleError
+from .exceptions import AccountantNotVisibleError, PTRRefusedError
 from .guarantee import Guarantee, Neighbour, compose
 from .private_ranges import MAPPED_BOUNDS, PrivateBounds, as_private_bounds
 
@@ -283,13 +283,10 @@ class _PrivateSparseModel(BaseEstimator):
             parts.append(ranges.guarantee)
         try:
             coef, intercept, fit_g, info = self._fit_coefficients(Xa, ya, S, ranges, rng)
-        except Exception as exc:
-            from . import exceptions
-            refused = getattr(exceptions, "PTRRefusedError", None)
-            if refused is not None and isinstance(exc, refused):
-                # the refusal is an outcome of the private mechanism: it is charged
-                if handle is not None:
-                    handle.settle(compose(parts + [planned[-1]]))
+        except PTRRefusedError:
+            # the refusal is an outcome of the private mechanism: it is charged
+            if handle is not None:
+                handle.settle(compose(parts + [planned[-1]]))
             raise
         guarantee = compose(parts + [fit_g])
         full = np.zeros(Xa.shape[1])
