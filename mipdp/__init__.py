@@ -44,7 +44,8 @@ __all__ = ["private_bss", "PrivateBSSResult", "PrivateBestSubsetSelector", "Sele
            "ClippingWarning", "AccountantNotVisibleError", "LedgerError",
            "available_backends", "set_verbosity", "comparators", "private_coefficients",
            "PrivateCoefficients", "PrivateBounds", "PTRRefusedError", "tukey_regression",
-           "TukeyResult", "private_n_lower_bound"]
+           "TukeyResult", "private_n_lower_bound", "PrivateSparseRegression",
+           "PrivateSparseClassifier"]
 
 #: public name -> module that defines it (imported on first access)
 _LAZY = {
@@ -54,6 +55,7 @@ _LAZY = {
     "PrivateBounds": ".private_ranges", "private_coefficients": ".coefficients",
     "PrivateCoefficients": ".coefficients", "set_verbosity": "._logging",
     "tukey_regression": ".tukey", "TukeyResult": ".tukey", "private_n_lower_bound": ".tukey",
+    "PrivateSparseRegression": ".estimators", "PrivateSparseClassifier": ".estimators",
 }
 #: public subpackages imported on first access (any other submodule too, as ``mipdp.x``
 #: worked when ``import mipdp`` imported everything)
@@ -64,6 +66,7 @@ if TYPE_CHECKING:   # for type checkers and IDEs: the names as eager imports
     from ._logging import set_verbosity
     from .accounting import BudgetAccountant
     from .coefficients import PrivateCoefficients, private_coefficients
+    from .estimators import PrivateSparseClassifier, PrivateSparseRegression
     from .guarantee import Guarantee, Neighbour
     from .private_ranges import PrivateBounds
     from .result import SelectionResult

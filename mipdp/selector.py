@@ -136,6 +136,14 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
     are accepted (0/1, ±1, strings); ``bounds``' ``b_y`` is ignored (the hinge loss needs
     no bound on the labels: its sensitivity is ``(1 + b_x r √s)/n``).
 
+    **The second step of a pipeline is not private.**
+    ``make_pipeline(PrivateBestSubsetSelector(...), LinearRegression())`` releases the
+    support privately and then fits the second step WITHOUT privacy on the released
+    columns: its coefficients (and predictions) carry no guarantee, whatever ``eps``.  For
+    a private model, support and coefficients, use :class:`mipdp.PrivateSparseRegression`
+    (or :class:`mipdp.PrivateSparseClassifier`), whose ``fit`` releases both with one
+    composed guarantee (docs/model.md).
+
     Model selection in parallel: the default accountant of a ``with BudgetAccountant():``
     block is visible only in the thread that entered it.  A selector fitted in another
     process or thread while one is active (``GridSearchCV(..., n_jobs=2)``) raises
@@ -151,7 +159,7 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
     >>> X, y, _ = make_bss_regression(n=400, p=15, s=2, random_state=0)
     >>> pipe = make_pipeline(PrivateBestSubsetSelector(s=2, eps=1.0, bounds=(0.5, 0.5),
     ...                                                random_state=0), LinearRegression())
-    >>> pipe.fit(X, y).predict(X[:2]).shape
+    >>> pipe.fit(X, y).predict(X[:2]).shape     # the LinearRegression step is NOT private
     (2,)
     """
 

@@ -522,6 +522,72 @@ def test_private_coefficients_slow(neighbours):
                   _coef_body(neighbours)))
 
 
+# -- PrivateSparseRegression / PrivateSparseClassifier.fit ------------------------------------
+
+def _refused(exc: BaseException) -> bool:
+    """A refusal of the Tukey mechanism's test is one of its (private) outputs, not an error."""
+    return type(exc).__name__ == "PTRRefusedError"
+
+
+def _model_routes(classifier: bool) -> list:
+    routes = ["public", "private"]
+    if not classifier:
+        try:
+            import mipdp.tukey  # noqa: F401
+            routes.append("tukey")
+        except ImportError:     # pragma: no cover - before the Tukey mechanism is merged
+            pass
+    return routes
+
+
+def _model_body(neighbours, classifier):
+    from mipdp import PrivateSparseClassifier, PrivateSparseRegression
+
+    def body(case, draw):
+        s = draw(st.integers(1, case.p - 1))
+        route = draw(st.sampled_from(_model_routes(classifier)))
+        b = draw(st.sampled_from(PUBLIC_BOUNDS))
+        kw = dict(s=s, eps=draw(st.sampled_from([0.1, 1.0, 10.0])), neighbours=neighbours,
+                  selection_fraction=draw(st.sampled_from([0.1, 0.5])))
+        if route == "public":
+            kw["bounds"] = b[0] if classifier else b
+        elif route == "private":
+            kw["bounds"] = "private"
+        else:
+            kw["bounds"] = None
+        seed = draw(st.integers(0, 2 ** 16))
+        config = f"{'classifier' if classifier else 'regression'}/{route}/{neighbours}"
+        cls = PrivateSparseClassifier if classifier else PrivateSparseRegression
+
+        def call(X, y):
+            try:
+                cls(random_state=seed, **kw).fit(X, y)
+            except Exception as exc:
+                if not _refused(exc):
+                    raise
+
+        for name, D, D2 in case.neighbours(neighbours):
+            check_pair(config, call, D, D2, name, dict(kw, seed=seed))
+    return body
+
+
+@pytest.mark.parametrize("classifier", [False, True], ids=["regression", "classifier"])
+@pytest.mark.parametrize("neighbours", ["replace_one", "add_remove"])
+def test_private_sparse_model_fit(neighbours, classifier):
+    strategy = cases(labels=(-1.0, 1.0)) if classifier else cases()
+    conclude(fuzz("PrivateSparseModel.fit", f"{classifier}/{neighbours}", 8, strategy,
+                  _model_body(neighbours, classifier)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("classifier", [False, True], ids=["regression", "classifier"])
+@pytest.mark.parametrize("neighbours", ["replace_one", "add_remove"])
+def test_private_sparse_model_fit_slow(neighbours, classifier):
+    strategy = cases(labels=(-1.0, 1.0)) if classifier else cases()
+    conclude(fuzz("PrivateSparseModel.fit", f"{classifier}/{neighbours}", slow(500), strategy,
+                  _model_body(neighbours, classifier)))
+
+
 # -- the comparators and comparators.prescreen -------------------------------------------------
 
 TOPKS = ("canonical_lipschitz", "peeling", "laplace")
