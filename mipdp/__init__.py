@@ -27,6 +27,7 @@ from .exceptions import (
     ConditionalPrivacyWarning,
     InvalidParameterError,
     LedgerError,
+    LowUtilityWarning,
     PrivacyLeakWarning,
     SizeLimitError,
     SolverError,
@@ -40,7 +41,7 @@ __all__ = ["private_bss", "PrivateBSSResult", "PrivateBestSubsetSelector", "Sele
            "ConditionalPrivacyWarning", "CertificationError", "TimeLimitError", "BudgetError",
            "SolverError",
            "BackendUnavailableError", "SizeLimitError", "InvalidParameterError",
-           "ClippingWarning", "AccountantNotVisibleError", "LedgerError",
+           "ClippingWarning", "AccountantNotVisibleError", "LedgerError", "LowUtilityWarning",
            "available_backends", "set_verbosity", "comparators", "private_coefficients",
            "PrivateCoefficients", "PrivateBounds"]
 

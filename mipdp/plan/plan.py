@@ -32,6 +32,7 @@ from ..guarantee import Guarantee, Neighbour
 from ..kendall_score import check_kendall_options, is_kendall
 from ..losses import Loss, get_loss
 from ..losses.score_rule import check_certifiable
+from ..low_utility import public_rows, warn_low_utility
 from ..private_ranges import MAPPED_BOUNDS, as_private_bounds
 from ..ranks import RANK_BOUNDS, check_ranks_options, is_ranks
 from .budget import Budget, check_method_args, neighbour_record, neighbour_scale_factor
@@ -111,6 +112,9 @@ class Plan:
         """Run the stages on the data; the :class:`~mipdp.result.PrivateBSSResult`."""
         state = Run(X, y, time.perf_counter() if started is None else started,
                     rng=check_random_state(random_state))
+        if self.ranks or self.kendall:     # before the data is read: n (public), ε, s only
+            warn_low_utility(public_rows(X), self.budget.eps_select, int(self.s or 0),
+                             "ranks" if self.ranks else "kendall", self.neighbours)
         state.X, state.y, state.n, state.p = read_data(self, X, y)
         result = None
         for stage in self.stages:
