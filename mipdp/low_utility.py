@@ -74,7 +74,8 @@ def public_rows(X) -> int | None:
 
 def warn_low_utility(n: int | None, eps: float, s: int, kind: str,
                      neighbours: str = "replace_one") -> None:
-    """Issue :class:`~mipdp.exceptions.LowUtilityWarning` when :func:`low_utility_message` says so."""
+    """Issue :class:`~mipdp.exceptions.LowUtilityWarning` when :func:`low_utility_message`
+    returns a text."""
     msg = low_utility_message(n, eps, s, kind, neighbours)
     if msg is not None:
         from ._warnings import warn

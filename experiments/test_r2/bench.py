@@ -27,8 +27,13 @@ from pathlib import Path
 import numpy as np
 
 from mipdp.experiments.real_sets import REAL_SETS, load_real_set
-from mipdp.experiments.test_r2 import (METHOD_TITLES, TEST_METHODS, evaluate_split,
-                                       joint_effect_set, random_splits)
+from mipdp.experiments.test_r2 import (
+    METHOD_TITLES,
+    TEST_METHODS,
+    evaluate_split,
+    joint_effect_set,
+    random_splits,
+)
 
 REGRESSION = ["CPS1985", "DoctorVisits", "NMES1988", "Workinghours", "College", "Housing",
               "Boston", "CASchools"]
@@ -99,7 +104,7 @@ def mean_se(v):
 
 
 def summarise(out, sets, fracs, splits, ss, eps, methods):
-    """``{(name, frac, s, eps): {"mean": (m, se), "best": ..., method: {"test":..,"overlap":..}}}``."""
+    """``{(name, frac, s, eps): {"mean": (m, se), "best": .., method: {"test", "overlap"}}}``."""
     table = {}
     for name in sets:
         for frac in fracs:

@@ -26,8 +26,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from mipdp.experiments.real_sets import load_real_set
-from mipdp.experiments.test_r2 import (all_supports, random_splits, release_law,
-                                       support_scores)
+from mipdp.experiments.test_r2 import all_supports, random_splits, release_law, support_scores
 
 SETS = ["CPS1985", "DoctorVisits", "NMES1988", "Workinghours", "College", "Housing", "Boston",
         "CASchools", "Carseats", "Computers", "TeachingRatings", "RecreationDemand",

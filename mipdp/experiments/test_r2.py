@@ -206,7 +206,7 @@ def release_law(method: str, Xtr, ytr, s: int, eps: float, *, task: str = "regre
             sup, pr = kendall_law(Xtr, ytr, s, eps)
             law = np.zeros(len(supports))
             index = _support_index(supports)
-            for S, q in zip(sup, pr):
+            for S, q in zip(sup, pr, strict=True):
                 law[index[tuple(int(v) for v in S)]] += q
             return law, "exact"
         if method == "private":
@@ -214,7 +214,8 @@ def release_law(method: str, Xtr, ytr, s: int, eps: float, *, task: str = "regre
             return _em_law(res, supports), "exact given one release of the ranges"
         if ranges is None:
             raise ValueError(f"ranges: method {method!r} needs the public ranges")
-        Xu, yu = _mapped(Xtr, ytr, *ranges, task)
+        lo, hi, y_range = ranges
+        Xu, yu = _mapped(Xtr, ytr, lo, hi, y_range, task)
         if method == "public":
             b = (0.5, 0.5) if task == "regression" else (0.5, None)
             res = private_bss(Xu, yu, s, eps, bounds=b, loss=loss, random_state=rng)

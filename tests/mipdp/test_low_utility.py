@@ -56,7 +56,7 @@ def test_issued_before_the_data_is_read():
             raise RuntimeError("the data was read")
 
     with pytest.warns(LowUtilityWarning):
-        with pytest.raises(Exception):
+        with pytest.raises((RuntimeError, TypeError, ValueError)):
             private_bss(Unreadable(), np.zeros(10), 2, 1.0, random_state=0)
 
 

@@ -23,7 +23,7 @@ def _data(n=60, p=5, seed=0, task="regression"):
 def test_random_splits_disjoint_and_reproducible():
     a = tr.random_splits(50, 0.3, 4, seed=1)
     b = tr.random_splits(50, 0.3, 4, seed=1)
-    for (tr_a, te_a), (tr_b, te_b) in zip(a, b):
+    for (tr_a, te_a), (tr_b, _) in zip(a, b, strict=True):
         assert len(te_a) == 15 and len(tr_a) == 35
         assert not set(tr_a) & set(te_a)
         assert sorted(set(tr_a) | set(te_a)) == list(range(50))
