@@ -52,7 +52,7 @@ TEST_METHODS = ("ranks", "kendall_score", "dpkendall", "public", "private", "dp_
                 "noisy_iht")
 #: the methods that have no hinge version
 REGRESSION_ONLY = ("kendall_score",)
-METHOD_TITLES = {"ranks": "default (ranks)", "kendall_score": "Kendall score",
+METHOD_TITLES = {"ranks": "ranks", "kendall_score": "Kendall score",
                  "dpkendall": "DPKendall", "public": "public ranges",
                  "private": "private ranges", "dp_sis": "DP-SIS", "noisy_iht": "noisy IHT"}
 
@@ -196,7 +196,7 @@ def release_law(method: str, Xtr, ytr, s: int, eps: float, *, task: str = "regre
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if method == "ranks":
-            res = private_bss(Xtr, ytr, s, eps, loss=loss, random_state=rng)
+            res = private_bss(Xtr, ytr, s, eps, bounds="ranks", loss=loss, random_state=rng)
             return _em_law(res, supports), "exact"
         if method == "kendall_score":
             res = private_bss(Xtr, ytr, s, eps, bounds="kendall", random_state=rng)

@@ -24,13 +24,17 @@ def _data(n, p=5, seed=0):
     return X, X[:, 0] + rng.standard_normal(n)
 
 
-@pytest.mark.parametrize("bounds", [None, "kendall"])
+#: the score each bounds value runs at n * eps < 1000 (bounds=None: the rule's Kendall score)
+KIND = {None: "kendall", "kendall": "kendall", "ranks": "ranks"}
+
+
+@pytest.mark.parametrize("bounds", [None, "ranks", "kendall"])
 def test_fires_below_the_level_with_the_figure_and_the_advice(bounds):
     X, y = _data(20)
     got = _records(X, y, 3, 1.0, bounds=bounds)
     assert len(got) == 1
     msg = got[0][1]
-    assert "20 * 1 = 20" in msg and f"{low_utility_level(3):g}" in msg
+    assert "20 * 1 = 20" in msg and f"below {low_utility_level(KIND[bounds]):g}" in msg
     assert "eps >=" in msg and "smaller s" in msg and "public ranges" in msg
 
 
@@ -45,6 +49,8 @@ def test_silent_at_the_readme_sizes_and_with_known_bounds():
     assert _records(X, y, 5, 1.0) == []
     X, y = _data(20)
     assert _records(X, y, 3, 1.0, bounds=(0.5, 0.5)) == []
+    assert _records(X, y, 3, 5.0, bounds="ranks") == []         # 100 = the ranks' level
+    assert _records(X, y, 3, 1.5) == []                         # 30 = the Kendall level
 
 
 def test_issued_before_the_data_is_read():
@@ -75,7 +81,7 @@ def test_neighbour_fuzz_same_warning():
         n = int(rng.integers(6, 60))
         eps = float(rng.choice([0.3, 1.0, 3.0]))
         s = int(rng.integers(1, 4))
-        bounds = [None, "kendall"][trial % 2]
+        bounds = [None, "ranks", "kendall"][trial % 3]
         X = rng.integers(0, 3, size=(n, 5)).astype(float)     # many ties
         y = rng.integers(0, 2, size=n).astype(float)
         X2, y2 = X.copy(), y.copy()
@@ -85,7 +91,7 @@ def test_neighbour_fuzz_same_warning():
         a = _records(X, y, s, eps, bounds=bounds)
         b = _records(X2, y2, s, eps, bounds=bounds)
         assert a == b
-        assert bool(a) == (n * eps < low_utility_level(s))
+        assert bool(a) == (n * eps < low_utility_level(KIND[bounds]))
 
 
 def test_public_rows_reads_no_entry():
