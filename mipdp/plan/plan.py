@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._validation import check_epsilon, check_random_state, data_derived_bounds
+from ..bounds_free import BOUNDS_RULE_DOC, default_bounds_free
 from ..enumeration.options import check_enumeration_options
 from ..exceptions import BudgetError, InvalidParameterError
-from ..bounds_free import BOUNDS_RULE_DOC, default_bounds_free
 from ..guarantee import Guarantee, Neighbour
 from ..kendall_score import check_kendall_options, is_kendall
 from ..losses import Loss, get_loss
