@@ -49,8 +49,8 @@ def test_silent_at_the_readme_sizes_and_with_known_bounds():
     assert _records(X, y, 5, 1.0) == []
     X, y = _data(20)
     assert _records(X, y, 3, 1.0, bounds=(0.5, 0.5)) == []
-    assert _records(X, y, 3, 5.0, bounds="ranks") == []         # 100 = the ranks' level
-    assert _records(X, y, 3, 1.5) == []                         # 30 = the Kendall level
+    assert _records(X, y, 3, 4.0, bounds="ranks") == []         # 80 = the ranks' level
+    assert _records(X, y, 3, 1.25) == []                        # 25 = the Kendall level
 
 
 def test_issued_before_the_data_is_read():
