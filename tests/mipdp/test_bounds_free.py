@@ -39,6 +39,9 @@ def test_rule_table():
                                prescreen=("dp_sis", 3, 0.5)) == "ranks"
     assert default_bounds_free(100, 1.0, loss="least_squares",
                                prescreen=("kendall", 3, 0.5)) == "kendall"
+    # the speed cell (p = 1e4, n = 3000, eps = 1) and the README's n = 2000 stay on ranks
+    assert default_bounds_free(3000, 1.0, loss="least_squares") == "ranks"
+    assert default_bounds_free(2000, 1.0, loss="least_squares") == "ranks"
 
 
 @pytest.mark.parametrize("n,eps,kind", [(60, 1.0, "kendall"), (60, 50.0, "ranks")])
