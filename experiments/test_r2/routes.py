@@ -16,7 +16,9 @@ R²) and scores, per set, split kind, ``s`` and ``ε``, the mean test R² over s
     law is ``∝ P_rank,ε(S)^a · P_K,ε(S)^(1−a)``, exact from the two laws;
 ``rule T``
     a data-free rule over the public ``n`` (training rows) and ``ε``: the Kendall score
-    when ``n · ε < T``, else the ranks.
+    when ``n · ε < T``, else the ranks (``rule 1000`` is ``bounds=None``);
+``nrule T``
+    the Kendall score when ``n < T`` whatever ``ε``.
 
 The count of each cell: the 8 overlap-benchmark regression sets where the route is within
 0.01 of DPKendall's test R² or above, how many where it is below the mean support, and
@@ -65,6 +67,9 @@ def route_law(route, laws, eps, n_train):
     if route.startswith("rule"):
         T = float(route.split()[1])
         return k[eps] if n_train * eps < T else r[eps]
+    if route.startswith("nrule"):
+        T = float(route.split()[1])
+        return k[eps] if n_train < T else r[eps]
     raise ValueError(route)
 
 
@@ -75,7 +80,7 @@ def main(argv=None):
     ap.add_argument("--fracs", nargs="+", type=float, default=[0.1, 0.3])
     ap.add_argument("--routes", nargs="+", default=[
         "ranks", "kendall_score", "ranks x1.65", "mix 0.25", "mix 0.5", "mix 0.75",
-        "rule 300", "rule 600", "rule 1000", "rule 2000"])
+        "rule 600", "rule 1000", "rule 1500", "rule 3000", "nrule 1000"])
     a = ap.parse_args(argv)
     out = Path(a.out)
     res = {}
