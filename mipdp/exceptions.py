@@ -138,7 +138,8 @@ class ClippingWarning(UserWarning):
 class LowUtilityWarning(UserWarning):
     """At this number of rows and ``ε`` the bounds-free release is expected to say little.
 
-    Issued by :func:`mipdp.private_bss` with ``bounds=None`` (ranks) or ``"kendall"``,
+    Issued by :func:`mipdp.private_bss` with a bounds-free score (``bounds=None``,
+    ``"ranks"`` or ``"kendall"``),
     **before the data is read**, from public numbers only: the number of rows ``n``
     (public under replace-one neighbours; under add/remove ``n`` is private and the
     warning is never issued), the selection's ``ε`` per draw and ``s``.  It is the same for
