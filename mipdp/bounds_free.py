@@ -29,7 +29,7 @@ KENDALL_BELOW = 1000.0
 BOUNDS_RULE_DOC = ("mipdp.bounds_free: 'kendall' for least squares under replace-one when "
                    f"n * eps < {KENDALL_BELOW:g}, else 'ranks'; public numbers only")
 #: methods the rule hands to the Kendall score (the others stay on ranks)
-_KENDALL_METHODS = ("exponential", "permute_and_flip", "top_r")
+_KENDALL_METHODS = ("exponential", "permute_and_flip", "top_r", "mistakes")
 
 
 def default_bounds_free(n: int | None, eps_select: float, *, loss, method: str = "exponential",

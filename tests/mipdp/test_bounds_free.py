@@ -33,7 +33,8 @@ def test_rule_table():
     assert default_bounds_free(100, 1.0, loss="hinge") == "ranks"
     assert default_bounds_free(100, 1.0, loss="least_squares", neighbours="add_remove") \
         == "ranks"
-    assert default_bounds_free(100, 1.0, loss="least_squares", method="mistakes") == "ranks"
+    assert default_bounds_free(100, 1.0, loss="least_squares", method="mistakes") == "kendall"
+    assert default_bounds_free(100, 1.0, loss="least_squares", method="other") == "ranks"
     assert default_bounds_free(100, 1.0, loss="least_squares", radius=1.0) == "ranks"
     assert default_bounds_free(100, 1.0, loss="least_squares",
                                prescreen=("dp_sis", 3, 0.5)) == "ranks"
