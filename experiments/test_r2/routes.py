@@ -18,7 +18,11 @@ R²) and scores, per set, split kind, ``s`` and ``ε``, the mean test R² over s
     a data-free rule over the public ``n`` (training rows) and ``ε``: the Kendall score
     when ``n · ε < T``, else the ranks (``rule 1000`` is ``bounds=None``);
 ``nrule T``
-    the Kendall score when ``n < T`` whatever ``ε``.
+    the Kendall score when ``n < T`` whatever ``ε``;
+``both T``
+    the Kendall score when ``n · min(ε, 1) < T`` (``n < T`` or ``n · ε < T``);
+``rule+x``
+    ``rule 1000`` with the rank release at ``1.65 ε`` (the what-if above).
 
 The count of each cell: the 8 overlap-benchmark regression sets where the route is within
 0.01 of DPKendall's test R² or above, how many where it is below the mean support, and
@@ -64,12 +68,17 @@ def route_law(route, laws, eps, n_train):
         lp = a * np.log(np.maximum(r[eps], 1e-300)) + (1 - a) * np.log(
             np.maximum(k[eps], 1e-300))
         return _norm(np.exp(lp - lp.max()))
+    if route.startswith("rule+x"):                      # the rule with ranks at 1.65 eps
+        return k[eps] if n_train * eps < 1000 else route_law("ranks x1.65", laws, eps, n_train)
     if route.startswith("rule"):
         T = float(route.split()[1])
         return k[eps] if n_train * eps < T else r[eps]
     if route.startswith("nrule"):
         T = float(route.split()[1])
         return k[eps] if n_train < T else r[eps]
+    if route.startswith("both"):
+        T = float(route.split()[1])
+        return k[eps] if n_train * min(eps, 1.0) < T else r[eps]
     raise ValueError(route)
 
 
