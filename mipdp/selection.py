@@ -106,9 +106,10 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         ``(b_x, b_y)``: rows are clipped to ``|x_ij| <= b_x``, ``|y_i| <= b_y``.
         ``None`` (default): a bounds-free score chosen by a data-free rule
         (:func:`mipdp.bounds_free.default_bounds_free`; docs/real_data.md): ``"kendall"``
-        for least squares under replace-one neighbours when ``n · eps < 1000`` (``eps``
-        per draw; default ridge and radius, a method and pre-screen the Kendall score
-        supports), else ``"ranks"``; ``result.info["bounds_rule"]`` says which ran, and
+        for least squares under replace-one neighbours when ``n · min(eps, 1) < 1000``
+        (fewer than 1000 rows, or ``n · eps < 1000``; ``eps`` per draw; default ridge
+        and radius, a method and pre-screen the Kendall score supports), else
+        ``"ranks"``; ``result.info["bounds_rule"]`` says which ran, and
         a :class:`~mipdp.exceptions.LowUtilityWarning` is issued before the data is read
         when ``n · eps`` is too small for either to say much.
         ``"ranks"``: every column of ``X`` (and ``y`` for least

@@ -106,8 +106,9 @@ def mean_se(v):
 
 def default_law(laws, eps, n_train, task):
     """``bounds=None``'s law: the package's rule applied to the two exact laws."""
-    from mipdp.bounds_free import KENDALL_BELOW
-    if task == "regression" and "kendall_score" in laws and n_train * eps < KENDALL_BELOW:
+    from mipdp.bounds_free import default_bounds_free
+    loss = "least_squares" if task == "regression" else "hinge"
+    if "kendall_score" in laws and default_bounds_free(n_train, eps, loss=loss) == "kendall":
         return laws["kendall_score"][eps]
     return laws["ranks"][eps]
 

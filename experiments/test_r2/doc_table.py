@@ -1,9 +1,8 @@
 """The table of docs/real_data.md: test R² of every method, s = 3 (or --s), ε = 1 / ε = 5.
 
 Reads the cells of ``bench.py``; ``bounds=None`` is the package's rule
-(:func:`mipdp.bounds_free.default_bounds_free`: the Kendall score when the training rows'
-``n · ε`` is below :data:`~mipdp.bounds_free.KENDALL_BELOW`, else the ranks), applied to the
-two exact laws.
+(:func:`mipdp.bounds_free.default_bounds_free` on the training rows' ``n``: the Kendall
+score or the ranks), applied to the two exact laws.
 
     python experiments/test_r2/doc_table.py --out results/test_r2 --frac 0.1 --s 3
 """
@@ -19,7 +18,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench import ADDED, HINGE, REGRESSION, SYNTH, load, load_cells  # noqa: E402
 
-from mipdp.bounds_free import KENDALL_BELOW  # noqa: E402
+from mipdp.bounds_free import default_bounds_free  # noqa: E402
 
 COLS = [("default", "bounds=None"), ("ranks", '"ranks"'), ("kendall_score", '"kendall"'),
         ("dpkendall", "DPKendall"), ("public", "public ranges"),
@@ -28,7 +27,8 @@ COLS = [("default", "bounds=None"), ("ranks", '"ranks"'), ("kendall_score", '"ke
 
 def figure(cells, m, eps, n_train, task):
     if m == "default":
-        m = ("kendall_score" if task == "regression" and n_train * eps < KENDALL_BELOW
+        loss = "least_squares" if task == "regression" else "hinge"
+        m = ("kendall_score" if default_bounds_free(n_train, eps, loss=loss) == "kendall"
              else "ranks")
     if m not in cells[0]["laws"]:
         return None

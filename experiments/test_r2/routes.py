@@ -16,13 +16,14 @@ R²) and scores, per set, split kind, ``s`` and ``ε``, the mean test R² over s
     law is ``∝ P_rank,ε(S)^a · P_K,ε(S)^(1−a)``, exact from the two laws;
 ``rule T``
     a data-free rule over the public ``n`` (training rows) and ``ε``: the Kendall score
-    when ``n · ε < T``, else the ranks (``rule 1000`` is ``bounds=None``);
+    when ``n · ε < T``, else the ranks;
 ``nrule T``
     the Kendall score when ``n < T`` whatever ``ε``;
 ``both T``
-    the Kendall score when ``n · min(ε, 1) < T`` (``n < T`` or ``n · ε < T``);
-``rule+x``
-    ``rule 1000`` with the rank release at ``1.65 ε`` (the what-if above).
+    the Kendall score when ``n · min(ε, 1) < T`` (``n < T`` or ``n · ε < T``; ``both 1000``
+    is ``bounds=None``);
+``rule+x``, ``both+x``
+    ``rule 1000``, ``both 1000`` with the rank release at ``1.65 ε`` (the what-if above).
 
 The count of each cell: the 8 overlap-benchmark regression sets where the route is within
 0.01 of DPKendall's test R² or above, how many where it is below the mean support, and
@@ -70,6 +71,9 @@ def route_law(route, laws, eps, n_train):
         return _norm(np.exp(lp - lp.max()))
     if route.startswith("rule+x"):                      # the rule with ranks at 1.65 eps
         return k[eps] if n_train * eps < 1000 else route_law("ranks x1.65", laws, eps, n_train)
+    if route.startswith("both+x"):                      # bounds=None with ranks at 1.65 eps
+        return (k[eps] if n_train * min(eps, 1.0) < 1000
+                else route_law("ranks x1.65", laws, eps, n_train))
     if route.startswith("rule"):
         T = float(route.split()[1])
         return k[eps] if n_train * eps < T else r[eps]
@@ -89,7 +93,8 @@ def main(argv=None):
     ap.add_argument("--fracs", nargs="+", type=float, default=[0.1, 0.3])
     ap.add_argument("--routes", nargs="+", default=[
         "ranks", "kendall_score", "ranks x1.65", "mix 0.25", "mix 0.5", "mix 0.75",
-        "rule 600", "rule 1000", "rule 1500", "rule 3000", "nrule 1000"])
+        "rule 600", "rule 1000", "rule 1500", "rule 3000", "nrule 1000", "both 1000",
+        "rule+x", "both+x"])
     a = ap.parse_args(argv)
     out = Path(a.out)
     res = {}

@@ -140,7 +140,8 @@ def _add_select_parser(sub) -> None:
                           "score, least squares only), 'private' (ranges released with 10%% "
                           "of eps) or "
                           "'data' (bounds read off the data: NOT private); default: no "
-                          "ranges, the Kendall score for least squares when n * eps < 1000, "
+                          "ranges, the Kendall score for least squares when "
+                          "n * min(eps, 1) < 1000, "
                           "else ranks (as private_bss with bounds=None)")
     sel.add_argument("--loss", default="least_squares",
                      choices=["least_squares", "hinge", "huber"],

@@ -28,7 +28,9 @@ def _release(X, y, s, eps, **kw):
 def test_rule_table():
     assert default_bounds_free(100, 1.0, loss="least_squares") == "kendall"
     assert default_bounds_free(int(KENDALL_BELOW), 1.0, loss="least_squares") == "ranks"
-    assert default_bounds_free(100, 20.0, loss="least_squares") == "ranks"
+    assert default_bounds_free(100, 20.0, loss="least_squares") == "kendall"   # n < 1000
+    assert default_bounds_free(1500, 5.0, loss="least_squares") == "ranks"
+    assert default_bounds_free(3000, 0.2, loss="least_squares") == "kendall"   # n eps < 1000
     assert default_bounds_free(None, 1.0, loss="least_squares") == "ranks"
     assert default_bounds_free(100, 1.0, loss="hinge") == "ranks"
     assert default_bounds_free(100, 1.0, loss="least_squares", neighbours="add_remove") \
@@ -45,7 +47,7 @@ def test_rule_table():
     assert default_bounds_free(2000, 1.0, loss="least_squares") == "ranks"
 
 
-@pytest.mark.parametrize("n,eps,kind", [(60, 1.0, "kendall"), (60, 50.0, "ranks")])
+@pytest.mark.parametrize("n,eps,kind", [(60, 1.0, "kendall"), (1200, 1.0, "ranks")])
 def test_default_is_the_named_score_exactly(n, eps, kind):
     """bounds=None's exact law is the law of the score the rule names."""
     X, y = _data(n, ties=True)
@@ -66,17 +68,20 @@ def test_neighbour_fuzz_same_choice():
     """Replace-one neighbours (ties, rows at ±1e9) run the same score with the same record;
     add/remove pairs straddling the level both run ranks."""
     rng = np.random.default_rng(3)
+    kinds = set()
     for trial in range(8):
-        n = int(rng.integers(8, 40))
-        eps = float(rng.choice([0.5, 5.0, 40.0, 200.0]))
+        n = int(rng.integers(8, 40)) if trial % 2 else int(rng.integers(1000, 1100))
+        eps = float(rng.choice([0.5, 5.0]))          # n >= 1000: 0.5 -> kendall, 5 -> ranks
         X, y = _data(n, seed=trial, ties=True)
         X2, y2 = X.copy(), y.copy()
         k = int(rng.integers(n))
         X2[k], y2[k] = rng.choice([-1e9, 1e9], size=X.shape[1]), 1e9
         a, b = _release(X, y, 2, eps), _release(X2, y2, 2, eps)
         assert a.info["bounds"] == b.info["bounds"]
+        kinds.add(a.info["bounds"])
         assert a.info["bounds_rule"] == b.info["bounds_rule"]
         assert str(a.guarantee) == str(b.guarantee)
+    assert kinds == {"ranks", "kendall"}
     n = int(KENDALL_BELOW) - 1                   # n * 1 below, (n + 1) * 1 at the level
     X, y = _data(n + 1)
     assert _release(X[:n], y[:n], 2, 1.0, neighbours="add_remove").info["bounds"] == "ranks"
