@@ -10,7 +10,7 @@ __all__ = ["PrivacyLeakWarning", "CertificationError", "TimeLimitError", "Solver
            "BackendUnavailableError", "SizeLimitError", "SolverTimeLimitError",
            "BudgetError", "ConditionalPrivacyWarning", "InvalidParameterError",
            "AccountantNotVisibleError", "ClippingWarning", "LedgerError",
-           "PTRRefusedError"]
+           "PTRRefusedError", "LowUtilityWarning"]
 
 
 class SolverError(RuntimeError):
@@ -132,6 +132,22 @@ class ClippingWarning(UserWarning):
     the data's scale throws the signal away: e.g. every ``y`` clipped to ``b_y`` makes the
     selection ignore ``y``.  **Not private**: whether it is issued depends on the data (it
     is a message to the analyst, who holds the data; it is not part of the release).
+    """
+
+
+class LowUtilityWarning(UserWarning):
+    """At this number of rows and ``ε`` the bounds-free release is expected to say little.
+
+    Issued by :func:`mipdp.private_bss` with a bounds-free score (``bounds=None``,
+    ``"ranks"`` or ``"kendall"``),
+    **before the data is read**, from public numbers only: the number of rows ``n``
+    (public under replace-one neighbours; under add/remove ``n`` is private and the
+    warning is never issued), the selection's ``ε`` per draw and ``s``.  It is the same for
+    every data set with that ``n``, so it reveals nothing.  The threshold is where the
+    real-data benchmark's bounds-free releases stop beating a uniformly random support by
+    test R² (docs/real_data.md, :func:`mipdp.low_utility.low_utility_level`).  The release
+    is still made and still private; the message says what helps: more ``ε``, a smaller
+    ``s``, or public ranges (``bounds=(b_x, b_y)``).
     """
 
 

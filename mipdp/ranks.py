@@ -76,20 +76,20 @@ def check_ranks_options(loss_name: str, prescreen, method: str = "exponential",
     """Refuse, before the data is read, what the rank release does not support."""
     if method == "mistakes" and neighbours == "add_remove":
         raise InvalidParameterError(
-            "method: method='mistakes' with bounds='ranks' (what bounds=None means) is not "
+            "method: method='mistakes' with bounds='ranks' (what bounds=None runs here) is not "
             "available under add/remove neighbours (its stability condition is stated for "
             "the monotone score of clipped data, and the score on ranks is not monotone); "
             "use another method or neighbours='replace_one'")
     if loss_name not in RANK_LOSSES:
         raise InvalidParameterError(
-            f"bounds: bounds='ranks' (what bounds=None means) is proven for loss in "
+            f"bounds: bounds='ranks' (what bounds=None runs here) is proven for loss in "
             f"{list(RANK_LOSSES)} only, got loss={loss_name!r}; pass public "
             "bounds=(b_x, b_y), or bounds='private' (ranges released with part of eps)")
     if prescreen is not None:
         name = prescreen[0] if isinstance(prescreen, (tuple, list)) and prescreen else None
         if name != "kendall":
             raise InvalidParameterError(
-                f"prescreen: with bounds='ranks' (what bounds=None means) only the 'kendall' "
+                f"prescreen: with bounds='ranks' (what bounds=None runs here) only the 'kendall' "
                 f"pre-screen is available "
                 f"(it depends on ranks only); the others assume rows that change alone under "
                 f"a neighbour, which ranks do not; got prescreen={prescreen!r}: pass public "

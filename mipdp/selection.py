@@ -104,7 +104,15 @@ def private_bss(X, y, s: int, eps: float, *, bounds=None, ridge: float | None = 
         Privacy parameter of *one* draw of the sampler.
     bounds : (float, float), float, "ranks", "private", PrivateBounds or "data", optional
         ``(b_x, b_y)``: rows are clipped to ``|x_ij| <= b_x``, ``|y_i| <= b_y``.
-        ``None`` (default) means ``"ranks"``: every column of ``X`` (and ``y`` for least
+        ``None`` (default): a bounds-free score chosen by a data-free rule
+        (:func:`mipdp.bounds_free.default_bounds_free`; docs/real_data.md): ``"kendall"``
+        for least squares under replace-one neighbours when ``n · min(eps, 1) < 1000``
+        (fewer than 1000 rows, or ``n · eps < 1000``; ``eps`` per draw; default ridge
+        and radius, a method and pre-screen the Kendall score supports), else
+        ``"ranks"``; ``result.info["bounds_rule"]`` says which ran, and
+        a :class:`~mipdp.exceptions.LowUtilityWarning` is issued before the data is read
+        when ``n · eps`` is too small for either to say much.
+        ``"ranks"``: every column of ``X`` (and ``y`` for least
         squares; hinge labels stay ±1) is replaced by its centred average ranks divided
         by ``n``, and the selection runs with bounds ``(0.5, 0.5)`` and the sensitivity
         proven for ranks (:func:`mipdp.ranks.rank_sensitivity`; docs/privacy.md,

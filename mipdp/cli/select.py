@@ -57,9 +57,10 @@ def _select(args: argparse.Namespace) -> int:
 
 
 def _parse_bounds(values, loss: str):
-    """``--bounds``: ``ranks`` (default), ``kendall``, ``private``, ``data`` or ``B_X [B_Y]``."""
+    """``--bounds``: ``None`` when absent (private_bss's data-free rule between ``ranks`` and
+    ``kendall``), ``ranks``, ``kendall``, ``private``, ``data`` or ``B_X [B_Y]``."""
     if values is None:
-        return "ranks"
+        return None
     if len(values) == 1 and values[0] in ("ranks", "kendall", "private", "data"):
         return values[0]
     try:
@@ -89,7 +90,7 @@ def _report_selection(args, res, bounds, prescreen) -> int:
               f"{S.tolist()}{names}")
     print(f"guarantee: {res.guarantee}")
     clipped = res.info.get("clipped_fraction_not_private")
-    if clipped is not None and not isinstance(bounds, str):
+    if clipped is not None and not isinstance(bounds, str) and bounds is not None:
         print(f"not private, for the analyst: {clipped['X']:.1%} of X clipped to |x| <= "
               f"{bounds[0]:g}")
     if args.out:
@@ -98,9 +99,13 @@ def _report_selection(args, res, bounds, prescreen) -> int:
                   else [res.feature_names_in[S].tolist() for S in res.supports],
                   "epsilon": _json_number(res.epsilon), "delta": _json_number(res.delta),
                   "is_private": res.is_private, "guarantee": str(res.guarantee),
-                  "bounds": bounds if isinstance(bounds, str) else list(bounds), "s": args.s,
+                  "bounds": (res.info.get("bounds") if bounds is None
+                             else bounds if isinstance(bounds, str) else list(bounds)),
+                  "s": args.s,
                   "eps_per_draw": args.eps, "n_draws": args.draws,
                   "prescreen": None if prescreen is None else list(prescreen)}
+        if "bounds_rule" in res.info:
+            record["bounds_rule"] = res.info["bounds_rule"]
         with open(args.out, "w", encoding="utf-8") as fh:
             json.dump(record, fh, indent=2)
         print(f"written: {args.out}")
@@ -130,11 +135,14 @@ def _add_select_parser(sub) -> None:
     sel.add_argument("--bounds", nargs="+", default=None, metavar="B",
                      help="public clipping bounds from domain knowledge, not from the data: "
                           "'B_X B_Y', or one value for both (for --loss hinge: B_X); or "
-                          "'ranks' (the default: no ranges needed, the data replaced by "
-                          "their ranks), 'kendall' (no ranges: the redundancy-aware Kendall "
+                          "'ranks' (no ranges needed, the data replaced by their ranks), "
+                          "'kendall' (no ranges: the redundancy-aware Kendall "
                           "score, least squares only), 'private' (ranges released with 10%% "
                           "of eps) or "
-                          "'data' (bounds read off the data: NOT private)")
+                          "'data' (bounds read off the data: NOT private); default: no "
+                          "ranges, the Kendall score for least squares when "
+                          "n * min(eps, 1) < 1000, "
+                          "else ranks (as private_bss with bounds=None)")
     sel.add_argument("--loss", default="least_squares",
                      choices=["least_squares", "hinge", "huber"],
                      help="loss of the objective (default least_squares)")

@@ -116,6 +116,33 @@ REAL_SETS: dict[str, RealSet] = {
         "math score", drop=("district", "school", "county", "read"),
         domains={"calworks": _PCT, "lunch": _PCT, "english": _PCT},
         cleaning="identifiers and the reading score (another outcome) dropped"),
+    # added for the test-R² benchmark (issue 37): three targets near symmetric, three skewed
+    # or counts; none is a set the bounds-free releases were tuned on
+    "Carseats": RealSet(
+        "ISLR", "Carseats", "Sales", what="child car seats at 400 stores (simulated by ISLR's "
+        "authors); unit sales (1000s)", domains={"y": (0, 20), "Age": (0, 100)},
+        cleaning="ShelveLoc one-hot (2 dummies); Urban and US coded 0/1"),
+    "Computers": RealSet(
+        "Ecdat", "Computers", "price", what="US personal computers 1993-95; price (USD)",
+        cleaning="cd, multi and premium coded 0/1"),
+    "TeachingRatings": RealSet(
+        "AER", "TeachingRatings", "eval", what="University of Texas courses 2000-02; "
+        "course evaluation score (1-5)", drop=("prof",),
+        domains={"y": (1, 5), "age": (0, 100)},
+        cleaning="the instructor identifier dropped; two-level factors coded 0/1"),
+    "RecreationDemand": RealSet(
+        "AER", "RecreationDemand", "trips", what="East Texas lake recreation survey 1980; "
+        "boating trips in the year (count, most are 0)", domains={"quality": (0, 5)},
+        cleaning="ski and userfee coded 0/1"),
+    "CreditCard": RealSet(
+        "AER", "CreditCard", "expenditure", what="US credit-card applicants; average monthly "
+        "card expenditure (USD, zero without a card)", drop=("card", "share"),
+        domains={"age": (0, 100)},
+        cleaning="card (its consequence) and share (expenditure / income) dropped"),
+    "Medicaid1986": RealSet(
+        "AER", "Medicaid1986", "visits", what="US Medicaid recipients 1986; doctor visits "
+        "(count)", domains={"age": (0, 100)},
+        cleaning="two-level factors coded 0/1, others one-hot"),
     "SwissLabor": RealSet(
         "AER", "SwissLabor", "participation", task="classification",
         what="Swiss women 1981; labour force participation (+1 = yes)", cleaning="none"),

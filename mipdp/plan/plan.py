@@ -26,12 +26,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._validation import check_epsilon, check_random_state, data_derived_bounds
+from ..bounds_free import BOUNDS_RULE_DOC, default_bounds_free
 from ..enumeration.options import check_enumeration_options
 from ..exceptions import BudgetError, InvalidParameterError
 from ..guarantee import Guarantee, Neighbour
 from ..kendall_score import check_kendall_options, is_kendall
 from ..losses import Loss, get_loss
 from ..losses.score_rule import check_certifiable
+from ..low_utility import public_rows, warn_low_utility
 from ..private_ranges import MAPPED_BOUNDS, as_private_bounds
 from ..ranks import RANK_BOUNDS, check_ranks_options, is_ranks
 from .budget import Budget, check_method_args, neighbour_record, neighbour_scale_factor
@@ -89,6 +91,7 @@ class Plan:
     time_limit: float | None = None
     enum_options: dict | None = None
     report_gap: bool = False
+    bounds_rule: str | None = None
 
     @property
     def neighbour(self) -> Neighbour:
@@ -111,10 +114,15 @@ class Plan:
         """Run the stages on the data; the :class:`~mipdp.result.PrivateBSSResult`."""
         state = Run(X, y, time.perf_counter() if started is None else started,
                     rng=check_random_state(random_state))
+        if self.ranks or self.kendall:     # before the data is read: n (public), ε, s only
+            warn_low_utility(public_rows(X), self.budget.eps_select, int(self.s or 0),
+                             "ranks" if self.ranks else "kendall", self.neighbours)
         state.X, state.y, state.n, state.p = read_data(self, X, y)
         result = None
         for stage in self.stages:
             result = stage.run(self, state)
+        if self.bounds_rule is not None and result is not None:
+            result.info["bounds_rule"] = self.bounds_rule
         return result
 
 
@@ -162,10 +170,18 @@ def make_plan(args: dict) -> Plan:
     :class:`~mipdp.exceptions.BudgetError` when the total exceeds ``max_epsilon``.
     """
     a = args
-    bounds = "ranks" if a["bounds"] is None else a["bounds"]
     method, neighbours, prescreen = a["method"], a["neighbours"], a["prescreen"]
     delta, eps_test = check_method_args(method, a["R"], a["delta"], a["eps_test"],
                                         a["n_draws"])
+    bounds, bounds_rule = a["bounds"], None
+    if bounds is None:      # a data-free rule: the call's arguments and the public n only
+        bounds = default_bounds_free(
+            public_rows(a.get("X")) if "X" in a else None,
+            Budget.split(a["eps"], n_draws=a["n_draws"], prescreen=prescreen, method=method,
+                         delta=delta, eps_test=eps_test).eps_select,
+            loss=a["loss"], method=method, prescreen=prescreen, neighbours=neighbours,
+            ridge=a["ridge"], radius=a["radius"])
+        bounds_rule = f"bounds=None ran {bounds!r} ({BOUNDS_RULE_DOC})"
     scale_factor = neighbour_scale_factor(method, neighbours)
     if neighbours == "add_remove" and prescreen is not None:
         raise InvalidParameterError(
@@ -203,7 +219,7 @@ def make_plan(args: dict) -> Plan:
                 derived=tuple(derived), scale_factor=scale_factor, score_rule=score_rule,
                 backend=a["backend"], backend_options=a["backend_options"],
                 time_limit=a["time_limit"], enum_options=enum_options,
-                report_gap=a["report_gap"])
+                report_gap=a["report_gap"], bounds_rule=bounds_rule)
 
 
 def planned_epsilon(eps: float, *, n_draws: int = 1, prescreen=None, method: str = "exponential",
@@ -229,7 +245,7 @@ def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None,
                       loss: str | Loss = "least_squares", sensitivity: float | None = None,
                       R: int | None = None, ptr_passed: bool | None = None,
                       prescreen_guarantee: Guarantee | None = None,
-                      neighbours: str = "replace_one") -> Guarantee:
+                      neighbours: str = "replace_one", n: int | None = None) -> Guarantee:
     """The :class:`~mipdp.guarantee.Guarantee` of a :func:`~mipdp.private_bss` call.
 
     Computed from the arguments alone (so an accountant can check it before the data is
@@ -237,14 +253,20 @@ def planned_guarantee(eps: float, *, n_draws: int = 1, prescreen=None,
     ``ptr_passed`` and ``prescreen_guarantee`` refine it as the run does.  Its
     ``epsilon`` is :func:`planned_epsilon`.  The method's own part is its unit's
     :meth:`~mipdp.methods.base.SelectionMethod.guarantee` (``mipdp/methods/<method>.py``).
-    ``bounds=None`` means ``"ranks"`` (as in :func:`~mipdp.private_bss`).
+    ``bounds=None`` is resolved as in :func:`~mipdp.private_bss`, by the data-free rule
+    :func:`mipdp.bounds_free.default_bounds_free` on the public number of rows ``n``
+    (``None``: ``"ranks"``).
 
     Under ``neighbours="add_remove"`` the record's ``neighbour`` is
     :attr:`~mipdp.guarantee.Neighbour.ADD_REMOVE` and its ``sensitivity`` is ``B``, the
     add/remove sensitivity of the monotone sum-form score ``F = n·L`` (``n`` is not public
     then, so ``B/n`` is not reported); pass ``sensitivity=B``.
     """
-    bounds = "ranks" if bounds is None else bounds
+    if bounds is None:
+        bounds = default_bounds_free(
+            n, Budget.split(eps, n_draws=n_draws, prescreen=prescreen, method=method,
+                            delta=delta, eps_test=eps_test).eps_select,
+            loss=loss, method=method, prescreen=prescreen, neighbours=neighbours)
     loss_obj = get_loss(loss)
     stages, spec, ranks, derived = _layout(bounds, prescreen, loss_obj)
     budget = Budget.split(eps, n_draws=n_draws, prescreen=prescreen, method=method,

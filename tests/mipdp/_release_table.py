@@ -35,24 +35,29 @@ def _data(loss: str, n: int = 80, p: int = 8, seed: int = 0):
 
 
 def configurations() -> dict[str, dict]:
-    """Name -> keyword arguments of ``private_bss`` (besides X, y, s=2, eps=1.0)."""
+    """Name -> keyword arguments of ``private_bss`` (besides X, y, s=2, eps=1.0).
+
+    The "ranks" rows name ``bounds="ranks"`` (recorded when ``bounds=None`` meant it; it now
+    runs a rule, tested in ``test_bounds_free.py``).
+    """
     cfg: dict[str, dict] = {}
     methods = {"exponential": {}, "permute_and_flip": {}, "top_r": {"R": 6},
                "mistakes": {}, "mistakes_delta": {"method": "mistakes", "delta": 1e-6}}
     for name, extra in methods.items():
         kw = {"method": extra.pop("method", name), **extra}
-        for bname, bounds in [("tuple", B), ("ranks", None), ("private", "private"),
+        for bname, bounds in [("tuple", B), ("ranks", "ranks"), ("private", "private"),
                               ("data", "data")]:
             cfg[f"{name}-ls-{bname}"] = dict(kw, bounds=bounds)
     for loss in ("hinge", "huber"):
         for bname, bounds in [("tuple", (0.5, None) if loss == "hinge" else B),
                               ("private", "private"), ("data", "data")]:
             cfg[f"exponential-{loss}-{bname}"] = dict(loss=loss, bounds=bounds)
-    cfg["exponential-hinge-ranks"] = dict(loss="hinge", bounds=None)
+    cfg["exponential-hinge-ranks"] = dict(loss="hinge", bounds="ranks")
     cfg["top_r-hinge-tuple"] = dict(loss="hinge", bounds=(0.5, None), method="top_r", R=5)
     for pre in ("dp_sis", "kendall", "two_stage", "noisy_iht"):
         cfg[f"exponential-ls-tuple-pre_{pre}"] = dict(bounds=B, prescreen=(pre, 5, 0.3))
-    cfg["exponential-ls-ranks-pre_kendall"] = dict(bounds=None, prescreen=("kendall", 5, 0.3))
+    cfg["exponential-ls-ranks-pre_kendall"] = dict(bounds="ranks",
+                                                  prescreen=("kendall", 5, 0.3))
     cfg["exponential-ls-private-pre_dp_sis"] = dict(bounds="private",
                                                    prescreen=("dp_sis", 5, 0.3))
     cfg["mistakes_delta-ls-tuple-pre_kendall"] = dict(bounds=B, method="mistakes", delta=1e-6,
@@ -60,7 +65,7 @@ def configurations() -> dict[str, dict]:
     for name, kw in [("exponential", {}), ("permute_and_flip", {}), ("top_r", {"R": 6}),
                      ("mistakes_delta", {"method": "mistakes", "delta": 1e-6})]:
         kw = {"method": name, **kw}
-        for bname, bounds in [("tuple", B), ("ranks", None), ("private", "private")]:
+        for bname, bounds in [("tuple", B), ("ranks", "ranks"), ("private", "private")]:
             if name == "mistakes_delta" and bname == "ranks":
                 continue
             cfg[f"{name}-ls-{bname}-add_remove"] = dict(kw, bounds=bounds,

@@ -207,8 +207,9 @@ def test_select_bad_files_print_one_line(tmp_path, capsys):
 
 
 def test_select_without_bounds_uses_ranks(tmp_path, capsys):
-    """No --bounds: the rank release (private, no ranges needed); --bounds data is the
-    non-private path, and a word that is no option is one line on stderr."""
+    """No --bounds: private_bss's bounds=None (its data-free rule between the rank and the
+    Kendall score; private, no ranges needed); --bounds data is the non-private path, and a
+    word that is no option is one line on stderr."""
     import json
 
     import numpy as np
@@ -220,10 +221,11 @@ def test_select_without_bounds_uses_ranks(tmp_path, capsys):
     assert main(["select", str(tmp_path / "X.npy"), y_file, "--s", "2", "--eps", "2",
                  "--seed", "3", "--out", str(out)]) == 0
     rec = json.loads(out.read_text())
-    ref = private_bss(X, np.load(y_file), 2, 2.0, bounds="ranks", random_state=3)
-    assert rec["bounds"] == "ranks" and rec["is_private"]
+    ref = private_bss(X, np.load(y_file), 2, 2.0, random_state=3)
+    assert rec["bounds"] == ref.info["bounds"] and rec["is_private"]
+    assert rec["bounds_rule"] == ref.info["bounds_rule"]
     assert rec["supports"] == ref.supports.tolist()
-    assert "ranks" in capsys.readouterr().out
+    assert ("ranks" if rec["bounds"] == "ranks" else "Kendall") in capsys.readouterr().out
     from mipdp.exceptions import PrivacyLeakWarning
     with pytest.warns(PrivacyLeakWarning, match="not private"):
         assert main(["select", str(tmp_path / "X.npy"), y_file, "--s", "2", "--eps", "2",

@@ -340,9 +340,10 @@ METHODS = {"exponential": {}, "permute_and_flip": {}, "top_r": {}, "mistakes": {
            "mistakes_ptr": {"method": "mistakes", "delta": 1e-6}}
 LOSSES = ("least_squares", "hinge", "huber")
 PUBLIC_BOUNDS = ((0.5, 0.5), (1e-3, 1e3), (1e3, 1e-3), (1e100, 1e100))
-#: "ranks" is what bounds=None means; "kendall" the redundancy-aware Kendall score (least
-#: squares only: with another loss, or a pre-screen ranks refuse, both neighbours raise the
-#: same data-free error, which the harness counts as "both raised identically")
+#: "ranks" and "kendall": the two scores bounds=None chooses between (mipdp.bounds_free);
+#: "kendall" is for least squares only (with another loss, or a pre-screen ranks refuse,
+#: both neighbours raise the same data-free error, which the harness counts as "both
+#: raised identically")
 BOUNDS_KINDS = ("public", "private", "PrivateBounds", "ranks", "kendall")
 CUSTOM_PRIVATE = PrivateBounds(fraction=0.3, quantile=0.1, widen=3.0, shared=False)
 #: issue 28 defect 2: ranges that collapsed (widen far below the grid's spacing, a grid

@@ -99,14 +99,15 @@ def test_inputs_not_modified(data):
 
 def test_missing_bounds_warn(data):
     """bounds="data" reads the bounds off the data (not private, with a warning); no
-    bounds at all means "ranks" (private, no warning)."""
+    bounds at all runs a bounds-free score (private, no warning): here n * eps < 1000, the
+    Kendall score (mipdp.bounds_free)."""
     X, y, _ = data
     with pytest.warns(PrivacyLeakWarning, match="bounds"):
         private_bss(X, y, 3, 1.0, bounds="data", random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         res = private_bss(X, y, 3, 1.0, random_state=0)
-    assert res.is_private and res.info["bounds"] == "ranks"
+    assert res.is_private and res.info["bounds"] == "kendall"
 
 
 @pytest.mark.parametrize("kwargs,exc,match", [
