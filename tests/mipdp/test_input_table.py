@@ -198,3 +198,12 @@ def test_the_selector_logs_its_spend_once_per_fit(caplog):
     lines = [r.getMessage() for r in caplog.records if r.name == "mipdp.selector"]
     assert len(lines) == 2
     assert "the accountant has spent eps = 1 of its budget eps = 2" in lines[1], lines
+
+
+def test_the_help_lists_the_formats_select_reads(capsys):
+    """``mipdp --help`` names every format ``mipdp select`` reads (issue 38 item 3)."""
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for fmt in ("CSV", "Parquet", ".npy", ".npz"):
+        assert fmt in text, fmt
