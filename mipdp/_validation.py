@@ -226,14 +226,21 @@ def check_input(X, y, *, labels: bool = False, finite_X: bool = False) -> None:
             bad = int(np.count_nonzero(~np.isfinite(values)))
             if bad:
                 raise ValueError(_prefix(_y_nonfinite_message(bad)))
-    if finite_X and (found is not None or isinstance(X, np.ndarray)):
+    if finite_X:
         from ._feature_names import feature_names_of
+        from .data import is_dask, is_sparse
+        from .mapped import MappedMatrix
+        if is_sparse(X) or is_dask(X) or isinstance(X, MappedMatrix):
+            return                        # checked where they are read
         names = feature_names_of(X)
-        try:
-            arr = np.asarray(X, dtype=np.float64)
-        except (TypeError, ValueError):   # pragma: no cover - refused above
-            return
-        if arr.ndim == 2 and not np.all(np.isfinite(arr)):
+        if isinstance(X, np.ndarray) and _numeric_dtype(X.dtype):
+            arr = X                       # a memmap is read by blocks, never copied
+        else:
+            try:
+                arr = np.asarray(X, dtype=np.float64)
+            except (TypeError, ValueError):   # ragged or exotic: refused downstream
+                return
+        if arr.ndim == 2 and arr.size and not _all_finite(arr):
             raise ValueError(_prefix(_nonfinite_message(arr, names)))
 
 
