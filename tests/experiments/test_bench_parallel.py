@@ -1,5 +1,7 @@
 """The n_jobs benchmark runs end to end at a tiny size and reports identical releases."""
 
+import pytest
+
 from experiments.studies import bench_parallel
 
 
@@ -10,6 +12,7 @@ def test_makespan_and_prediction():
     assert bench_parallel.predicted(3.0, [[1.0, 1.0]], 2) == 2.0
 
 
+@pytest.mark.slow    # a research study end to end (the package's observer: test_parallel)
 def test_bench_parallel_tiny(capsys):
     bench_parallel.main(["--p", "30", "--n", "300", "--draws", "3", "--n-jobs", "1", "2",
                          "--no-abess", "--warmup-p", "0"])
@@ -18,6 +21,7 @@ def test_bench_parallel_tiny(capsys):
     assert "predicted x" in out and "n_jobs=2 against n_jobs=1" in out
 
 
+@pytest.mark.slow
 def test_machine_scaling_reports_every_ratio(capsys):
     import numpy as np
     X = np.linspace(-1.0, 1.0, 200 * 50).reshape(200, 50)
