@@ -119,3 +119,18 @@ def test_the_built_wheel_holds_no_research_study(tmp_path):
     studies = {Path(n).stem for n in names if n.startswith("mipdp/experiments/studies/")}
     from mipdp.experiments.studies import STUDIES
     assert studies == {"__init__"} | set(STUDIES)
+
+
+def test_the_test_extra_is_light_and_dev_holds_it():
+    """``pip install -e ".[test]"``: what the default run needs, no docs, benchmark or
+    commercial solver; ``dev`` (installed by .ci/run) is a superset."""
+    import re
+    extras = _pyproject()["project"]["optional-dependencies"]
+
+    def names(reqs):
+        return {re.split(r"[<>=;\[ ]", r, maxsplit=1)[0].lower() for r in reqs}
+
+    test, dev = names(extras["test"]), names(extras["dev"])
+    assert {"pytest", "hypothesis", "pandas"} <= test
+    assert not test & {"sphinx", "asv", "gurobipy", "pyomo", "numpydoc", "myst-parser"}
+    assert test <= dev, test - dev
