@@ -100,8 +100,8 @@ def blas_single():
 
 _LOCAL = threading.local()
 
-#: optional observer of the parallel maps (benchmarks only, e.g.
-#: :mod:`mipdp.experiments.studies.bench_parallel`): called after each map with the CPU seconds
+#: optional observer of the parallel maps (benchmarks only, e.g. the repository's
+#: ``experiments/studies/bench_parallel.py``): called after each map with the CPU seconds
 #: (``time.thread_time``) of its pieces, in the items' order.  ``None``: nothing is timed.
 OBSERVER: Callable[[list[float]], None] | None = None
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import functools
 import numbers
 import warnings
+from collections.abc import Callable, Iterator
 from typing import cast
 
 import numpy as np
@@ -12,13 +16,236 @@ from ._warnings import find_stack_level
 from .exceptions import ClippingWarning, PrivacyLeakWarning
 from .statistics import STATISTICS_MAX_P
 
-__all__ = ["check_X_y", "min_samples", "MIN_SAMPLES_REPLACE_ONE", "MIN_SAMPLES_ADD_REMOVE",
+__all__ = ["check_input", "interface", "named_interface", "current_interface", "check_X_y",
+           "min_samples", "MIN_SAMPLES_REPLACE_ONE", "MIN_SAMPLES_ADD_REMOVE",
            "check_sparsity", "check_epsilon", "check_positive", "check_bounds", "clip_data",
            "clip_design", "clipping_diagnostic", "check_random_state", "check_labels_pm1",
            "data_derived_bounds", "bounds_not_private_reason"]
 
 
+# ------------------------------------------------------------------ the interface called
+#: the function the user called (``private_bss``, ``PrivateBestSubsetSelector.fit``,
+#: ``mipdp select``): the input errors raised inside it start with its name
+_INTERFACE: contextvars.ContextVar[str | None] = contextvars.ContextVar("mipdp_interface",
+                                                                       default=None)
+
+
+@contextlib.contextmanager
+def interface(name: str) -> Iterator[None]:
+    """Name ``name`` in the input errors raised inside (the outermost interface wins)."""
+    if _INTERFACE.get() is not None:
+        yield
+        return
+    token = _INTERFACE.set(name)
+    try:
+        yield
+    finally:
+        _INTERFACE.reset(token)
+
+
+def named_interface(name: str) -> Callable[[Callable], Callable]:
+    """Decorator: the function runs inside :func:`interface` ``(name)``."""
+    def decorator(func: Callable) -> Callable:
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with interface(name):
+                return func(*args, **kwargs)
+        return wrapper
+    return decorator
+
+
+def current_interface(default: str | None = None) -> str | None:
+    """The name of the interface the user called (``default`` outside one)."""
+    name = _INTERFACE.get()
+    return default if name is None else name
+
+
+def _prefix(message: str) -> str:
+    name = _INTERFACE.get()
+    return message if name is None or message.startswith(f"{name}: ") else f"{name}: {message}"
+
+
+# ------------------------------------------------------------------ the one input check
+#: how a non-numeric column is fixed (the same words in every interface)
+_ENCODE_HINT = ("encode them with public constants (e.g. pandas.get_dummies) or drop them "
+                "first")
+#: how a non-numeric target is fixed under a regression loss
+_TARGET_HINT = ('for two classes pass loss="hinge" (any two labels; they become -1 and +1), '
+                "or convert the target to numbers first")
+#: at most this many column names or indices in a message
+_SHOWN = 10
+
+
+def _converts(values) -> tuple[bool, Exception | None]:
+    """Whether ``values`` convert to float64 (bool, numbers, numeric objects)."""
+    try:
+        np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        return False, exc
+    return True, None
+
+
+def _numeric_dtype(dtype) -> bool:
+    return isinstance(dtype, np.dtype) and dtype.kind in "biuf"
+
+
+def _non_numeric_columns(X) -> tuple[list, Exception | None] | None:
+    """The columns of ``X`` that are not numeric (names of a DataFrame whose names are all
+    strings, indices otherwise) and the first conversion error; ``None``: not checked here
+    (sparse, dask, memmaps and numeric arrays are checked by dtype downstream).  Boolean
+    columns are numeric (0 and 1)."""
+    from .data import is_dask, is_sparse
+    from .mapped import MappedMatrix
+    if (is_sparse(X) or is_dask(X) or isinstance(X, MappedMatrix)
+            or isinstance(X, np.ndarray) and _numeric_dtype(X.dtype)):
+        return None
+    bad: list = []
+    first: Exception | None = None
+    if type(X).__module__.startswith("pandas") and hasattr(X, "dtypes") and X.ndim == 2:
+        from pandas.api import types as pdt
+
+        from ._feature_names import feature_names_of
+        names = feature_names_of(X)
+        for j, dtype in enumerate(X.dtypes):
+            if pdt.is_bool_dtype(dtype) or (pdt.is_numeric_dtype(dtype)
+                                            and not pdt.is_complex_dtype(dtype)):
+                continue
+            kind = getattr(dtype, "kind", "O")
+            ok, exc = (False, None) if kind in "mMc" else _converts(X.iloc[:, j])
+            if not ok:
+                bad.append(str(names[j]) if names is not None else j)
+                first = first or exc
+        return bad, first
+    try:
+        arr = np.asarray(X)
+    except Exception:   # ragged or exotic: the conversion downstream says what is wrong
+        return None
+    if arr.ndim != 2 or arr.dtype.kind not in "OUS":
+        return None
+    for j in range(arr.shape[1]):
+        ok, exc = _converts(arr[:, j])
+        if not ok:
+            bad.append(j)
+            first = first or exc
+    return bad, first
+
+
+def _columns_text(cols: list) -> str:
+    more = f" and {len(cols) - _SHOWN} more" if len(cols) > _SHOWN else ""
+    return f"{cols[:_SHOWN]}{more}"
+
+
+def _non_numeric_message(cols: list, exc: Exception | None) -> str:
+    """``X: column(s) [...] are not numeric; ...``: names the columns, never a value.
+
+    A conversion's ``TypeError`` (an object that is no number, e.g. a dict) names only the
+    object's type and is kept; a ``ValueError`` would quote the value and is not.
+    """
+    why = f" ({exc})" if isinstance(exc, TypeError) else ""
+    return f"X: column(s) {_columns_text(cols)} are not numeric{why}; {_ENCODE_HINT}"
+
+
+def _y_nonfinite_message(count: int) -> str:
+    entries = f"{count} entr{'y' if count == 1 else 'ies'}"
+    return (f"y: contains NaN or infinite values in {entries}; impute them or drop those rows "
+            "of X and y first (the release needs every value finite)")
+
+
+def _target_values(y):
+    """``y`` as a 1-D array for the format checks, or ``None`` (its shape is checked later)."""
+    from .data import is_dask, is_sparse
+    if is_dask(y) or is_sparse(y):
+        return None
+    try:
+        arr = np.asarray(y)
+    except Exception:
+        return None
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr.ravel()
+    return arr if arr.ndim == 1 else None
+
+
+def _shape_of(A) -> tuple | None:
+    shape = getattr(A, "shape", None)
+    if shape is None:
+        try:
+            shape = np.shape(A)
+        except Exception:   # ragged: the conversion downstream says what is wrong
+            return None
+    return tuple(shape)
+
+
+def _check_shapes(X, y) -> None:
+    """``X`` 2-D, ``y`` 1-D (or a column), the same number of rows: :func:`check_X_y`'s
+    messages."""
+    if y is None:   # scikit-learn's words (its estimator checks look for them)
+        raise ValueError(_prefix("y: the selection requires y to be passed, but the target y "
+                                 "is None"))
+    xs, ys = _shape_of(X), _shape_of(y)
+    if xs is not None and len(xs) != 2:
+        raise ValueError(_prefix("X: expected a 2-D array of shape (n_samples, n_features), "
+                                 f"got shape {xs}"))
+    if ys is not None and not (len(ys) == 1 or len(ys) == 2 and ys[1] == 1):
+        raise ValueError(_prefix(f"y: expected a 1-D array of shape (n_samples,), got shape "
+                                 f"{ys}"))
+    if xs is not None and ys is not None and xs[0] != ys[0]:
+        raise ValueError(_prefix(f"X and y: X has {xs[0]} rows but y has {ys[0]} entries"))
+
+
+def check_input(X, y, *, labels: bool = False, finite_X: bool = False) -> None:
+    """The input checks every interface runs first, with the same messages.
+
+    :func:`mipdp.private_bss`, :class:`mipdp.PrivateBestSubsetSelector` and ``mipdp
+    select`` call it before anything reads the data; the message starts with the name of
+    the interface called (:func:`interface`).  Checks of the input's format only (types,
+    NaN and inf), never of its values otherwise: a data set that fails them never runs a
+    release, and no message quotes a value of the data.
+
+    * ``X`` not 2-D, ``y`` not 1-D, or their lengths apart: ``ValueError``;
+    * a column of ``X`` that is not numeric (strings, categories, dates): ``TypeError``
+      naming the columns (a DataFrame's names, or indices) and the fix; boolean columns
+      are numeric (``False`` 0, ``True`` 1), as are numbers stored as objects;
+    * a target that is not numeric: ``TypeError`` suggesting ``loss="hinge"`` (unless
+      ``labels``: the hinge loss takes any two labels);
+    * NaN or inf in ``y``: ``ValueError`` with their count and the fix (as for ``X``);
+    * with ``finite_X``: NaN or inf in ``X`` (the columns named), for a caller whose later
+      checks would lose the names (the selector converts a DataFrame before
+      :func:`check_X_y` runs).  ``X`` is otherwise checked for NaN where it is read.
+    """
+    found = _non_numeric_columns(X)
+    if found is not None and found[0]:
+        raise TypeError(_prefix(_non_numeric_message(*found)))
+    _check_shapes(X, y)
+    target = _target_values(y)
+    if target is not None:
+        if target.dtype.kind not in "biufc" and not _converts(target)[0]:
+            if not labels:
+                raise TypeError(_prefix(f"y: the target is not numeric; {_TARGET_HINT}"))
+        elif target.dtype.kind != "c":
+            values = np.asarray(target, dtype=np.float64)
+            bad = int(np.count_nonzero(~np.isfinite(values)))
+            if bad:
+                raise ValueError(_prefix(_y_nonfinite_message(bad)))
+    if finite_X:
+        from ._feature_names import feature_names_of
+        from .data import is_dask, is_sparse
+        from .mapped import MappedMatrix
+        if is_sparse(X) or is_dask(X) or isinstance(X, MappedMatrix):
+            return                        # checked where they are read
+        names = feature_names_of(X)
+        if isinstance(X, np.ndarray) and _numeric_dtype(X.dtype):
+            arr = X                       # a memmap is read by blocks, never copied
+        else:
+            try:
+                arr = np.asarray(X, dtype=np.float64)
+            except (TypeError, ValueError):   # ragged or exotic: refused downstream
+                return
+        if arr.ndim == 2 and arr.size and not _all_finite(arr):
+            raise ValueError(_prefix(_nonfinite_message(arr, names)))
+
+
 def _as_float_matrix(X, name: str) -> np.ndarray:
+    given = X
     if hasattr(X, "toarray") and callable(X.toarray):  # scipy.sparse
         X = X.toarray()
     try:
@@ -29,7 +256,11 @@ def _as_float_matrix(X, name: str) -> np.ndarray:
         try:
             arr = arr.astype(np.float64)
         except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name}: expected numeric values, got dtype {arr.dtype}") from exc
+            found = _non_numeric_columns(given) if name == "X" else None
+            if found is not None and found[0]:
+                raise TypeError(_prefix(_non_numeric_message(*found))) from None
+            raise TypeError(_prefix(f"{name}: expected numeric values, got dtype {arr.dtype}")
+                            ) from exc
     if np.iscomplexobj(arr):
         raise TypeError(f"{name}: complex values are not supported")
     return np.array(arr, dtype=np.float64, copy=True)
@@ -171,8 +402,8 @@ def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.nda
     lazy_y = lazy and is_dask(X) and is_dask(y)
     y = _as_lazy_vector(y) if lazy_y else _as_float_matrix(y, "y")
     if X.ndim != 2:
-        raise ValueError("X: expected a 2-D array of shape (n_samples, n_features), "
-                         f"got shape {X.shape}")
+        raise ValueError(_prefix("X: expected a 2-D array of shape (n_samples, n_features), "
+                                 f"got shape {X.shape}"))
     if y.ndim == 2 and y.shape[1] == 1:
         # scikit-learn's column_or_1d rule: a column vector is raveled, with a warning
         from sklearn.exceptions import DataConversionWarning  # lazy: import mipdp stays light
@@ -182,24 +413,26 @@ def check_X_y(X, y, *, min_samples: int = 2, lazy: bool = False) -> tuple[np.nda
                       stacklevel=find_stack_level())
         y = y.ravel()
     if y.ndim != 1:
-        raise ValueError(f"y: expected a 1-D array of shape (n_samples,), got shape {y.shape}")
+        raise ValueError(_prefix(f"y: expected a 1-D array of shape (n_samples,), got shape "
+                                 f"{y.shape}"))
     if X.shape[0] != y.shape[0]:
-        raise ValueError(f"X and y: X has {X.shape[0]} rows but y has {y.shape[0]} entries")
+        raise ValueError(_prefix(f"X and y: X has {X.shape[0]} rows but y has {y.shape[0]} "
+                                 "entries"))
     if X.shape[0] < min_samples:
-        raise ValueError(f"X: need at least {min_samples} sample{'s' if min_samples != 1 else ''}"
-                         f", got {X.shape[0]}")
+        raise ValueError(_prefix(f"X: need at least {min_samples} "
+                                 f"sample{'s' if min_samples != 1 else ''}, got {X.shape[0]}"))
     if X.shape[1] < 1:
-        raise ValueError("X: need at least one feature")
+        raise ValueError(_prefix("X: need at least one feature"))
     if is_dask(X):
         # checked lazily where the chunks are computed: a pass over a dask X of its own
         # would generate or read it once more (docs/algorithms.md, "Dask")
         X = finite_guard(X, "X")
     elif not _all_finite(X):
-        raise ValueError(_nonfinite_message(X, names))
+        raise ValueError(_prefix(_nonfinite_message(X, names)))
     if lazy_y:
         y = finite_guard(y, "y")
     elif not np.all(np.isfinite(y)):
-        raise ValueError("y: contains NaN or infinite values")
+        raise ValueError(_prefix(_y_nonfinite_message(int(np.count_nonzero(~np.isfinite(y))))))
     return X, y
 
 

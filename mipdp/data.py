@@ -201,7 +201,7 @@ class ClippedDesign:
             # On a distributed cluster X is persisted in the workers' memory (as given: no
             # float64 or clipped copy): every product would otherwise re-read X from its
             # source (a file, a generating graph), 10x slower per call in
-            # mipdp/experiments/studies/bench_dask.py
+            # experiments/studies/bench_dask.py
             client = _distributed_client()
             persist = client is not None and _fits_cluster(client, X.nbytes)
             self._da_raw = client.persist(X) if persist else X

@@ -11,7 +11,7 @@ second charges every pair of selected features for the ranking they share.  ``R`
 released by the package's exponential mechanism (or any of its methods) through the loss
 ``L(S) = s/2 − R(S)/n`` (``>= 0``; an additive constant does not change any law).  ``γ``
 is a public constant (default :data:`DEFAULT_GAMMA`, chosen on tuning data:
-:mod:`mipdp.experiments.studies.rank_redundancy`).
+the study ``experiments/studies/rank_redundancy.py`` of the repository).
 
 Sensitivity (docs/privacy.md, "Redundancy-aware Kendall score")
 ---------------------------------------------------------------

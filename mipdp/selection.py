@@ -20,6 +20,7 @@ from ._param_validation import (
     StrOptions,
     validate_params,
 )
+from ._validation import named_interface
 from .accounting import cancels_on_error, check_release, record_release
 from .losses import Loss
 from .methods import registry as _registry
@@ -64,6 +65,7 @@ PRIVATE_BSS_CONSTRAINTS = {
 }
 
 
+@named_interface("private_bss")
 @with_verbose
 @keeps_feature_names
 @neighbours_argument

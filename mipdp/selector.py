@@ -8,6 +8,7 @@ cannot drift.
 from __future__ import annotations
 
 import inspect
+import logging
 import os
 from numbers import Integral
 from typing import cast
@@ -17,14 +18,16 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._param_validation import check_less_than
-from ._validation import min_samples
+from ._param_validation import check_less_than, validate_parameter_constraints
+from ._validation import _prefix, check_input, interface, min_samples
 from .accounting import BudgetAccountant, accountant_active_in_process
 from .exceptions import AccountantNotVisibleError
 from .losses.hinge import encode_labels
 from .selection import PRIVATE_BSS_CONSTRAINTS, private_bss
 
 __all__ = ["PrivateBestSubsetSelector", "SELECTOR_PARAMS"]
+
+logger = logging.getLogger(__name__)
 
 #: private_bss parameters the selector does not take: the data, ``n_draws`` (one release
 #: per ``fit``), and ``accountant`` (scikit-learn's ``clone`` deep-copies parameters, so an
@@ -72,6 +75,25 @@ _OWN_DOC = """keep_not_private : bool, default False
     either way."""
 
 
+#: parameters private_bss's own decorators read first (old spellings with a warning):
+#: checked there, not before
+_CHECKED_BY_PRIVATE_BSS = ("neighbours",)
+
+
+def _log_spend(name: str, guarantee) -> None:
+    """One INFO line per fit: the ε spent, and the default accountant's running total."""
+    spend = f"eps = {guarantee.epsilon:g}" + (f", delta = {guarantee.delta:g}"
+                                              if guarantee.delta else "")
+    acc = BudgetAccountant.load_default()
+    total = ""
+    if acc is not None:
+        t = acc.total()
+        budget = f" of its budget eps = {acc.epsilon:g}" if acc.finite else ""
+        total = f"; the accountant has spent eps = {t.epsilon:g}{budget} in all"
+    logger.info("%s.fit: one release, spends %s (k fits, e.g. k-fold cross-validation, "
+                "spend k times this)%s", name, spend, total)
+
+
 def _is_hinge(loss) -> bool:
     name = loss if isinstance(loss, str) else getattr(loss, "name", "")
     return str(name).lower() in ("hinge", "svm")
@@ -85,7 +107,7 @@ def _hinge_labels(y) -> tuple[np.ndarray | None, np.ndarray]:
     try:
         return encode_labels(y)
     except ValueError as exc:
-        raise ValueError(f"fit(X, y): {exc}") from None
+        raise ValueError(_prefix(str(exc))) from None
 
 
 def _parameters_doc() -> str:
@@ -174,25 +196,40 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
             setattr(self, name, bound.arguments[name])
 
     def fit(self, X, y) -> PrivateBestSubsetSelector:
-        """Release one private support of ``X`` for target ``y``."""
-        self._check_accountant_visible()
-        hinge = _is_hinge(self.loss)
-        try:    # scikit-learn's checks and messages; sets n_features_in_, feature_names_in_
-            # n >= 1 under add/remove (n private), >= 2 under replace-one (n public)
-            Xa, ya = validate_data(self, X, y, accept_sparse=True,
-                                   ensure_min_samples=min_samples(self.neighbours == "add_remove"),
-                                   y_numeric=not hinge)
-        except (ValueError, TypeError) as exc:
-            raise type(exc)(f"fit(X, y): {exc}") from exc
-        if isinstance(self.s, Integral) and not isinstance(self.s, bool) and int(self.s) >= 1:
-            check_less_than(cast(int, self.s), Xa.shape[1], "s", "p", type(self).__name__)
-        if hinge:
-            self.classes_, ya = _hinge_labels(ya)
-        res = private_bss(Xa, ya, **{name: getattr(self, name) for name in SELECTOR_PARAMS})
+        """Release one private support of ``X`` for target ``y``.
+
+        Logs at INFO, once per fit, the ε the release spends (and the accountant's running
+        total when one records it): model selection (``cross_val_score``, a grid search)
+        makes one release per fit.
+        """
+        name = type(self).__name__
+        with interface(f"{name}.fit"):
+            # the parameters first (no data read), named as the selector's, then the one
+            # input check of every interface (mipdp._validation.check_input)
+            params = {k: v for k, v in self.get_params(deep=False).items()
+                      if k not in _CHECKED_BY_PRIVATE_BSS}
+            validate_parameter_constraints(self._parameter_constraints, params, name)
+            self._check_accountant_visible()
+            hinge = _is_hinge(self.loss)
+            check_input(X, y, labels=hinge, finite_X=True)
+            try:    # scikit-learn's checks; sets n_features_in_, feature_names_in_
+                # n >= 1 under add/remove (n private), >= 2 under replace-one (n public)
+                Xa, ya = validate_data(self, X, y, accept_sparse=True,
+                                       ensure_min_samples=min_samples(
+                                           self.neighbours == "add_remove"),
+                                       y_numeric=not hinge)
+            except (ValueError, TypeError) as exc:
+                raise type(exc)(_prefix(str(exc))) from exc
+            if isinstance(self.s, Integral) and not isinstance(self.s, bool) and int(self.s) >= 1:
+                check_less_than(cast(int, self.s), Xa.shape[1], "s", "p", name)
+            if hinge:
+                self.classes_, ya = _hinge_labels(ya)
+            res = private_bss(Xa, ya, **{k: getattr(self, k) for k in SELECTOR_PARAMS})
         res.feature_names_in = getattr(self, "feature_names_in_", None)
         self.result_not_private_ = res
         self.guarantee_ = res.guarantee
         self.support_ = res.support
+        _log_spend(name, res.guarantee)
         return self
 
     def _check_accountant_visible(self) -> None:

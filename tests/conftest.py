@@ -37,3 +37,31 @@ def backend(request):
 def instance():
     """The :func:`make_instance` factory."""
     return make_instance
+
+
+#: the optional backends: the package's tests run them in the slow set (``-m slow``);
+#: their own contract tests (tests/solvers/) and the privacy audits run them by default
+OTHER_BACKENDS = ("gurobi", "pyomo")
+#: a test whose name holds one of these is a privacy audit: it runs on every backend
+AUDIT_WORDS = ("audit", "law", "within_eps", "privacy", "_dp", "neighbour", "pairs")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The default run checks the package on the default backend (HiGHS).
+
+    A test of ``tests/mipdp/`` parametrized by another installed backend (its id names
+    ``gurobi`` or ``pyomo``) is marked slow, unless it is a privacy audit: the same
+    code runs on every backend, the backends' answers are compared by their contract
+    tests (tests/solvers/, every backend by default), and ``pytest -m slow`` runs the rest
+    (about 40 s of the default run's 340 s of tests, issue 38).
+    """
+    import re
+    pattern = re.compile(r"\[[^\]]*\b(" + "|".join(OTHER_BACKENDS) + r")\b[^\]]*\]")
+    for item in items:
+        path = item.nodeid.split("::")[0]
+        if not path.startswith("tests/mipdp/") or not pattern.search(item.nodeid):
+            continue
+        name = getattr(item, "originalname", item.name)
+        if any(word in name for word in AUDIT_WORDS):
+            continue
+        item.add_marker(pytest.mark.slow)

@@ -55,6 +55,7 @@ def test_asv_config_is_json():
     assert (ROOT / config["benchmark_dir"]).is_dir()
 
 
+@pytest.mark.slow     # every suite's setup and one benchmark: about 4 s (the imports above stay)
 def test_every_suite_runs_at_tiny_size(suites):
     from benchmarks import common
     assert common.TINY

@@ -77,3 +77,60 @@ def test_any_module_imports_first_in_a_fresh_interpreter(first):
                          cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "mipdp.solvers"
+
+
+# ------------------------------------------------------------------ no research study installed
+def _wheel_modules() -> list[tuple[str, str, str]]:
+    """The wheel's modules, as setuptools' ``build_py`` lists them from pyproject's packages."""
+    from setuptools.dist import Distribution
+    st = _pyproject()["tool"]["setuptools"]
+    dist = Distribution({"name": "mipdp", "packages": st["packages"],
+                         "package_dir": st["package-dir"], "script_name": "setup.py"})
+    cmd = dist.get_command_obj("build_py")
+    cmd.ensure_finalized()
+    return cmd.find_all_modules()
+
+
+def test_the_wheel_holds_no_research_study():
+    """Issue 38: the research studies live in the clone's experiments/studies/, not installed."""
+    from mipdp.experiments.studies import STUDIES
+    modules = _wheel_modules()
+    files = {Path(f).as_posix() for _, _, f in modules}
+    assert "mipdp/selection.py" in files and "solvers/base.py" in files
+    research = {p.stem for p in (ROOT / "experiments" / "studies").glob("*.py")}
+    installed = {m for _, m, _ in modules}
+    assert not (research - {"__init__"}) & installed, research & installed
+    studies = {m for pkg, m, _ in modules if pkg == "mipdp.experiments.studies"}
+    assert studies == {"__init__"} | set(STUDIES)
+    assert not any("experiments/studies/" in f and not f.startswith("mipdp/") for f in files)
+
+
+@pytest.mark.slow
+def test_the_built_wheel_holds_no_research_study(tmp_path):
+    """``pip wheel . --no-deps``, then its file list (slow: builds in an isolated env)."""
+    import zipfile
+    out = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q",
+                          "-w", str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    (wheel,) = tmp_path.glob("mipdp-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "mipdp/selection.py" in names and "mipdp/solvers/base.py" in names
+    assert not [n for n in names if n.startswith("experiments/")]
+    studies = {Path(n).stem for n in names if n.startswith("mipdp/experiments/studies/")}
+    from mipdp.experiments.studies import STUDIES
+    assert studies == {"__init__"} | set(STUDIES)
+
+
+def test_the_test_extra_is_light_and_dev_holds_it():
+    """``pip install -e ".[test]"``: what the default run needs, no docs, benchmark or
+    commercial solver; ``dev`` (installed by .ci/run) is a superset."""
+    import re
+    extras = _pyproject()["project"]["optional-dependencies"]
+
+    def names(reqs):
+        return {re.split(r"[<>=;\[ ]", r, maxsplit=1)[0].lower() for r in reqs}
+
+    test, dev = names(extras["test"]), names(extras["dev"])
+    assert {"pytest", "hypothesis", "pandas"} <= test
+    assert not test & {"sphinx", "asv", "gurobipy", "pyomo", "numpydoc", "myst-parser"}
+    assert test <= dev, test - dev

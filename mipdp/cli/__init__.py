@@ -35,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="mipdp",
         description="Differentially private best subset selection by mixed-integer "
                     "optimization. Subcommands: demo (the samplers on synthetic data), "
-                    "select (a private release from a CSV/Parquet table or .npy/.npz arrays), "
+                    "select (a private release from a CSV or Parquet table, or from X and y "
+                    "stored in .npy/.npz files), "
                     "backends (which MIP solvers are installed), experiment (resumable "
                     "studies), plot (their figures), audit (exact and empirical privacy "
                     "audit). 'mipdp SUBCOMMAND --help' lists the options of each.")

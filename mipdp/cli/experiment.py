@@ -107,7 +107,7 @@ def _run_named(args: argparse.Namespace) -> int:
     out = args.out if args.out is not None else entry.run.get("out", "results")
     if entry.kind == "module":
         root = run_module_study(entry.name, str(entry.module), entry.module_runs(args.smoke),
-                                out, smoke=args.smoke)
+                                out, smoke=args.smoke, folder=entry.folder)
         print((root / "tables.md").read_text(encoding="utf-8"))
         print(f"tables: {root / 'tables.md'}; output: {root / 'output.txt'}")
         return 0

@@ -68,8 +68,8 @@ def load_table(path: str, target: str | None = None, *, split: bool = True):
     Raises
     ------
     ValueError
-        An unknown target column, a table with fewer than two columns, or a feature
-        column that is not numeric (named: convert or drop it first).
+        An unknown target column or a table with fewer than two columns.  Columns that
+        are not numeric are refused by the release's input check, which names them.
     """
     import os
 
@@ -96,11 +96,8 @@ def load_table(path: str, target: str | None = None, *, split: bool = True):
     elif target is not None:
         raise ValueError("--target: pass either --target (the target is a column of X) or a "
                          "y file, not both")
-    bad = [c for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])
-           or pd.api.types.is_bool_dtype(df[c])]
-    if bad:
-        raise ValueError(f"X: column(s) {bad} of {path} are not numeric; encode them with "
-                         "public constants or drop them first")
+    # the columns' types are checked where every interface checks them
+    # (mipdp._validation.check_input: the non-numeric columns named; booleans accepted)
     return df, y
 
 

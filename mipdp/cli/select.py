@@ -16,44 +16,54 @@ from .inputs import is_table, load_design, load_table, load_targets
 def _select(args: argparse.Namespace) -> int:
     """``mipdp select``: a bad file or parameter prints one line and returns 2."""
     from .. import selection
+    from .._validation import interface
     from ..exceptions import CertificationError, SolverError
     try:
-        bounds = _parse_bounds(args.bounds, args.loss)
-        prescreen = None
-        if args.prescreen is not None:
-            name, k, frac = args.prescreen
-            try:
-                prescreen = (name, int(k), float(frac))
-            except ValueError:
-                raise ValueError(f"--prescreen: expected NAME K FRACTION, e.g. kendall 200 "
-                                 f"0.3, got {' '.join(args.prescreen)}") from None
-        if is_table(args.X):
-            X, y = load_table(args.X, args.target, split=args.y is None)
-            if args.y is not None:
-                y = load_targets(args.y)
-            print(f"X: {args.X} (table, {X.shape[0]} x {X.shape[1]}); y: "
-                  f"{args.y if args.y is not None else f'column {y.name!r}'}")
-        else:
-            if args.target is not None:
-                raise ValueError("--target: names a column of a .csv or .parquet X; with a "
-                                 ".npy or .npz X pass the targets as a file")
-            if args.y is None:
-                raise ValueError("y: a .npy or .npz X needs the targets as a second file")
-            X = load_design(args.X)
-            y = load_targets(args.y)
-            kind = ("sparse " + X.format.upper() if hasattr(X, "format")
-                    else f"memmap {X.dtype}")
-            print(f"X: {args.X} ({kind}, {X.shape[0]} x {X.shape[1]}, not densified); "
-                  f"y: {args.y}")
-        res = selection.private_bss(
-            X, y, args.s, args.eps, bounds=bounds, loss=args.loss, ridge=args.ridge,
-            radius=args.radius, method=args.method, backend=args.backend,
-            n_draws=args.draws, prescreen=prescreen, time_limit=args.time_limit,
-            random_state=args.seed, neighbours=args.neighbours)
+        with interface("mipdp select"):   # the input errors name the command
+            res, bounds, prescreen = _select_in(args, selection)
     except (ValueError, TypeError, OSError, CertificationError, SolverError) as exc:
-        print(f"mipdp select: {exc}", file=sys.stderr)
+        msg = str(exc)
+        print(msg if msg.startswith("mipdp select: ") else f"mipdp select: {msg}",
+              file=sys.stderr)
         return 2
     return _report_selection(args, res, bounds, prescreen)
+
+
+def _select_in(args: argparse.Namespace, selection):
+    """Read the files and release: ``(result, bounds, prescreen)``."""
+    bounds = _parse_bounds(args.bounds, args.loss)
+    prescreen = None
+    if args.prescreen is not None:
+        name, k, frac = args.prescreen
+        try:
+            prescreen = (name, int(k), float(frac))
+        except ValueError:
+            raise ValueError(f"--prescreen: expected NAME K FRACTION, e.g. kendall 200 "
+                             f"0.3, got {' '.join(args.prescreen)}") from None
+    if is_table(args.X):
+        X, y = load_table(args.X, args.target, split=args.y is None)
+        if args.y is not None:
+            y = load_targets(args.y)
+        print(f"X: {args.X} (table, {X.shape[0]} x {X.shape[1]}); y: "
+              f"{args.y if args.y is not None else f'column {y.name!r}'}")
+    else:
+        if args.target is not None:
+            raise ValueError("--target: names a column of a .csv or .parquet X; with a "
+                             ".npy or .npz X pass the targets as a file")
+        if args.y is None:
+            raise ValueError("y: a .npy or .npz X needs the targets as a second file")
+        X = load_design(args.X)
+        y = load_targets(args.y)
+        kind = ("sparse " + X.format.upper() if hasattr(X, "format")
+                else f"memmap {X.dtype}")
+        print(f"X: {args.X} ({kind}, {X.shape[0]} x {X.shape[1]}, not densified); "
+              f"y: {args.y}")
+    res = selection.private_bss(
+        X, y, args.s, args.eps, bounds=bounds, loss=args.loss, ridge=args.ridge,
+        radius=args.radius, method=args.method, backend=args.backend,
+        n_draws=args.draws, prescreen=prescreen, time_limit=args.time_limit,
+        random_state=args.seed, neighbours=args.neighbours)
+    return res, bounds, prescreen
 
 
 def _parse_bounds(values, loss: str):

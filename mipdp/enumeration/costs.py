@@ -31,7 +31,7 @@ Model (seconds; ``k`` the objective's :attr:`~mipdp.losses.base.SupportObjective
 with, for least squares, ``VN = 0`` when the Gram matrix is kept (``p <= 2048``: a value
 gathers an ``s × s`` block and solves it) and a term in ``n · s²`` otherwise (the block is
 computed from the columns).  The constants were set once from
-``python -m mipdp.experiments.studies.calibrate_search_costs`` (Prastakos et al.'s design,
+``python -m experiments.studies.calibrate_search_costs`` (in a clone; Prastakos et al.'s design,
 ``s = 5``, 2 shared cores, load about 3; medians of 5 batches of 256 values and of 9
 cuts), e.g. least squares ``n = 1000, p = 1000``: 3.7 µs per value, 1.15 ms per cut;
 Huber ``n = 3000, p = 1000``: 32 µs, 1.25 ms; hinge ``n = 3000, p = 1000``: 55 µs,

@@ -2,7 +2,8 @@
 
 Every study of the documentation is a named table of ``experiments/studies.toml``
 (:func:`~mipdp.experiments.config.load_studies`): a runner study (:func:`run_study`, the
-real-data benchmark) or a module of :mod:`mipdp.experiments.studies`;
+real-data benchmark) or a study module (:mod:`mipdp.experiments.studies` finds the
+research modules of a clone's ``experiments/studies/``, which are not installed);
 ``mipdp experiment report`` (:mod:`mipdp.experiments.report`) runs the missing ones and
 rewrites the tables of docs/experiments.md.
 

@@ -194,8 +194,9 @@ _SLOW_METHODS = ("mcmc", "samp_agg", "abess")
 class StudyEntry:
     """One named study of a studies file (:func:`load_studies`).
 
-    ``kind`` is ``"module"`` (a module of :mod:`mipdp.experiments.studies`, run once per
-    entry of ``runs``, each a table of its options) or a runner kind (``"recovery"``,
+    ``kind`` is ``"module"`` (a study module, :func:`mipdp.experiments.studies.study_modules`
+    of ``folder``, the studies file's folder; run once per entry of ``runs``, each a table
+    of its options) or a runner kind (``"recovery"``,
     ``"utility"``, ``"real"``: ``params`` is the ``[study]`` table of a single-study file).
     ``smoke`` overrides the parameters (of every run) in a smoke run.
     """
@@ -208,6 +209,7 @@ class StudyEntry:
     smoke: dict = field(default_factory=dict)
     run: dict = field(default_factory=dict)
     doc: str = ""
+    folder: Path | None = None
 
     def runner_config(self, smoke: bool = False) -> StudyConfig | RealConfig:
         """The runner's config of a ``recovery``/``utility``/``real`` study."""
@@ -251,8 +253,9 @@ def load_studies(path) -> dict[str, StudyEntry]:
         run = {jobs = 2}
         smoke = {ns = [500]}               # on top of RUNNER_SMOKE
     """
-    from .studies import STUDIES
+    from .studies import study_modules
     path = Path(path)
+    known = study_modules(path.parent)
     with path.open("rb") as fh:
         data = tomllib.load(fh)
     out: dict[str, StudyEntry] = {}
@@ -272,9 +275,9 @@ def load_studies(path) -> dict[str, StudyEntry]:
             continue
         table.pop("kind", None)
         module = str(table.pop("module", name))
-        if module not in STUDIES:
+        if module not in known:
             raise ValueError(f"{path} [{name}]: unknown study module {module!r}; known: "
-                             f"{sorted(STUDIES)}")
+                             f"{sorted(known)}")
         if "args" in table and "runs" in table:
             raise ValueError(f"{path} [{name}]: give args or runs, not both")
         runs = table.pop("runs", None)
@@ -283,5 +286,5 @@ def load_studies(path) -> dict[str, StudyEntry]:
             raise ValueError(f"{path} [{name}]: unknown keys {sorted(table)}; a module study "
                              "takes module, args or runs, smoke and doc")
         out[name] = StudyEntry(name, "module", runs=runs, module=module, smoke=smoke, run=run,
-                               doc=doc)
+                               doc=doc, folder=path.parent)
     return out

@@ -11,7 +11,8 @@ then rewrites the blocks of the page (:func:`update_doc`):
 * ``<!-- real STUDY -->`` ... ``<!-- /real -->``: ``results/STUDY/tables.md`` of the
   real-data benchmark (``kind = "real"``);
 * ``<!-- study STUDY [K] -->`` ... ``<!-- /study -->``: the K-th table (default: all) of
-  a module study (``results/STUDY/tables.md``, :mod:`mipdp.experiments.studies`).
+  a module study (``results/STUDY/tables.md``, :mod:`mipdp.experiments.studies`; the
+  research modules live in a clone's ``experiments/studies/``).
 
 A block whose results are absent is left as it is.  ``--smoke`` runs every study at tiny
 sizes into ``RESULTS/smoke/`` (and reads the page's tables from there): it proves the
@@ -231,7 +232,7 @@ def run_entry(entry, results: Path, smoke: bool = False, jobs: int | None = None
     from .studies import run_module_study
     if entry.kind == "module":
         return run_module_study(entry.name, entry.module, entry.module_runs(smoke), results,
-                                smoke=smoke)
+                                smoke=smoke, folder=entry.folder)
     cfg = entry.runner_config(smoke)
     njobs = jobs if jobs is not None else (1 if smoke else int(entry.run.get("jobs", 1)))
     if entry.kind == "real":

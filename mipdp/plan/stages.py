@@ -29,10 +29,12 @@ from .._validation import (
     CLIPPING_WARN_FRACTION,
     bounds_not_private_reason,
     check_bounds,
+    check_input,
     check_random_state,
     check_X_y,
     clip_design,
     clipping_diagnostic,
+    current_interface,
     min_samples,
 )
 from .._warnings import find_stack_level
@@ -93,11 +95,13 @@ class Run:
 
 def read_data(plan, X, y):
     """Validate the data (lazily: never copied whole) and the labels; ``(X, y, n, p)``."""
+    # the one input check of every interface (types, NaN in y), with its messages
+    check_input(X, y, labels=getattr(plan.loss, "name", "") == "hinge")
     y = plan.loss.encode_targets(y)      # hinge: any two-class labels as ±1
     # arrays, memmaps, sparse: not copied (mipdp.data); n >= 1 under add/remove (n private)
     X, y = check_X_y(X, y, lazy=True, min_samples=min_samples(plan.neighbours == "add_remove"))
     n, p = X.shape
-    check_less_than(plan.s, p, "s", "p", "private_bss")
+    check_less_than(plan.s, p, "s", "p", current_interface("private_bss"))
     return X, plan.loss.check_targets(y), n, p
 
 

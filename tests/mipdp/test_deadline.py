@@ -119,7 +119,7 @@ def test_overshoot_at_scale(limit):
     10 s; the overshoot of a call that does run out is also tested, at a size that always
     does, in the sampling test above.)  Not at 3 s: validating and clipping the 6·10^7
     entries takes 2–6 s on a loaded 2-core machine before the first check can run
-    (mipdp.experiments.studies.bench_time_limit)."""
+    (experiments.studies.bench_time_limit)."""
     X, y, _ = make_bss_regression(n=3000, p=20_000, s=5, random_state=0)
     t0 = time.perf_counter()
     try:

@@ -1,8 +1,10 @@
 """Named studies: every measurement of the documentation as a module run by name.
 
 A study module has ``main(argv=None)``: it parses its own options (argparse), prints its
-progress and its markdown table(s) on standard output, and runs on its own as
-``python -m mipdp.experiments.studies.NAME [options]``.  :data:`STUDIES` registers them by
+progress and its markdown table(s) on standard output, and runs on its own.  The research
+studies are not installed: they live in a clone's ``experiments/studies/`` (run there as
+``python -m experiments.studies.NAME [options]``); :data:`STUDIES` lists the few installed
+here (``python -m mipdp.experiments.studies.NAME``) and :func:`study_modules` finds both by
 name; a configuration file (``experiments/studies.toml``, :func:`load_studies`) gives each
 named study its module, its parameters (``args``, turned into the module's command-line
 options by :func:`params_to_argv`) and the tiny parameters of its smoke run (``smoke``).
@@ -27,67 +29,51 @@ import importlib
 import io
 import json
 import logging
+import sys
 import time
 import warnings
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__all__ = ["STUDIES", "get_study", "params_to_argv", "run_module_study", "split_tables",
-           "merge_tables"]
+__all__ = ["STUDIES", "study_modules", "get_study", "params_to_argv", "run_module_study",
+           "split_tables", "merge_tables"]
 
 logger = logging.getLogger(__name__)
 
-#: study module name -> what it measures (the module's docstring says how)
+#: the study modules installed with the package (the others live in a clone's
+#: ``experiments/studies/``, next to ``experiments/studies.toml``)
 STUDIES: dict[str, str] = {
-    "bounds_free_speed": "time of the bounds-free releases against known bounds",
-    "bench_correlated": "correlated designs: envelope variants and certified intervals",
-    "bench_dask": "Dask input at scale (memory and time of the client)",
-    "bench_explicit_search": "explicit search and refinements: time, work, draws' digest",
-    "bench_dask_losses": "the losses' sufficient statistics on dask arrays",
-    "bench_dask_scale": "Dask scale runs: tall n = 1e8 and wide p = 1e7",
-    "bench_hard": "hard landscapes: hinge and real data, today's code against a baseline",
-    "bench_mechanisms": "the samplers against the exponential mechanism (time, P(truth))",
-    "bench_memory": "peak memory of dense, memmap and sparse input (fresh process per case)",
-    "bench_neighbours": "add/remove against replace-one neighbours: laws and frequencies",
-    "bench_parallel": "n_jobs = 1, 2, all: phase times, parallel fraction, abess",
-    "bench_permute_flip": "permute-and-flip against the exponential mechanism",
-    "bench_prescreen": "private pre-screens at large p: containment and P(truth)",
-    "bench_private_bounds": "private clipping ranges against numeric bounds",
     "bench_real_data": "five real regression sets with public ranges (exact laws)",
-    "bench_scale": "large p (1e4 ... 1e6, memmap) and correlated designs",
-    "bench_score_scale": "the score's passes over X at large p",
-    "bench_time_limit": "what a time limit releases at large p",
-    "bench_utility": "the default score against the seed's, and the comparators",
-    "breast_cancer_hinge": "hinge loss on scikit-learn's breast-cancer data",
-    "calibrate_search_costs": "measured cost of a value and of a cut against the cost model",
-    "dpk_lead": "DPKendall's lead on College and Boston: oracle pre-screen, ordered score",
-    "envelope_slack": "slack of the linear envelope at large p",
-    "guide_em_vs_n": "the exponential mechanism's P(truth) against n (the guide's figure)",
-    "guide_intercept": "centring and the missing intercept (the guide)",
-    "guide_real_data": "the guide's real-data walk-through",
-    "mcmc_mixing": "MCMC's frequency of the truth against its chain length",
-    "noisy_iht_prescreen": "noisy IHT after a pre-screen at p = 1000",
-    "prescreen_large_p": "pre-screen time on a p = 1e6 memmap",
-    "rank_redundancy": "the redundancy-aware Kendall score: exact laws, tuning and held-out",
-    "rank_transforms": "stretched-rank / normal-score transforms: Δ, audit, tuning and held-out",
-    "ranks_audit": "exact neighbour audit of the rank score",
-    "ranks_combined": "combined rank scores (least squares and Kendall)",
-    "ranks_hinge_intercept": "hinge on ranks with and without a constant column",
-    "ranks_rho07": "ranks against known bounds and DPKendall at rho = 0.7",
-    "ranks_scores": "candidate rank scores: exact laws on real sets and seed 002",
-    "review_linear_envelope": "review of the linear envelope's regions",
-    "score_rule_sweep": "the default score's ridge and radius rule",
-    "seed004_screening": "seed 004's private screening study",
-    "tune_noisy_iht": "noisy IHT's tuning",
 }
 
 
-def get_study(name: str) -> ModuleType:
-    """The module of the registered study ``name``."""
-    if name not in STUDIES:
-        raise ValueError(f"study: unknown study module {name!r}; known: {sorted(STUDIES)}")
-    return importlib.import_module(f"{__name__}.{name}")
+def study_modules(folder: str | Path | None = None) -> dict[str, str]:
+    """The study modules a studies file can name: study name -> importable module name.
+
+    The installed ones (:data:`STUDIES`), and, when ``folder`` (the folder of a studies
+    file, e.g. a clone's ``experiments/``) holds a package ``studies/``, its modules
+    (imported as ``experiments.studies.NAME`` with the folder's parent on ``sys.path``).
+    """
+    mods = {name: f"{__name__}.{name}" for name in STUDIES}
+    if folder is not None:
+        folder = Path(folder).resolve()
+        if (folder / "studies" / "__init__.py").is_file():
+            for f in sorted((folder / "studies").glob("[a-z]*.py")):
+                mods.setdefault(f.stem, f"{folder.name}.studies.{f.stem}")
+    return mods
+
+
+def get_study(name: str, folder: str | Path | None = None) -> ModuleType:
+    """The module of the study ``name`` (see :func:`study_modules` for ``folder``)."""
+    mods = study_modules(folder)
+    if name not in mods:
+        raise ValueError(f"study: unknown study module {name!r}; known: {sorted(mods)}")
+    if folder is not None and not mods[name].startswith(f"{__name__}."):
+        root = str(Path(folder).resolve().parent)
+        if root not in sys.path:
+            sys.path.insert(0, root)
+    return importlib.import_module(mods[name])
 
 
 def params_to_argv(params: dict[str, Any], out: Path | None = None) -> list[str]:
@@ -149,12 +135,14 @@ def merge_tables(tables: list[list[str]]) -> list[list[str]]:
 
 
 def run_module_study(name: str, module: str, runs: list[dict[str, Any]], results,
-                     smoke: bool = False) -> Path:
+                     smoke: bool = False, folder: str | Path | None = None) -> Path:
     """Run a configured study (its module once per entry of ``runs``); write its files.
 
-    Returns ``RESULTS/NAME`` (see the module docstring for its files).
+    ``folder``: the folder of the studies file (where its ``studies/`` modules are, see
+    :func:`study_modules`).  Returns ``RESULTS/NAME`` (see the module docstring for its
+    files).
     """
-    mod = get_study(module)
+    mod = get_study(module, folder)
     root = Path(results) / name
     root.mkdir(parents=True, exist_ok=True)
     buf = io.StringIO()

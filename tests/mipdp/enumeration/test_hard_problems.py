@@ -1,6 +1,6 @@
 """Issue 11's hard problems, small enough for brute force, on both enumeration paths.
 
-Small versions of ``mipdp.experiments.studies.bench_hard``'s rows: the hinge demo (seed 002's
+Small versions of ``experiments.studies.bench_hard``'s rows: the hinge demo (seed 002's
 classification design), breast cancer (standardised, clipped to 0.5, λ = 1, r = 2),
 digits 3 vs 8 (pixels/16 − 0.5, with constant — hence identical — border columns) and least
 squares on pure noise.  Each is checked against brute force over all C(p, s) supports for

@@ -188,8 +188,9 @@ def _run_listings(seeds, monkeypatch, p_max: int = 20) -> dict:
 
 
 def test_listing_bounds_below_brute_force_fast(monkeypatch):
-    """10 instances, one of each kind of cuts, ``p <= 12``: 4–6 s on 2 loaded cores."""
-    _run_listings(range(10), monkeypatch, p_max=13)
+    """4 instances, ``p <= 10``, every kind of cut met (the 100 of the slow test below
+    run in the slow set)."""
+    _run_listings(range(4), monkeypatch, p_max=11)
 
 
 @pytest.mark.slow

@@ -9,7 +9,14 @@ import pytest
 from mipdp.cli import main
 from mipdp.experiments.config import load_studies
 from mipdp.experiments.report import doc_blocks, update_doc
-from mipdp.experiments.studies import STUDIES, merge_tables, params_to_argv, split_tables
+from mipdp.experiments.studies import (
+    STUDIES,
+    get_study,
+    merge_tables,
+    params_to_argv,
+    split_tables,
+    study_modules,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 FILE = ROOT / "experiments" / "studies.toml"
@@ -19,15 +26,39 @@ PAGE = ROOT / "docs" / "experiments.md"
 SUBSET = ["permute_flip_timing", "real_regression", "noisy_iht_eps5"]
 
 
-def test_experiments_folder_is_small():
-    files = [p for p in (ROOT / "experiments").rglob("*") if p.is_file()]
+def test_experiments_folder_holds_the_files_and_the_studies():
+    files = [p for p in (ROOT / "experiments").glob("*") if p.is_file()]
     assert len(files) <= 8, files
+    studies = {p.stem for p in (ROOT / "experiments" / "studies").glob("[a-z]*.py")}
+    assert not studies & set(STUDIES)          # a study is installed or in the clone, not both
+
+
+def test_the_research_studies_run_from_the_clone():
+    """Found by name next to the studies file, and importable as experiments.studies.NAME."""
+    from experiments.studies import STUDIES as RESEARCH
+    mods = study_modules(FILE.parent)
+    assert set(mods) == set(STUDIES) | set(RESEARCH)
+    assert mods["rank_transforms"] == "experiments.studies.rank_transforms"
+    assert mods["bench_real_data"] == "mipdp.experiments.studies.bench_real_data"
+    assert callable(get_study("ranks_audit", FILE.parent).main)
+    assert set(study_modules()) == set(STUDIES)    # installed alone: only the package's
+
+
+def test_a_research_study_runs_as_a_module_of_the_clone():
+    """``python -m experiments.studies.NAME --help`` from the repository's root."""
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "experiments.studies.ranks_audit", "--help"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "usage" in out.stdout
 
 
 def test_every_study_is_configured_and_every_block_has_a_study():
     entries = load_studies(FILE)
     used = {e.module for e in entries.values() if e.kind == "module"}
-    assert used == set(STUDIES), set(STUDIES) ^ used     # every module is a configured study
+    known = set(study_modules(FILE.parent))
+    assert used == known, known ^ used     # every module is a configured study
     for entry in entries.values():
         if entry.kind == "module":
             assert entry.runs and all(isinstance(r, dict) for r in entry.runs)
@@ -122,12 +153,15 @@ def test_every_study_runs_in_smoke_mode(name, tmp_path, capsys):
 def test_the_docs_name_only_studies_that_exist():
     """Every study module and named study the docs mention exists; no removed script."""
     entries = load_studies(FILE)
+    known = study_modules(FILE.parent)
     pages = [ROOT / "README.md", ROOT / "benchmarks" / "README.md",
              *sorted((ROOT / "docs").glob("*.md"))]
     for page in pages:
         text = page.read_text(encoding="utf-8")
-        for mod in re.findall(r"mipdp\.experiments\.studies\.([a-z]\w*)", text):
-            assert mod in STUDIES, f"{page.name}: unknown study module {mod}"
+        # the docs branch renames mipdp.experiments.studies.NAME of a moved study to
+        # experiments.studies.NAME; either names a study that exists
+        for mod in re.findall(r"experiments\.studies\.([a-z]\w*)", text):
+            assert mod in known, f"{page.name}: unknown study module {mod}"
         for name in re.findall(r"--study ([a-z]\w*)", text):   # NAME: a placeholder
             assert name in entries, f"{page.name}: no study {name} in {FILE.name}"
         assert not re.search(r"(?<![\w/])experiments/(?!studies\.toml)\w+\.(py|toml)", text), \

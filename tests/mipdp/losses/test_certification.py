@@ -51,6 +51,7 @@ def check_bounds(obj, sup):
 
 @pytest.mark.parametrize("case", STRESS, ids=[f"{k}-{s}-l{r}-r{q}" for s, k, r, q in STRESS])
 def test_hinge_every_value_certified_on_stress_data(case):
+    pytest.importorskip("cvxpy", reason="the independent reference needs cvxpy (the test extra)")
     seed, kind, ridge, radius = case
     X, y, _ = stress_data(seed, kind=kind)
     obj = Hinge(ridge, radius).bind(X, y)
@@ -66,6 +67,7 @@ def test_hinge_every_value_certified_on_stress_data(case):
 
 @pytest.mark.parametrize("case", STRESS, ids=[f"{k}-{s}-l{r}-r{q}" for s, k, r, q in STRESS])
 def test_huber_every_value_certified_on_stress_data(case):
+    pytest.importorskip("cvxpy", reason="the independent reference needs cvxpy (the test extra)")
     seed, kind, ridge, radius = case
     X, _, y = stress_data(seed, kind=kind)
     obj = Huber(ridge, radius, 0.1).bind(X, y)

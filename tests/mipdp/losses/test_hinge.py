@@ -26,6 +26,7 @@ def clf_instance(instance, seed, n=40, p=8, kind="well"):
 @pytest.mark.parametrize("ridge,radius", [(1.0, 10.0), (120.0, 1.1), (0.5, 0.05), (5.0, 0.3)])
 @pytest.mark.parametrize("seed", range(2))
 def test_values_match_independent_reference(instance, ridge, radius, seed):
+    pytest.importorskip("cvxpy", reason="the independent reference needs cvxpy (the test extra)")
     X, y = clf_instance(instance, seed, n=40, p=6)
     obj = Hinge(ridge, radius).bind(X, y)
     sup = all_supports(6, 2 + seed)
@@ -39,6 +40,7 @@ def test_values_match_independent_reference(instance, ridge, radius, seed):
 
 
 def test_degenerate_duplicated_rows_are_certified(instance):
+    pytest.importorskip("cvxpy", reason="the independent reference needs cvxpy (the test extra)")
     X, y = clf_instance(instance, 3, n=30, p=5)
     X = np.sign(np.vstack([X, X, X])) * B  # only corner rows: many exact ties
     y = np.r_[y, y, -y]

@@ -17,6 +17,7 @@ B = 0.5
                                              (5.0, 0.3, 0.2)])
 @pytest.mark.parametrize("seed", range(2))
 def test_values_match_independent_reference(instance, ridge, radius, hd, seed):
+    pytest.importorskip("cvxpy", reason="the independent reference needs cvxpy (the test extra)")
     X, y = instance(seed, n=40, p=6)
     obj = Huber(ridge, radius, hd).bind(X, y)
     sup = all_supports(6, 2 + seed)

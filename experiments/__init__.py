@@ -1,0 +1,1 @@
+"""The repository's studies (not installed): see ``experiments/README.md``."""
