@@ -161,8 +161,6 @@ import tomllib  # noqa: E402
 
 SKIP_MARKER = re.compile(r"^<!--\s*docs-test:\s*skip\s*\((?P<reason>[^)]+)\)\s*-->\s*$")
 SHELL = {"bash", "sh", "shell", "console"}
-#: extras named by the README and defined on a branch merged with this one: remove at merge
-EXTRAS_FROM_OTHER_BRANCHES = {"test"}
 #: python blocks that stand for "your data": the names they assume, made small here
 PREAMBLE = {
     "privacy.md": (
@@ -226,7 +224,7 @@ def _commands(code: str) -> list[list[str]]:
 
 def _extras() -> set[str]:
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    return set(meta["project"]["optional-dependencies"]) | EXTRAS_FROM_OTHER_BRANCHES
+    return set(meta["project"]["optional-dependencies"])
 
 
 def _check_pip(words: list[str], where: str) -> None:
