@@ -219,7 +219,8 @@ class ScreeningResult(PrivacyReport):
     fw_coordinates, fw_signs : ndarray of shape (T,)
         The private vertex picks ``sign·λ·e_j`` of every iteration.
     timings : dict
-        Seconds: ``"total"``, ``"screening"``.
+        Seconds: ``"total"``, ``"screening"``.  **Not private**: wall-clock times depend on
+        the data.
     coef_path : ndarray of shape (T+1, p) or None
         All iterates (only with ``return_path=True``); private like ``coef_``.
     info : dict
