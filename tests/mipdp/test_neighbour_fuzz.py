@@ -531,7 +531,7 @@ COMPARATOR_BOUNDS = PUBLIC_BOUNDS + ((1e154, 1e154), (1e200, 1e200), (1e300, 1e3
                                      (1e300, 1e-300), (1e-300, 1e300), (1e-300, 1e-300))
 #: comparators computed in scaled units (issue 39): any overflow or invalid value is an
 #: error there, so that an overflow on one neighbour only shows as a mismatch
-STRICT_FLOATS = ("noisy_iht", "dp_sis")
+STRICT_FLOATS = ("noisy_iht", "dp_sis", "mcmc")
 _COMPARATORS = {"dp_sis": dp_sis, "kendall": dp_kendall, "two_stage": two_stage, "mcmc": mcmc,
                 "noisy_iht": noisy_iht}
 
