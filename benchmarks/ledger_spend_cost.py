@@ -6,10 +6,14 @@ Times ``BudgetAccountant.spend`` (one ``BEGIN IMMEDIATE`` transaction) and a res
 settle pair (what a public function adds to a release) on a fresh ledger in a temporary
 directory already holding ``fill`` releases, with ``durable=True`` and ``durable=False``,
 and the in-memory accountant as the baseline; ``journal`` prints SQLite's journal mode.
+``--bare`` also times the disk's own flush (``write`` + ``fsync``) and a bare SQLite
+transaction (one insert) with the rollback journal and with a write-ahead log, both
+``synchronous=FULL``: the floor under a durable spend on that disk.
 """
 
 import argparse
 import os
+import sqlite3
 import statistics
 import tempfile
 import time
@@ -27,12 +31,40 @@ def _times(f, n):
     return statistics.median(out), out[int(0.95 * (n - 1))]
 
 
+def _bare(d: str, n: int) -> None:
+    fd = os.open(os.path.join(d, "raw"), os.O_WRONLY | os.O_CREAT)
+
+    def flush():
+        os.write(fd, b"x" * 100)
+        os.fsync(fd)
+    med, p95 = _times(flush, n)
+    print(f"disk write + fsync          median {med:.3f} ms p95 {p95:.3f} ms", flush=True)
+    os.close(fd)
+    for mode in ("DELETE", "WAL"):
+        conn = sqlite3.connect(os.path.join(d, f"bare-{mode}.sqlite"), isolation_level=None)
+        conn.execute(f"PRAGMA journal_mode={mode}")
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("CREATE TABLE t(x)")
+
+        def tx(conn=conn):
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("INSERT INTO t VALUES (1)")
+            conn.execute("COMMIT")
+        med, p95 = _times(tx, n)
+        print(f"bare transaction {mode:6s} FULL median {med:.3f} ms p95 {p95:.3f} ms", flush=True)
+        conn.close()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=300)
     ap.add_argument("--fills", type=int, nargs="+", default=[0, 1000, 10000])
+    ap.add_argument("--bare", action="store_true", help="also time the disk's flush and "
+                    "bare SQLite transactions")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="mipdp-ledger-") as d:
+        if args.bare:
+            _bare(d, args.n)
         for fill in args.fills:
             for kind in ("memory", "durable=False", "durable=True"):
                 if kind == "memory":
