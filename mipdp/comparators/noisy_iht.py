@@ -346,6 +346,12 @@ def noisy_iht(X, y, k: int, eps: float, delta: float = 0.0, bounds=None,
     with ``delta' = delta`` is ``<= eps``: **(eps, delta)-DP**.  Both hold under the chosen
     neighbour notion *provided the bounds are data-independent*.  Proof in docs/privacy.md,
     "Noisy IHT with peeling".
+
+    **Floating point.**  The iterations run in scaled units (``X / b_x``, ``y / b_y``, the
+    iterate in units of ``u = eta b_x c / N``, sensitivity 2 or 1 there), the same
+    mechanism in law, so that no intermediate overflows for any public bounds, step or
+    residual bound (docs/privacy.md, "Noisy IHT in scaled units").  A noise scale above
+    ``1e290 u`` is refused before the data is read.
     """
     t0 = time.perf_counter()
     eps, delta = float(eps), float(delta)

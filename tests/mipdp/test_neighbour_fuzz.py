@@ -43,6 +43,7 @@ from mipdp import PrivateBestSubsetSelector, PrivateBounds, private_bss, private
 from mipdp.comparators import dp_kendall, dp_sis, mcmc, noisy_iht, prescreen, two_stage
 from mipdp.exceptions import InvalidParameterError
 from mipdp.private_ranges import MAX_GRID_ABS, MIN_WIDEN
+from mipdp.screening import adp_screen, dp_frank_wolfe, rnm_screen
 
 # --------------------------------------------------------------------------------------------
 # data
@@ -641,6 +642,42 @@ def test_prescreen(name, moderate, defect):
 @pytest.mark.parametrize("name, moderate, defect", _params(PRESCREEN_GROUPS))
 def test_prescreen_slow(name, moderate, defect):
     _run_prescreen(name, moderate, defect, slow(760))
+
+
+# -- DP Frank-Wolfe and the screening rules (replace-one, n public), bounds up to 1e300 ------
+
+_SCREENERS = {
+    "dp_frank_wolfe": lambda X, y, lam, kw: dp_frank_wolfe(X, y, lam, n_iter=3, eps=1.0,
+                                                           delta=1e-6, **kw),
+    "adp_screen": lambda X, y, lam, kw: adp_screen(X, y, lam, n_iter=3, delta_opt=1e-6,
+                                                   delta_screen=1e-6, screen_every=1, **kw),
+    "rnm_screen": lambda X, y, lam, kw: rnm_screen(X, y, lam, n_iter=3, delta_opt=1e-6,
+                                                   delta_screen=1e-6, **kw),
+}
+
+
+def _screening_body(name):
+    def body(case, draw):
+        lam = draw(st.sampled_from([1e-3, 1.0, 1e3]))
+        kw = {"bounds": draw(st.sampled_from(COMPARATOR_BOUNDS)),
+              "random_state": draw(st.integers(0, 2 ** 16))}
+
+        def call(X, y):
+            _SCREENERS[name](X, y, lam, kw)
+        for pname, D, D2 in case.neighbours("replace_one"):
+            check_pair(f"{name}/l1_radius={lam}", call, D, D2, pname, dict(kw, lam=lam))
+    return body
+
+
+@pytest.mark.parametrize("name", sorted(_SCREENERS))
+def test_screening(name):
+    conclude(fuzz(name, f"screening-{name}", 10, cases(), _screening_body(name)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(_SCREENERS))
+def test_screening_slow(name):
+    conclude(fuzz(name, f"screening-{name}", slow(2000), cases(), _screening_body(name)))
 
 
 # -- OpenDP's make_private_bss -----------------------------------------------------------------
