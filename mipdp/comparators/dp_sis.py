@@ -48,8 +48,8 @@ def scaled_sis_scores(Xc, yc: np.ndarray, b_x: float, b_y: float) -> np.ndarray:
     (``b_x b_y``), which overflow a double beyond ``b_x b_y n > 1.8e308``.  A term that
     underflows moves a score by less than ``n 2**-1074`` of these units.
     """
-    w = _scaled_target(yc, b_x, b_y)
-    return np.abs(Xc.T @ w) if b_x >= 1.0 else np.abs(Xc.T @ w) / b_x
+    scores = sis_scores(Xc, _scaled_target(yc, b_x, b_y))
+    return scores if b_x >= 1.0 else scores / b_x
 
 
 def _scaled_target(yc: np.ndarray, b_x: float, b_y: float) -> np.ndarray:

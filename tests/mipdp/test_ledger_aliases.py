@@ -67,11 +67,17 @@ def _hard_links(tmp_path, k):
 
 
 def _check_hard_link(tmp_path, k):
-    paths, links = _hard_links(tmp_path, k)
-    overspent, both, neither, tight = _race(tmp_path, paths, links)
-    print(f"{k} races through a hard link: {overspent} overspent, {both} with two winners,"
-          f" {neither} with none; both spends waited for the same lock release in {tight}")
-    assert (overspent, both, neither) == (0, 0, 0)
+    for attempt in range(3):        # a machine too loaded for any race to be tight: again
+        work = tmp_path / f"try{attempt}"
+        work.mkdir()
+        paths, links = _hard_links(work, k)
+        overspent, both, neither, tight = _race(work, paths, links)
+        print(f"{k} races through a hard link: {overspent} overspent, {both} with two "
+              f"winners, {neither} with none; both spends waited for the same lock release "
+              f"in {tight}")
+        assert (overspent, both, neither) == (0, 0, 0), (overspent, both, neither, tight)
+        if tight >= 1:
+            break
     assert tight >= 1
     for p, q in zip(paths, links, strict=True):     # one history under both names
         assert len(BudgetAccountant.open(p)) == len(BudgetAccountant.open(q)) == 2
@@ -113,18 +119,23 @@ def _unmount(mounts):
 
 
 def _check_bind_mount(tmp_path, k):
-    paths, mounts = _bind_mounts(tmp_path, k)
-    try:
-        assert os.stat(paths[0]).st_ino == os.stat(mounts[0]).st_ino
-        assert os.stat(paths[0]).st_nlink == 1                     # not a hard link
-        overspent, both, neither, tight = _race(tmp_path, paths, mounts)
-        print(f"{k} races through a bind mount: {overspent} overspent, {both} with two "
-              f"winners, {neither} with none; tight {tight}")
-        assert (overspent, both, neither) == (0, 0, 0)
-        assert tight >= 1
-        assert all(len(BudgetAccountant.open(q)) == 2 for q in mounts)
-    finally:
-        _unmount(mounts)
+    for attempt in range(3):        # a machine too loaded for any race to be tight: again
+        work = tmp_path / f"try{attempt}"
+        work.mkdir()
+        paths, mounts = _bind_mounts(work, k)
+        try:
+            assert os.stat(paths[0]).st_ino == os.stat(mounts[0]).st_ino
+            assert os.stat(paths[0]).st_nlink == 1                     # not a hard link
+            overspent, both, neither, tight = _race(work, paths, mounts)
+            print(f"{k} races through a bind mount: {overspent} overspent, {both} with two "
+                  f"winners, {neither} with none; tight {tight}")
+            assert (overspent, both, neither) == (0, 0, 0), (overspent, both, neither, tight)
+            assert all(len(BudgetAccountant.open(q)) == 2 for q in mounts)
+        finally:
+            _unmount(mounts)
+        if tight >= 1:
+            break
+    assert tight >= 1
 
 
 def test_two_programs_race_through_a_bind_mount(tmp_path):
