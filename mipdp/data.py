@@ -236,9 +236,9 @@ class ClippedDesign:
                 self._row_major = c_order and self._tile[1] == self.p
                 self.chunk_rows = self._tile[0] if self._row_major else 0
             self._first_pass(vectors)
-        logger.debug("ClippedDesign: %s, shape %s, dtype %s, bound %s, chunk %d columns",
-                     self.kind, self.shape, getattr(X, "dtype", None), self.bound,
-                     self.chunk_cols)
+        logger.debug("ClippedDesign: %s, %d columns, dtype %s, bound %s, chunk %d columns; "
+                     "not private: %d rows (n is private under add/remove)", self.kind,
+                     self.p, getattr(X, "dtype", None), self.bound, self.chunk_cols, self.n)
 
     def fork(self) -> ClippedDesign:
         """A view for one worker of :mod:`mipdp.enumeration.fork`: the same data (nothing

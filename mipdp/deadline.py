@@ -76,13 +76,15 @@ class Deadline:
 
     def message(self, phase: str) -> str:
         """The :class:`TimeLimitError` message for ``phase``."""
-        return (f"time_limit={self.time_limit:g} s reached after {self.elapsed():.1f} s, during "
-                f"the {phase} phase; nothing was released. To finish, {advice(phase)}.")
+        return (f"time_limit={self.time_limit:g} s reached; not private: after "
+                f"{self.elapsed():.1f} s, during the {phase} phase (whether and where a call "
+                f"reaches its limit depends on the data); nothing was released. To finish, "
+                f"{advice(phase)}.")
 
     def error(self, phase: str, detail: str | None = None) -> TimeLimitError:
         """The exception to raise (``detail``, e.g. the solver's own report, goes to DEBUG)."""
         if detail:
-            logger.debug("time limit in the %s phase: %s", phase, detail)
+            logger.debug("time limit in the %s phase (not private): %s", phase, detail)
         exc = TimeLimitError(self.message(phase))
         exc.phase, exc.time_limit, exc.elapsed = phase, self.time_limit, self.elapsed()
         return exc

@@ -5,9 +5,12 @@ Two storage backends of the same accountant (the composition rules live in
 
 * :class:`MemoryStore` — a list in this process (``BudgetAccountant(epsilon)``);
 * :class:`SQLiteStore` — a SQLite file (``BudgetAccountant(epsilon, path="ledger.sqlite")``)
-  that every thread and process opening the same path reads and spends: one
+  that every thread and process opening the same file reads and spends: one
   ``BEGIN IMMEDIATE`` transaction per check-and-spend, so two releases, in any two
-  processes, can never jointly exceed the budget.
+  processes, can never jointly exceed the budget.  The file runs with SQLite's rollback
+  journal, whose locks are POSIX locks on the file itself: they hold for every name of
+  it (a hard link, a file-only bind mount), which a write-ahead log's name-bound
+  ``-wal``/``-shm`` files do not.
 
 A store holds two kinds of rows: *releases* (settled spends, with the history a data
 custodian keeps: time, entry point, ``ε``, ``δ``, neighbour notion, the guarantee in
@@ -21,6 +24,9 @@ The file format (version 1) has three tables::
     releases(id, time, method, epsilon, delta, neighbour, status, guarantee, record,
              pid, host)
     reservations(token TEXT PRIMARY KEY, time, pid, host, method, record)
+
+A reservation's ``host`` holds its holder as JSON (host name, boot id, PID namespace,
+pid, process start time), so that only a holder certainly gone is dropped as stale.
 
 ``record`` is the :class:`~mipdp.guarantee.Guarantee` as JSON (never pickle: opening a
 ledger never runs code from the file).
@@ -49,6 +55,8 @@ logger = logging.getLogger(__name__)
 FORMAT = "mipdp privacy ledger"
 _CONFIG_KEYS = ("epsilon", "delta", "neighbour", "delta_slack", "allow_conditional")
 VERSION = "1"
+#: SQLite's rollback journal, whose locks are keyed on the file (not on its name)
+_JOURNAL = "DELETE"
 _HOST = socket.gethostname()
 #: connections inherited through fork: never used or closed in the child (SQLite forbids
 #: it), only kept referenced so that garbage collection does not close them there
@@ -90,6 +98,80 @@ def _history_row(rid, when, method, g: Guarantee, pid, host) -> dict:
             "delta": g.delta if g.nominal_delta is None else g.nominal_delta,
             "neighbour": g.neighbour.value, "status": g.status, "guarantee": str(g),
             "pid": pid, "host": host}
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def _start_time(pid: int) -> str | None:
+    """Start time of process ``pid`` (clock ticks after boot, ``/proc/<pid>/stat`` field
+    22), or ``None`` where unknown (no such process, or no ``/proc``)."""
+    stat = _read(f"/proc/{pid}/stat")
+    if stat is None:
+        return None
+    rest = stat.rpartition(")")[2].split()     # the name (field 2) may hold spaces
+    return rest[19] if len(rest) > 19 else None
+
+
+def _pid_namespace() -> str | None:
+    try:
+        return str(os.stat("/proc/self/ns/pid").st_ino)
+    except OSError:
+        return None
+
+
+_SELF: dict = {}
+
+
+def _holder(pid: int) -> dict:
+    """Who holds a reservation: host name, boot id, PID namespace (the inode of
+    ``/proc/self/ns/pid``), pid and start time (``None`` where the system has none)."""
+    if _SELF.get("pid") != os.getpid():          # once per process (again after fork)
+        _SELF.clear()
+        _SELF.update(host=_HOST, boot=_read("/proc/sys/kernel/random/boot_id"),
+                     pidns=_pid_namespace(), pid=os.getpid(),
+                     start=_start_time(os.getpid()))
+    if pid == os.getpid():
+        return dict(_SELF)
+    return dict(_SELF, pid=pid, start=_start_time(pid))
+
+
+def _holder_text(h: dict) -> str:
+    """The holder as stored in a reservation's ``host`` column (JSON).  A mipdp that
+    stored the bare host name compares it with its own, never equal to this: it keeps
+    such reservations (it never drops them as stale)."""
+    return json.dumps(h, separators=(",", ":"), sort_keys=True)
+
+
+def _stale(pid: int, host: str) -> bool:
+    """Whether a reservation's holder is certainly gone, so its share may be dropped.
+
+    Only a holder of this host *and* this boot *and* this PID namespace can be checked
+    here (the same pid elsewhere is another process); it is gone if no process has its
+    pid, or the process with its pid started at another time (the pid was reused).
+    A record of an older ledger (the host name alone): gone if the host is this one and
+    the pid is dead here.
+    """
+    me = _holder(os.getpid())
+    if not host.startswith("{"):                                  # legacy record
+        return host == _HOST and pid != os.getpid() and not _pid_alive(pid)
+    try:
+        h = json.loads(host)
+    except ValueError:
+        return False
+    if not isinstance(h, dict) or any(h.get(k) != me[k] for k in ("host", "boot", "pidns")):
+        return False                      # elsewhere: its holder may be alive where it runs
+    if h.get("pid") != pid:
+        return False
+    if not _pid_alive(pid):
+        return True
+    start = h.get("start")
+    return start is not None and _start_time(pid) not in (None, start)
 
 
 def _pid_alive(pid: int) -> bool:
@@ -176,9 +258,9 @@ class SQLiteStore:
         :class:`~mipdp.exceptions.LedgerError`.
     durable : bool, default True
         ``True``: every transaction that records a release is flushed to the disk before
-        it returns (SQLite's ``synchronous=FULL``; the disk's flush time).  ``False``:
-        ``synchronous=NORMAL`` in WAL mode: still atomic and safe if a process crashes,
-        but the last releases may be lost if the *machine* loses power.  Reservations and
+        it returns (SQLite's ``synchronous=FULL``; the disk's flush times).  ``False``:
+        ``synchronous=NORMAL``: still atomic and safe if a process crashes, but the last
+        releases may be lost if the *machine* loses power.  Reservations and
         checks are never flushed on their own.
     """
 
@@ -212,9 +294,26 @@ class SQLiteStore:
                                   "permissions)", exc) from exc
             with self._guard("opening the ledger"):
                 conn.execute(f"PRAGMA synchronous={'FULL' if self.durable else 'NORMAL'}")
+                self._rollback_journal(conn)
             self._sync = "FULL" if self.durable else "NORMAL"
             self._conn = conn
         return self._conn
+
+    def _rollback_journal(self, conn: sqlite3.Connection) -> None:
+        """Put the file in rollback-journal mode (``journal_mode=DELETE``).
+
+        Its locks are POSIX locks on the ledger file itself, so they hold for every name
+        of the file (a hard link, a bind mount): a write-ahead log, which mipdp used
+        before, finds its ``-wal`` and ``-shm`` files by name, and two names of one file
+        then no longer serialise their transactions.  A ledger in WAL mode is converted
+        here (this needs no other connection open on it).
+        """
+        mode = conn.execute(f"PRAGMA journal_mode={_JOURNAL}").fetchone()
+        if mode is None or str(mode[0]).lower() != _JOURNAL.lower():
+            raise self._error(
+                f"cannot switch the file to SQLite's rollback journal (journal mode "
+                f"{mode[0] if mode else None!r}): another program, an older mipdp, holds it "
+                "open in write-ahead-log mode; close it and retry")
 
     @contextlib.contextmanager
     def _guard(self, doing: str):
@@ -285,11 +384,6 @@ class SQLiteStore:
                 with contextlib.suppress(sqlite3.Error):
                     conn.execute("ROLLBACK")
                 raise
-            if not tables:
-                try:                               # readers never block the writer
-                    conn.execute("PRAGMA journal_mode=WAL")
-                except sqlite3.OperationalError:  # pragma: no cover - e.g. network FS
-                    logger.info("ledger %s: WAL journal not available", self.path)
         return {k: v for k, v in stored.items() if k not in ("format", "version", "created")}
 
     # -- transactions --------------------------------------------------------------------
@@ -298,8 +392,7 @@ class SQLiteStore:
         """One ``BEGIN IMMEDIATE`` transaction: committed on success, rolled back on error.
 
         ``flush``: with ``durable=True``, the commit is flushed to the disk
-        (``synchronous=FULL``, which in WAL mode also flushes the earlier unflushed
-        commits); otherwise ``synchronous=NORMAL``.  The caller (the accountant) also
+        (``synchronous=FULL``); otherwise ``synchronous=NORMAL``.  The caller (the accountant) also
         holds its thread lock, so one connection per store serves every thread of the
         process.
         """
@@ -341,7 +434,7 @@ class SQLiteStore:
         stale = []
         for token, pid, host, rec in conn.execute(
                 "SELECT token, pid, host, record FROM reservations"):
-            if host == _HOST and pid != os.getpid() and not _pid_alive(pid):
+            if _stale(pid, host):
                 stale.append(token)               # its process died before releasing
                 continue
             try:
@@ -387,7 +480,8 @@ class SQLiteStore:
     def reserve(self, token: str, g: Guarantee, method: str) -> None:
         assert self._conn is not None and self._reserved is not None  # inside transaction()
         self._conn.execute("INSERT INTO reservations VALUES (?, ?, ?, ?, ?, ?)",
-                           (token, time.time(), os.getpid(), _HOST, method,
+                           (token, time.time(), os.getpid(),
+                            _holder_text(_holder(os.getpid())), method,
                             guarantee_to_json(g)))
         self._reserved[token] = g
 

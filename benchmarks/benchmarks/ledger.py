@@ -3,7 +3,7 @@
 ``spend`` (one ``BEGIN IMMEDIATE`` transaction on SQLite) and a reserve + settle pair (what
 a public function adds to a release) on a ledger already holding ``fill`` releases,
 in memory (the baseline of the same run), on SQLite with ``durable=False``
-(``synchronous=NORMAL`` in WAL mode) and ``durable=True`` (a disk flush per transaction).
+(``synchronous=NORMAL``) and ``durable=True`` (``synchronous=FULL``: disk flushes per commit).
 Replaces ``experiments/bench_ledger.py``; compare the SQLite cases with the in-memory one.
 """
 

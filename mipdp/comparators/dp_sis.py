@@ -37,6 +37,28 @@ def sis_scores(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.abs(X.T @ y)
 
 
+def scaled_sis_scores(Xc, yc: np.ndarray, b_x: float, b_y: float) -> np.ndarray:
+    """``|x_j^T y| / (b_x b_y)`` on clipped data, with no intermediate that overflows.
+
+    ``yc / b_y`` is in ``[-1, 1]``; for ``b_x >= 1`` it is divided by ``b_x`` before the
+    product (every term ``x_ij y_i / (b_x b_y)`` is then at most 1), for ``b_x < 1`` the
+    product ``X^T (yc / b_y)`` (at most ``n b_x < n``) is divided after.  Every score is
+    at most ``n``, its sensitivity 2 (replace-one) or 1 (add/remove): the top-k
+    mechanisms' laws are those of the scores ``|x_j^T y|`` with sensitivity ``2 b_x b_y``
+    (``b_x b_y``), which overflow a double beyond ``b_x b_y n > 1.8e308``.  A term that
+    underflows moves a score by less than ``n 2**-1074`` of these units.
+    """
+    scores = sis_scores(Xc, _scaled_target(yc, b_x, b_y))
+    return scores if b_x >= 1.0 else scores / b_x
+
+
+def _scaled_target(yc: np.ndarray, b_x: float, b_y: float) -> np.ndarray:
+    """``yc / (b_x b_y)`` for ``b_x >= 1``, ``yc / b_y`` otherwise (:func:`scaled_sis_scores`)."""
+    with np.errstate(under="ignore"):
+        w = yc / b_y
+        return w / b_x if b_x >= 1.0 else w
+
+
 def _guarantee(eps, neighbour, k, topk, n_draws, bounds, sens=None, b_x=None, b_y=None):
     clip = "" if b_x is None else f" on data clipped to |x| <= {b_x:g}, |y| <= {b_y:g}"
     per_draw = Guarantee.pure(eps, neighbour, f"private top-{k} ({topk}) of the scores "
@@ -124,12 +146,15 @@ def dp_sis(X, y, k: int, eps: float, bounds=None, topk: str = "canonical_lipschi
     rng = check_random_state(random_state)
     b_x, b_y = check_bounds(bounds, X, y)
     assert b_y is not None  # need_y
-    Xc, yc = clip_design(X, y, b_x, b_y)
-    sens = b_x * b_y * (1.0 if neighbour == ADD_REMOVE else 2.0)
-    scores = sis_scores(Xc, yc)
+    w = _scaled_target(np.clip(np.asarray(y, dtype=np.float64), -b_y, b_y), b_x, b_y)
+    Xc, yc = clip_design(X, y, b_x, b_y, vectors=(w,))   # X^T w in the design's first pass
+    with np.errstate(over="ignore"):                      # public: reported only
+        sens = b_x * b_y * (1.0 if neighbour == ADD_REMOVE else 2.0)
+    scores = scaled_sis_scores(Xc, yc, b_x, b_y)          # in units of b_x b_y
+    unit_sens = 1.0 if neighbour == ADD_REMOVE else 2.0
     t1 = time.perf_counter()
     kwargs = {"gamma": gamma} if topk_fn.__name__ == "canonical_lipschitz_topk" else {}
-    supports = [topk_fn(scores, k, eps, sens, rng, **kwargs) for _ in range(n_draws)]
+    supports = [topk_fn(scores, k, eps, unit_sens, rng, **kwargs) for _ in range(n_draws)]
     t2 = time.perf_counter()
     logger.debug("dp_sis: p=%d k=%d eps=%g sensitivity=%g topk=%s", p, k, eps, sens, topk)
     guarantee = _guarantee(eps, neighbour, k, topk, n_draws, bounds, sens, b_x, b_y)

@@ -448,8 +448,9 @@ def dp_kendall(X, y, k: int, eps: float, random_state=None, neighbours: str = "r
             chosen.append(j)
         supports.append(np.flatnonzero(~available))
     t2 = time.perf_counter()
-    logger.debug("dp_kendall: n=%d p=%d k=%d eps=%g; not private: %d exact later-round "
-                 "scores, %d feature-feature correlations", n, p, k, eps, n_exact, n_pairs)
+    logger.debug("dp_kendall: p=%d k=%d eps=%g; not private: n=%d (private under "
+                 "add/remove), %d exact later-round scores, %d feature-feature correlations",
+                 p, k, eps, n, n_exact, n_pairs)
     return record_release(acc, make_result(
         supports, method="kendall", guarantee=guarantee, epsilon_per_draw=eps,
         timings={"label_correlations": t1 - t0, "selection": t2 - t1, "total": t2 - t0},

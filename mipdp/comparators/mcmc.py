@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import time
 import warnings
 
@@ -236,18 +237,26 @@ def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: 
     b_x, b_y = check_bounds(bounds, X, y)
     assert b_y is not None  # need_y
     Xc, yc = clip_data(X, y, b_x, b_y)
-    delta_u = (radius * b_x + b_y) ** 2
     c = 1.0 if neighbour == ADD_REMOVE else 2.0
-    scale = eps / (c * delta_u)                   # log pi(S) = -scale * L(S) + const
+    # scaled units (issue 39): X and y divided by m = radius b_x + b_y, the bound on a
+    # residual, so the objective is at most n and its sensitivity c (the data's units:
+    # at most n m^2, with sensitivity c m^2, which overflowed on a neighbour only); the
+    # l1-ball least squares has the same minimiser on both scales
+    with np.errstate(over="ignore", under="ignore"):
+        m_res = float(np.float64(radius) * b_x + b_y)
+        delta_u = float(np.float64(m_res) * m_res)          # reported (may be inf or 0)
+        Xs, ys = Xc / m_res, yc / m_res
+    scale_data = float(np.float64(eps) / (c * delta_u)) if delta_u > 0 else math.inf
+    scale = eps / c                               # log pi(S) = -scale * L(S)/m^2 + const
     cache: dict[tuple, float] = {}
 
     def objective(support: np.ndarray) -> float:
         key = tuple(np.sort(support).tolist())
         val = cache.get(key)
         if val is None:
-            XS = Xc[:, list(key)]
-            b = l1_ball_lstsq(XS, yc, radius)
-            r = yc - XS @ b
+            XS = Xs[:, list(key)]
+            b = l1_ball_lstsq(XS, ys, radius)
+            r = np.clip(ys - XS @ b, -1.0, 1.0)  # |r| <= 1 exactly; the clip only rounds
             val = float(r @ r)
             cache[key] = val
         return val
@@ -283,7 +292,7 @@ def mcmc(X, y, s: int, eps: float, bounds=None, l1_radius: float = 1.0, n_iter: 
                        info={"l1_radius": radius,
                              ("bounds" if not data_derived_bounds(bounds) else
                               "bounds_not_private"): (b_x, b_y),
-                             "target_scale": scale, "n_iter": int(n_iter),
+                             "target_scale": scale_data, "n_iter": int(n_iter),
                              "inner_solver": "least squares, else LARS-Lasso homotopy on the "
                                              "Gram matrix (exact); FISTA fallback",
                              "diagnostics_not_private": {

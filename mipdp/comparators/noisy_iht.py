@@ -40,8 +40,8 @@ from ._common import (
     support_size_alias,
 )
 
-__all__ = ["noisy_iht", "iht_calibration", "iht_sensitivity", "gradient_step", "peel",
-           "DEFAULT_N_ITER", "DEFAULT_STEP", "DEFAULT_RESIDUAL"]
+__all__ = ["noisy_iht", "iht_calibration", "iht_sensitivity", "gradient_step",
+           "scaled_gradient_step", "peel", "DEFAULT_N_ITER", "DEFAULT_STEP", "DEFAULT_RESIDUAL"]
 
 logger = logging.getLogger(__name__)
 
@@ -128,6 +128,93 @@ def gradient_step(Xc: np.ndarray, yc: np.ndarray, beta: np.ndarray, step: float,
     """``beta - (step / norm) X^T clip(X beta - y, -c, c)`` on clipped data (no checks)."""
     r = np.clip(Xc @ beta - yc, -residual_bound, residual_bound)
     return beta - (step / norm) * (Xc.T @ r)
+
+
+# -- the iterations in scaled units ---------------------------------------------------------
+#: an exponent no term of a product reaches (the exponent given to an exact zero)
+_NO_EXPONENT = -(1 << 40)
+#: the largest noise scale (in units of the gradient's coefficient u) a run accepts: the
+#: iterates then stay far below the largest float for any number of iterations used
+MAX_NOISE_SCALE = 1e290
+
+
+def _frexp(x: float) -> tuple[float, int]:
+    """``x = m 2**e`` with ``0.5 <= |m| < 1`` (``m = 0, e = 0`` for ``x = 0``)."""
+    return math.frexp(float(x))
+
+
+def _scale_pair(*mul: float, div: tuple[float, ...] = ()) -> tuple[float, int]:
+    """The product ``prod(mul) / prod(div)`` of positive public scalars as ``(m, e)``,
+    ``m 2**e``, formed without overflow or underflow whatever their magnitudes."""
+    m, e = 1.0, 0
+    for x in mul:
+        mx, ex = _frexp(x)
+        m, de = _frexp(m * mx)
+        e += ex + de
+    for x in div:
+        mx, ex = _frexp(x)
+        m, de = _frexp(m / mx)
+        e += de - ex
+    return m, e
+
+
+def _times(pair: tuple[float, int], arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``2**e m arr`` as mantissas and exponents (an exact zero gets :data:`_NO_EXPONENT`)."""
+    fa, ea = np.frexp(arr)
+    m, e = pair
+    fm, de = np.frexp(m * fa)
+    ex = (ea + de).astype(np.int64) + e
+    return fm, np.where(fm == 0.0, _NO_EXPONENT, ex)
+
+
+def _clip_difference(a: tuple[float, int], z: np.ndarray, b: tuple[float, int],
+                     w: np.ndarray) -> np.ndarray:
+    """``clip(A z - B w, -1, 1)`` for public scalars ``A = a``, ``B = b`` given as
+    ``(m, e)`` (:func:`_scale_pair`) and finite arrays ``z``, ``w``, with no intermediate
+    that overflows: both terms are brought to the larger one's binary exponent ``F``, so
+    their difference is at most 2 in magnitude, then scaled by ``2**F`` (an overflow to
+    ``±inf`` there is a value beyond the clipping range, which the clip maps to ``±1``,
+    exactly as in real arithmetic).  A term that underflows against the other is smaller
+    than ``2**-1070`` times it: below the rounding of the difference."""
+    fa, ea = _times(a, z)
+    fb, eb = _times(b, w)
+    big = np.maximum(ea, eb)
+    with np.errstate(over="ignore", under="ignore"):
+        diff = (np.ldexp(fa, np.maximum(ea - big, -2000).astype(np.int32))
+                - np.ldexp(fb, np.maximum(eb - big, -2000).astype(np.int32)))
+        top = np.clip(big, -2000, 2000).astype(np.int32)
+        out = np.ldexp(diff, np.where(diff == 0.0, 0, top))
+    return np.clip(out, -1.0, 1.0)
+
+
+def scaled_gradient_step(Xs: np.ndarray, ys: np.ndarray, gamma: np.ndarray,
+                         kappa: tuple[float, int], inv_c: tuple[float, int]) -> np.ndarray:
+    """The gradient step of :func:`gradient_step` in scaled units, with no overflow.
+
+    With ``Xs = Xc / b_x``, ``ys = yc / b_y`` (entries in ``[-1, 1]``), the iterate
+    ``beta = u gamma`` in units of ``u = eta b_x c / N`` (``c`` the residual bound, ``N``
+    the normaliser), and the public scalars ``kappa = eta b_x**2 / N`` and
+    ``inv_c = b_y / c`` as ``(m, e)`` pairs (:func:`_scale_pair`), it returns
+    ``nu = v / u = gamma - Xs^T rho`` with the clipped residual in units of ``c``,
+
+    ``rho_i = clip(x_i^T beta - y_i, -c, c) / c = clip(kappa Xs_i^T gamma - inv_c ys_i, -1, 1)``
+
+    (the same numbers as :func:`gradient_step` in real arithmetic, divided by ``u``).
+
+    ``|Xs^T rho| <= n``, so ``nu`` is finite whenever ``gamma`` is; the coordinate-wise
+    sensitivity of ``nu`` is ``2`` (replace-one) or ``1`` (add/remove), the sensitivity of
+    :func:`iht_sensitivity` divided by ``u``.  ``Xs gamma`` is formed on ``gamma`` scaled
+    by a power of two (``|.| <= 1``), its exponent folded into ``kappa``.
+    """
+    g = float(np.max(np.abs(gamma))) if gamma.size else 0.0
+    if g == 0.0:
+        z, shift = np.zeros(Xs.shape[0]), 0
+    else:
+        shift = _frexp(g)[1]
+        with np.errstate(under="ignore"):
+            z = Xs @ np.ldexp(gamma, -shift)
+    rho = _clip_difference((kappa[0], kappa[1] + shift), z, inv_c, ys)
+    return gamma - Xs.T @ rho
 
 
 def peel(v: np.ndarray, k: int, eps0: float, sensitivity: float, rng: np.random.Generator,
@@ -259,6 +346,12 @@ def noisy_iht(X, y, k: int, eps: float, delta: float = 0.0, bounds=None,
     with ``delta' = delta`` is ``<= eps``: **(eps, delta)-DP**.  Both hold under the chosen
     neighbour notion *provided the bounds are data-independent*.  Proof in docs/privacy.md,
     "Noisy IHT with peeling".
+
+    **Floating point.**  The iterations run in scaled units (``X / b_x``, ``y / b_y``, the
+    iterate in units of ``u = eta b_x c / N``, sensitivity 2 or 1 there), the same
+    mechanism in law, so that no intermediate overflows for any public bounds, step or
+    residual bound (docs/privacy.md, "Noisy IHT in scaled units").  A noise scale above
+    ``1e290 u`` is refused before the data is read.
     """
     t0 = time.perf_counter()
     eps, delta = float(eps), float(delta)
@@ -268,6 +361,13 @@ def noisy_iht(X, y, k: int, eps: float, delta: float = 0.0, bounds=None,
             "n_public: noisy_iht under add/remove neighbours needs a public normaliser of the "
             "gradient (the number of rows is not public then); pass n_public=<a public "
             "estimate of n>, or use neighbours='replace_one'")
+    unit_sens = 1.0 if neighbour == ADD_REMOVE else 2.0
+    eps0, m, _ = iht_calibration(int(k), n_iter, eps, delta)
+    if 2.0 * unit_sens / eps0 > MAX_NOISE_SCALE:         # public: before the data is read
+        raise InvalidParameterError(
+            f"eps: {eps:g} spread over the run's {m} Laplace mechanisms gives a noise scale "
+            f"above {MAX_NOISE_SCALE:g} times the gradient's (eps0 = {eps0:g}); pass a "
+            "larger eps or fewer iterations n_iter / a smaller k")
     acc = check_release(accountant, _guarantee(eps, delta, neighbour, k, n_iter, n_draws,
                                                bounds))
     # n >= 1 under add/remove (n private), n >= 2 under replace-one (n public)
@@ -278,22 +378,34 @@ def noisy_iht(X, y, k: int, eps: float, delta: float = 0.0, bounds=None,
     b_x, b_y = check_bounds(bounds, X, y)
     assert b_y is not None  # need_y
     Xc, yc = clip_data(X, y, b_x, b_y)
-    eta = DEFAULT_STEP / b_x ** 2 if step is None else float(step)
-    c = DEFAULT_RESIDUAL * b_y if residual_bound is None else float(residual_bound)
-    norm = float(n if n_public is None else n_public)
-    sens = iht_sensitivity(b_x, c, eta, norm, neighbour)
-    eps0, m, _ = iht_calibration(k, n_iter, eps, delta)
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):   # public figures
+        eta = (float(np.float64(DEFAULT_STEP) / b_x / b_x) if step is None else float(step))
+        c = DEFAULT_RESIDUAL * b_y if residual_bound is None else float(residual_bound)
+        norm = float(n if n_public is None else n_public)
+        u_b = np.float64(DEFAULT_STEP) / b_x if step is None else np.float64(step) * b_x
+        # the sensitivity in the data's units (reported; the run uses the scaled one)
+        sens = float((1.0 if neighbour == ADD_REMOVE else 2.0) * u_b * c / norm)
+    # scaled units (docs/privacy.md, "Noisy IHT in scaled units"): Xs = Xc / b_x,
+    # ys = yc / b_y, the iterate beta = u gamma with u = eta b_x c / N; the sensitivity of
+    # the scaled gradient step is 2 (replace-one) or 1 (add/remove)
+    if step is None:
+        kappa = _scale_pair(DEFAULT_STEP, div=(norm,))      # eta b_x^2 / N = 1 / N
+    else:
+        kappa = _scale_pair(float(step), b_x, b_x, div=(norm,))
+    inv_c = _scale_pair(b_y, div=(c,))
+    with np.errstate(under="ignore"):     # |x| <= b_x: the quotients are in [-1, 1]
+        Xs, ys = Xc / b_x, yc / b_y
     t1 = time.perf_counter()
     supports = []
     for _ in range(n_draws):
-        beta = np.zeros(p)
+        gamma = np.zeros(p)
         for t in range(n_iter):
-            v = gradient_step(Xc, yc, beta, eta, norm, c)
+            nu = scaled_gradient_step(Xs, ys, gamma, kappa, inv_c)
             last = t == n_iter - 1
-            picked, vals = peel(v, k, eps0, sens, rng, values=not last)
+            picked, vals = peel(nu, k, eps0, unit_sens, rng, values=not last)
             if not last:
-                beta = np.zeros(p)
-                beta[picked] = vals
+                gamma = np.zeros(p)
+                gamma[picked] = vals
         supports.append(picked)
     t2 = time.perf_counter()
     logger.debug("noisy_iht: p=%d k=%d T=%d eps=%g delta=%g eps0=%g sensitivity=%g", p, k,

@@ -327,10 +327,11 @@ class SupportEnumerator(RegionSearch):
         except SolverTimeLimitError as exc:
             if self._time_limit is not None:   # the user's limit: one message, solver at DEBUG
                 raise self._clock.error(name, detail=str(exc)) from None
-            logger.debug("time limit in the %s phase: %s", name, exc)
+            logger.debug("time limit in the %s phase (not private): %s", name, exc)
             raise TimeLimitError(
-                f"the backend's own time limit (backend_options) was reached during the {name} "
-                "phase, before it was certified; nothing was released. To finish, raise it, "
+                f"the backend's own time limit (backend_options) was reached; not private: "
+                f"during the {name} phase, before it was certified (where a call reaches a "
+                "limit depends on the data); nothing was released. To finish, raise it, "
                 "pre-screen to fewer features (prescreen=(name, k, fraction)), or ask for a "
                 "smaller s.") from None
         finally:

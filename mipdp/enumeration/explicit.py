@@ -436,8 +436,8 @@ def explicit_search(enum, region: Region, *, threshold=None, level: float = math
     final = thr() if complete else -math.inf
     logger.debug("%s: class-%d region of %d members: %d evaluated (%.3g s), %d excluded by "
                  "cuts, %d new cuts (%.3g s; modelled: %.3g s per value, %.3g s per cut), best "
-                 "%.10g, threshold %.10g", name, region.k, table.size, n_eval, spent_val,
-                 excluded, n_cuts, spent_cut, costs.value, costs.cut, best[0], final)
+                 "%.10g, threshold %.10g (not private)", name, region.k, table.size, n_eval,
+                 spent_val, excluded, n_cuts, spent_cut, costs.value, costs.cut, best[0], final)
     return ExplicitResult(best=float(best[0]), best_support=best[1], threshold=float(final),
                           n_members=table.size, n_evaluated=n_eval, n_cuts=n_cuts,
                           n_excluded_by_cuts=int(excluded), complete=complete)

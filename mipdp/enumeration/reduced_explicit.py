@@ -525,11 +525,12 @@ def _reduced_search(enum, region: Region, *, level: float, abs_tol: float, max_s
             bound = c
             break
         if status == "wide":
-            logger.debug("%s: the reduced region is too wide to search", name)
+            logger.debug("%s: the reduced region is too wide to search (not private)", name)
             return None
         if status == "partial":
             if solves == 0:   # the beam found nothing to evaluate: the master instead
-                logger.debug("%s: the beam found no member below the cutoff", name)
+                logger.debug("%s: the beam found no member below the cutoff (not private)",
+                             name)
                 return None
             bound = value - slack
             break
@@ -546,7 +547,8 @@ def _reduced_search(enum, region: Region, *, level: float, abs_tol: float, max_s
             best, best_support = float(v), x.copy()
     floor = enum.master.floor if getattr(enum, "master", None) is not None else -math.inf
     lower = min(max(bound, floor), best)
-    logger.debug("%s: reduced master: %s after %d evaluation(s), bound %.10g (best %.10g)",
+    logger.debug("%s: reduced master: %s after %d evaluation(s), bound %.10g (best %.10g; "
+                 "not private)",
                  name, status, solves, lower, best)
     return ReducedBound(lower=float(lower), best=float(best), best_support=best_support,
                         solves=solves, proven=status == "none", status=status)

@@ -420,7 +420,7 @@ class RegionSearch:
             stack.extend(R.split(j))
         lower = min(lower_all, best[0], level)
         logger.debug("class %d: exact minimum search over %d sub-regions: minimum %.10g "
-                     "(level %.10g)", region.k, n_regions, best[0], level)
+                     "(level %.10g; not private)", region.k, n_regions, best[0], level)
         self.progress.done(name, best=best[0], sub_regions=n_regions)
         return RegionBound(lower=float(lower), best=float(best[0]), best_support=best[1],
                            solves=n_regions)

@@ -219,7 +219,8 @@ class ScreeningResult(PrivacyReport):
     fw_coordinates, fw_signs : ndarray of shape (T,)
         The private vertex picks ``sign·λ·e_j`` of every iteration.
     timings : dict
-        Seconds: ``"total"``, ``"screening"``.
+        Seconds: ``"total"``, ``"screening"``.  **Not private**: wall-clock times depend on
+        the data.
     coef_path : ndarray of shape (T+1, p) or None
         All iterates (only with ``return_path=True``); private like ``coef_``.
     info : dict
@@ -434,7 +435,7 @@ def _frank_wolfe_core(X: np.ndarray, y: np.ndarray, loss: Loss, l1_radius: float
     empty = np.empty(0, dtype=np.int64)
     for t in range(1, n_iter + 1):
         if not fresh:
-            g = (loss.derivative(u, y) @ X) / n
+            g = (loss.derivative(u, y) / n) @ X      # at most L1: cannot overflow
         # ---- vertex pick: argmin over ±λ e_j of ⟨v, g⟩ (+ Laplace noise)
         if scale == 0.0:
             j = int(np.argmax(np.abs(g)))
@@ -457,7 +458,7 @@ def _frank_wolfe_core(X: np.ndarray, y: np.ndarray, loss: Loss, l1_radius: float
         idx = empty
         if screener is not None and screener.active(t):
             t0 = time.perf_counter()
-            g = (loss.derivative(u, y) @ X) / n
+            g = (loss.derivative(u, y) / n) @ X      # at most L1: cannot overflow
             fresh = True
             idx = np.asarray(screener(w, u, g, rng), dtype=np.int64)
             changed = idx[w[idx] != 0.0]
@@ -500,6 +501,25 @@ def _finish(method: str, core: dict, loss: Loss, l1_radius: float, n_iter: int,
         info=info)
 
 
+#: the largest ``l1_radius * L1`` accepted: the scores, gradients and noise scales of a run
+#: then stay far from the largest double (issue 39: beyond it a sum overflowed on one
+#: neighbour only)
+MAX_SCORE_BOUND = 1e290
+
+
+def _check_scale(loss, b_x, b_y, l1_radius) -> None:
+    """Refuse bounds whose score bound ``λ L1`` leaves the double range (public figures:
+    the refusal does not depend on the data when the bounds are given)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        lip = loss.lipschitz_l1(b_x, b_y, l1_radius)
+        top = float(np.float64(l1_radius) * lip)
+    if not (math.isfinite(top) and top <= MAX_SCORE_BOUND):
+        raise ValueError(
+            f"bounds: with bound_x = {b_x:g}, bound_y = {b_y} and l1_radius = {l1_radius:g} "
+            f"the scores' bound l1_radius * L1 = {top:g} exceeds {MAX_SCORE_BOUND:g} (the "
+            "gradient would overflow a double); rescale X and y by public constants")
+
+
 def _setup(X, y, loss, l1_radius, n_iter, bounds, calibration, init, random_state):
     """Shared validation for the three public functions."""
     calibration = _check_calibration(calibration)
@@ -508,6 +528,7 @@ def _setup(X, y, loss, l1_radius, n_iter, bounds, calibration, init, random_stat
     n_iter = _check_n_iter(n_iter)
     rng = check_random_state(random_state)
     Xc, yc, b_x, b_y = prepare_data(X, y, loss, bounds)
+    _check_scale(loss, b_x, b_y, l1_radius)
     if calibration == "seed":
         if b_x > 1.0:
             raise ValueError("bounds: calibration='seed' assumes ||x_i||_inf <= 1 "

@@ -94,7 +94,9 @@ class Loss(ABC):
 
     def gradient(self, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
         """``∇F(w) = (1/n) Xᵀ ℓ'(Xw, y)``."""
-        return (self.derivative(X @ w, y) @ X) / X.shape[0]
+        # divided by n before the sum: each term is at most L1 / n, the sum at most L1 (a
+        # sum of n terms up to L1 would overflow on a neighbour only, issue 39)
+        return (self.derivative(X @ w, y) / X.shape[0]) @ X
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

@@ -122,7 +122,7 @@ def _scores_at(X, y, w, l1_radius, loss, bounds):
     if np.abs(w).sum() > l1_radius * (1 + 1e-9):
         raise ValueError(f"w: ||w||_1 = {np.abs(w).sum():g} exceeds l1_radius = {l1_radius:g}")
     u = Xc @ w
-    g = (loss.derivative(u, yc) @ Xc) / Xc.shape[0]
+    g = (loss.derivative(u, yc) / Xc.shape[0]) @ Xc    # divided first: never overflows
     s = _scores(np.linalg.norm(Xc, axis=0), w, u, g, l1_radius, loss, b_x, Xc.shape[0])
     return s, w, g
 

@@ -127,3 +127,16 @@ def test_overshoot_at_scale(limit):
     except TimeLimitError as exc:
         _assert_user_message(exc, limit, exc.phase)
     assert time.perf_counter() - t0 - limit < max(1.0, 0.1 * limit)
+
+
+def test_time_limit_error_is_labelled_not_private():
+    """A TimeLimitError is not data-free: whether a call reaches its limit, when and in
+    which phase depend on the data (docs/privacy.md, "What each output reveals").  Its
+    message says so before the elapsed time and the phase; only the limit itself (a
+    public input) comes before the label."""
+    d = Deadline(2.5, start=time.perf_counter() - 3.0)
+    msg = str(d.error("master"))
+    head, label, tail = msg.partition("not private")
+    assert label and "time_limit=2.5 s reached" in head
+    assert "3.0 s" in tail and "master phase" in tail and "depends on the data" in tail
+    assert not any(ch.isdigit() for ch in head.replace("2.5", ""))

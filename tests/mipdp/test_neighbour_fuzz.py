@@ -43,6 +43,7 @@ from mipdp import PrivateBestSubsetSelector, PrivateBounds, private_bss, private
 from mipdp.comparators import dp_kendall, dp_sis, mcmc, noisy_iht, prescreen, two_stage
 from mipdp.exceptions import InvalidParameterError
 from mipdp.private_ranges import MAX_GRID_ABS, MIN_WIDEN
+from mipdp.screening import adp_screen, dp_frank_wolfe, rnm_screen
 
 # --------------------------------------------------------------------------------------------
 # data
@@ -592,6 +593,13 @@ def test_private_sparse_model_fit_slow(neighbours, classifier):
 # -- the comparators and comparators.prescreen -------------------------------------------------
 
 TOPKS = ("canonical_lipschitz", "peeling", "laplace")
+#: issue 39: the comparators' public bounds reach 1e300 (noisy IHT overflowed at 1e154:
+#: X^T r was inf on the neighbour only), both large, both tiny, and mixed
+COMPARATOR_BOUNDS = PUBLIC_BOUNDS + ((1e154, 1e154), (1e200, 1e200), (1e300, 1e300),
+                                     (1e300, 1e-300), (1e-300, 1e300), (1e-300, 1e-300))
+#: comparators computed in scaled units (issue 39): any overflow or invalid value is an
+#: error there, so that an overflow on one neighbour only shows as a mismatch
+STRICT_FLOATS = ("noisy_iht", "dp_sis", "mcmc")
 _COMPARATORS = {"dp_sis": dp_sis, "kendall": dp_kendall, "two_stage": two_stage, "mcmc": mcmc,
                 "noisy_iht": noisy_iht}
 
@@ -608,7 +616,9 @@ def _comparator_body(name, neighbour, n_blocks_given, via_prescreen=False):
             else:
                 kw["neighbour"] = neighbour
         if name in ("dp_sis", "mcmc", "noisy_iht") or via_prescreen:
-            kw["bounds"] = draw(st.sampled_from(PUBLIC_BOUNDS))
+            kw["bounds"] = draw(st.sampled_from(COMPARATOR_BOUNDS))
+        elif name == "two_stage" and draw(st.booleans()):
+            kw["bounds"] = draw(st.sampled_from(COMPARATOR_BOUNDS))
         if name == "noisy_iht":
             kw["n_iter"] = draw(st.sampled_from([1, 3]))
             kw["delta"] = draw(st.sampled_from([0.0, 1e-6]))
@@ -631,12 +641,15 @@ def _comparator_body(name, neighbour, n_blocks_given, via_prescreen=False):
         config = f"{name}/{neighbour}/" + "/".join(
             f"{key}={kw[key]}" for key in ("topk", "alpha", "gamma", "l1_radius") if key in kw)
         config += "/n_blocks" if n_blocks_given else ""
+        strict = {"over": "raise", "invalid": "raise"} if name in STRICT_FLOATS else {}
         if via_prescreen:
             def call(X, y):
-                prescreen(name, X, y, k, random_state=seed, **kw)
+                with np.errstate(**strict):
+                    prescreen(name, X, y, k, random_state=seed, **kw)
         else:
             def call(X, y):
-                _COMPARATORS[name](X, y, k, random_state=seed, **kw)
+                with np.errstate(**strict):
+                    _COMPARATORS[name](X, y, k, random_state=seed, **kw)
         notion = "replace_one" if neighbour == "replace-one" else "add_remove"
         for pname, D, D2 in case.neighbours(notion):
             check_pair(config, call, D, D2, pname, dict(kw, k=k, seed=seed))
@@ -696,6 +709,42 @@ def test_prescreen(name, moderate, defect):
 @pytest.mark.parametrize("name, moderate, defect", _params(PRESCREEN_GROUPS))
 def test_prescreen_slow(name, moderate, defect):
     _run_prescreen(name, moderate, defect, slow(760))
+
+
+# -- DP Frank-Wolfe and the screening rules (replace-one, n public), bounds up to 1e300 ------
+
+_SCREENERS = {
+    "dp_frank_wolfe": lambda X, y, lam, kw: dp_frank_wolfe(X, y, lam, n_iter=3, eps=1.0,
+                                                           delta=1e-6, **kw),
+    "adp_screen": lambda X, y, lam, kw: adp_screen(X, y, lam, n_iter=3, delta_opt=1e-6,
+                                                   delta_screen=1e-6, screen_every=1, **kw),
+    "rnm_screen": lambda X, y, lam, kw: rnm_screen(X, y, lam, n_iter=3, delta_opt=1e-6,
+                                                   delta_screen=1e-6, **kw),
+}
+
+
+def _screening_body(name):
+    def body(case, draw):
+        lam = draw(st.sampled_from([1e-3, 1.0, 1e3]))
+        kw = {"bounds": draw(st.sampled_from(COMPARATOR_BOUNDS)),
+              "random_state": draw(st.integers(0, 2 ** 16))}
+
+        def call(X, y):
+            _SCREENERS[name](X, y, lam, kw)
+        for pname, D, D2 in case.neighbours("replace_one"):
+            check_pair(f"{name}/l1_radius={lam}", call, D, D2, pname, dict(kw, lam=lam))
+    return body
+
+
+@pytest.mark.parametrize("name", sorted(_SCREENERS))
+def test_screening(name):
+    conclude(fuzz(name, f"screening-{name}", 10, cases(), _screening_body(name)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(_SCREENERS))
+def test_screening_slow(name):
+    conclude(fuzz(name, f"screening-{name}", slow(2000), cases(), _screening_body(name)))
 
 
 # -- OpenDP's make_private_bss -----------------------------------------------------------------

@@ -156,3 +156,24 @@ def test_bad_inputs():
         dp_sis(X, y, 2, 1.0, bounds=(0.0, 1.0))
     with pytest.raises(TypeError, match="n_draws"):
         dp_sis(X, y, 2, 1.0, bounds=B, n_draws=1.5)
+
+
+@pytest.mark.parametrize("b", [1e-300, 1e-160, 1e153, 1e200, 1e300])
+def test_scores_in_scaled_units_never_overflow(b):
+    """Issue 39's overflow class: with b_x b_y n beyond the largest double, |x_j^T y|
+    overflowed to inf on a neighbour only (a data-dependent exception).  In units of
+    b_x b_y every score is at most n and one row moves it by at most 2."""
+    from mipdp.comparators.dp_sis import scaled_sis_scores
+    n, p = 400, 4
+    rng = np.random.default_rng(0)
+    X = np.full((n, p), b) * rng.choice([-1.0, 1.0], size=(n, p))
+    X[:, 0] = b                                  # column 0: every term the same sign
+    y = np.full(n, b)
+    X2, y2 = X.copy(), y.copy()
+    X2[0], y2[0] = -X[0], -y[0]
+    with np.errstate(over="raise", invalid="raise"):
+        s1, s2 = (scaled_sis_scores(Xd, yd, b, b) for Xd, yd in ((X, y), (X2, y2)))
+        for Xd, yd in ((X, y), (X2, y2)):
+            dp_sis(Xd, yd, 1, 1.0, bounds=(b, b), random_state=0)
+    assert np.all(np.isfinite(s1)) and s1[0] == pytest.approx(n)
+    assert np.max(np.abs(s1 - s2)) <= 2.0 + 1e-9

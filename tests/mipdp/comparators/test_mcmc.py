@@ -190,3 +190,22 @@ def test_bad_inputs():
         mcmc(X, y, 2, 1.0, bounds=B, n_iter=2.5)
     with pytest.raises(TypeError, match="bounds"):
         mcmc(X, y, 2, 1.0, bounds="wide")
+
+
+def test_objective_in_scaled_units_never_overflows():
+    """Issue 39's overflow class: ``||y - X_S b||^2`` summed n residuals up to
+    ``(radius b_x + b_y)^2`` each, and overflowed on a neighbour only (D: 179 rows at
+    b_y = 1e153 and one at 0, 1.79e308; D': the last one at b_y too, inf).  In units of
+    ``radius b_x + b_y`` the objective is at most n, and both neighbours run alike."""
+    import numpy as np
+
+    from mipdp.comparators import mcmc
+    b, n = 1e153, 180
+    X = np.zeros((n, 3))
+    y = np.full(n, b)
+    y[-1] = 0.0
+    y2 = np.full(n, b)
+    for yd in (y, y2):
+        with np.errstate(over="raise", invalid="raise"):
+            res = mcmc(X, yd, 1, 1.0, bounds=(b, b), l1_radius=1e-3, n_iter=5, random_state=0)
+        assert res.support.size == 1

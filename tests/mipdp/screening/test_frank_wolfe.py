@@ -138,3 +138,25 @@ def test_logistic_runs_and_maps_pm1_labels(make_problem):
     assert np.allclose(a.coef_, b.coef_)
     loss = S.get_loss("logistic")
     assert loss.objective(X, y01, a.coef_) < loss.objective(X, y01, np.zeros(X.shape[1]))
+
+
+def test_gradient_divided_before_the_sum_and_huge_score_bounds_refused():
+    """Issue 39's overflow class in DP Frank-Wolfe: the gradient ``(1/n) Xᵀ ℓ'(Xw, y)``
+    summed n terms up to L1 before dividing, so a sum could overflow on a neighbour only.
+    Divided first, it is at most L1; a score bound ``λ L1`` beyond 1e290 is refused (public
+    figures, both neighbours alike)."""
+    import numpy as np
+    import pytest
+
+    from mipdp.screening import dp_frank_wolfe
+    from mipdp.screening.losses import SquaredLoss
+    b, n = 1e154, 400             # each term 1e308: their sum overflowed, their mean does not
+    X = np.full((n, 3), b)
+    y = np.full(n, -b)
+    with np.errstate(over="raise", invalid="raise"):
+        g = SquaredLoss().gradient(X, y, np.zeros(3))
+    assert np.all(np.isfinite(g)) and g[0] == pytest.approx(b * b)
+    for Xd in (X, -X):
+        with pytest.raises(ValueError, match="l1_radius \\* L1"):
+            dp_frank_wolfe(Xd, y, 1.0, n_iter=2, eps=1.0, delta=1e-6, bounds=(1e154, 1e154),
+                           random_state=0)
