@@ -22,7 +22,14 @@ import warnings
 import numpy as np
 import pytest
 
-from mipdp import PrivateBestSubsetSelector, private_bss, private_coefficients
+from mipdp import (
+    PrivateBestSubsetSelector,
+    PrivateSparseClassifier,
+    PrivateSparseRegression,
+    private_bss,
+    private_coefficients,
+    tukey_regression,
+)
 from mipdp.comparators import dp_kendall, dp_sis, mcmc, noisy_iht, prescreen, two_stage
 from mipdp.screening import adp_screen, dp_frank_wolfe, rnm_screen
 
@@ -70,6 +77,19 @@ PUBLIC_FIELDS = {
     "support_": "the release", "guarantee_": "public calibration",
     "n_features_in_": "public (the number of columns)",
     "feature_names_in_": "public column names",
+    # bounds=None: the data-free rule's name of the score it ran
+    "info.bounds_rule": "a function of public n, eps and the arguments (mipdp.bounds_free)",
+    # the Tukey mechanism (TukeyResult) and the private models
+    "intercept": "the release (private intercept)",
+    "m": "public (given, or from public n) or a release (the private lower bound on n)",
+    "info.m_source": "public: how m was chosen", "info.eps_m": "public budget split",
+    "info.eps_ptr": "public budget split", "info.eps_em": "public budget split",
+    "info.n_lower_bound": "the release of the eps_m-DP lower bound on n (or None)",
+    "info.target_depth": "a function of m (public or released)",
+    "info.coordinates": "a fixed description of what each part released",
+    "intercept_": "the release (private intercept)",
+    "feature_ranges_": "public bounds, or the release of the private ranges (+-inf "
+    "off the support / on the Tukey route)",
 }
 
 #: DEBUG templates whose arguments are public (template -> why)
@@ -93,7 +113,20 @@ def _entry_points():
     X, y = _data()
     yl = np.where(y > 0, 1.0, -1.0)
     kw = dict(bounds=(B, B), random_state=0)
+    Xt, yt = _data(n=20_000, p=4, seed=1)      # rows enough for the Tukey mechanism's test
     return {
+        "private_bss/default": lambda: private_bss(X, y, 2, 1.0, random_state=0),
+        "tukey_regression": lambda: tukey_regression(Xt, yt, 2.0, 1e-5, random_state=0),
+        "tukey_regression/add_remove": lambda: tukey_regression(
+            Xt, yt, 2.0, 1e-5, neighbours="add_remove", random_state=0),
+        "PrivateSparseRegression": lambda: PrivateSparseRegression(
+            s=2, eps=2.0, delta=1e-5, random_state=0).fit(Xt, yt),
+        "PrivateSparseRegression/public": lambda: PrivateSparseRegression(
+            s=2, eps=2.0, delta=1e-5, bounds=(B, B), random_state=0).fit(X, y),
+        "PrivateSparseRegression/private": lambda: PrivateSparseRegression(
+            s=2, eps=2.0, delta=1e-5, bounds="private", random_state=0).fit(Xt, yt),
+        "PrivateSparseClassifier": lambda: PrivateSparseClassifier(
+            s=2, eps=2.0, bounds=B, random_state=0).fit(X, yl),
         "private_bss/exponential": lambda: private_bss(X, y, 2, 1.0, **kw),
         "private_bss/add_remove": lambda: private_bss(X, y, 2, 1.0, neighbours="add_remove",
                                                       **kw),
