@@ -4,7 +4,7 @@ r"""Private sparse linear models: the support *and* the coefficients released pr
 estimators whose ``fit`` makes one private release of a whole model:
 
 1. the support ``Ŝ`` (``s`` columns) by :func:`mipdp.private_bss` with
-   ``selection_fraction · eps`` (the bounds-free rank release unless public bounds are
+   ``selection_fraction · eps`` (its bounds-free default unless public bounds are
    given);
 2. for ``bounds="private"`` only: clipping ranges of the ``s`` selected columns (and of
    ``y`` for regression) with ``bounds.fraction · eps``, by the exponential mechanism for
@@ -17,7 +17,7 @@ estimators whose ``fit`` makes one private release of a whole model:
    ================================  ==============================================  ============
    ``None`` (default, regression)    Tukey mechanism (:func:`mipdp.tukey.             ``(ε, δ)``
                                      tukey_regression`), no data bounds; the
-                                     support by the bounds-free rank release
+                                     support by the bounds-free default
    ``(b_x, b_y)``, public             objective perturbation
                                      (:func:`mipdp.private_coefficients`;            pure ``ε``
                                      logistic for the classifier) on data clipped
@@ -193,7 +193,7 @@ class _PrivateSparseModel(BaseEstimator):
     def _selection_bounds(self):
         if self._route() == "public":
             return self._public_bounds()
-        return None                  # bounds-free: the rank release
+        return None                  # bounds-free: private_bss's default rule
 
     def _public_bounds(self):
         return tuple(float(v) for v in self.bounds)
@@ -354,7 +354,7 @@ class PrivateSparseRegression(RegressorMixin, _PrivateSparseModel):
     ``fit`` releases a support of ``s`` columns with :func:`mipdp.private_bss` and then
     the coefficients on it, as one private release (module :mod:`mipdp.estimators`).
     Without ``bounds`` nothing about the data's ranges is needed: the support comes from
-    the bounds-free rank release and the coefficients from the Tukey mechanism (Amin,
+    private_bss's bounds-free default and the coefficients from the Tukey mechanism (Amin,
     Joseph, Ribero and Vassilvitskii 2023), ``(eps, delta)``-DP.  With public bounds, or
     ``bounds="private"``, the coefficients come from objective perturbation and the model
     is pure ``eps``-DP.
