@@ -267,6 +267,7 @@ class _PrivateSparseModel(BaseEstimator):
         except (ValueError, TypeError) as exc:
             raise type(exc)(f"fit(X, y): {exc}") from exc
         check_less_than(int(self.s), Xa.shape[1], "s", "p", type(self).__name__)
+        self._refuse_before_selection(Xa.shape[0])    # n, s and the parameters only
         if classification:
             ya = self._encode(ya)
         rng = check_random_state(self.random_state)
@@ -301,6 +302,9 @@ class _PrivateSparseModel(BaseEstimator):
         self.fit_info_not_private_ = info
         record_release(handle, SimpleNamespace(guarantee=guarantee))
         return self
+
+    def _refuse_before_selection(self, n: int) -> None:
+        """Raise a refusal known from public figures before any release reads the data."""
 
     @property
     def is_private_(self) -> bool:
@@ -494,6 +498,33 @@ class PrivateSparseRegression(RegressorMixin, _PrivateSparseModel):
         """``X @ coef_ + intercept_``, ``X``'s columns first clipped to ``feature_ranges_``
         when the coefficients were fitted on clipped data (routes with bounds)."""
         return self._linear(X)
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self._route() != "tukey":
+            return
+        name = type(self).__name__
+        if not float(self.delta) < 0.5:
+            raise InvalidParameterError(
+                f"The 'delta' parameter of {name} must lie in (0, 0.5) with bounds=None (the "
+                f"Tukey mechanism needs delta < 1/2). Got {self.delta!r} instead.")
+        if self.m is not None and int(self.m) < 4:
+            raise InvalidParameterError(
+                f"The 'm' parameter of {name} must be an int >= 4 (the Tukey mechanism's "
+                f"number of models) or None. Got {self.m!r} instead.")
+
+    def _refuse_before_selection(self, n: int) -> None:
+        # the Tukey mechanism's refusal from the public n (replace-one) or a given m: raised
+        # before the selection runs, so that nothing is computed and nothing is charged
+        if self._route() != "tukey":
+            return
+        from .tukey import refusal_before_reading
+        _, _, eps_fit = self._split()
+        early = refusal_before_reading((int(n), int(self.s)), eps_fit, float(self.delta),
+                                       m=self.m, fit_intercept=bool(self.fit_intercept),
+                                       neighbours=self.neighbours)
+        if early is not None:
+            raise early
 
     def _fit_coefficients(self, Xa, ya, S, ranges, rng):
         _, _, eps_fit = self._split()
