@@ -45,7 +45,10 @@ A refusal of the Tukey mechanism's propose-test-release check
 (:class:`~mipdp.exceptions.PTRRefusedError`) is raised by ``fit`` with nothing released: no
 support, no coefficient is set on the estimator.  The refusal itself is an outcome of the
 (ε, δ)-DP mechanism (it depends on the data through the noisy test and on the private
-support), so the accountant is charged the composed guarantee for it.
+support), so the accountant is charged the composed guarantee for it.  A refusal known
+from public figures alone (too few rows, under replace-one, for the models the test needs;
+or a given ``m`` that is too small) is raised before the selection reads the data, and
+nothing is charged.
 """
 
 from __future__ import annotations
@@ -426,8 +429,10 @@ class PrivateSparseRegression(RegressorMixin, _PrivateSparseModel):
     mipdp.exceptions.PTRRefusedError
         From ``fit`` when the Tukey mechanism's propose-test-release check fails: nothing
         is released (no fitted attribute is set), and the accountant is charged the
-        composed guarantee (the refusal is an output of the mechanism).  More rows, a
-        larger ``eps``, a smaller ``s`` or ``bounds="private"`` make it rarer.
+        composed guarantee (the refusal is an output of the mechanism).  When the refusal
+        follows from public figures alone (``n`` under replace-one, a given ``m``), it is
+        raised before the selection runs and nothing is charged.  More rows, a larger
+        ``eps``, a smaller ``s`` or ``bounds="private"`` make it rarer.
 
     Notes
     -----

@@ -21,8 +21,10 @@ needed)::
     ε_b  = ε − ε_J,   Δ_G = 2ζ (replace-one) or ζ (add/remove)
 
 Draw ``b`` with density ``∝ exp(−ε_b ||b|| / Δ_G)`` and release
-``β̂ = argmin_β Σ_i ℓ(y_i x_iᵀβ) + ½ (λ_r + Δ) ||β||² + bᵀβ`` (solved by Newton's method
-to machine precision; the objective is strongly convex).
+``β̂ = argmin_β Σ_i ℓ(y_i x_iᵀβ) + ½ (λ_r + Δ) ||β||² + bᵀβ`` (solved by damped Newton
+steps, each by the eigendecomposition of ``Σ ℓ'' x xᵀ`` with its eigenvalues plus ``Λ``
+floored at ``Λ``, which no row can make fail, then polished by full Newton steps until
+``G(β̂) = −b`` holds to machine precision; the objective is strongly convex).
 
 Guarantee
 ---------
