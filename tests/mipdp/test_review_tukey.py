@@ -261,12 +261,13 @@ def test_negative_control_density_without_the_half_is_caught():
 @pytest.mark.slow
 @pytest.mark.parametrize("m,d,eps_ptr,eps_em,delta", _SETTINGS)
 def test_hill_climbed_worst_pairs_stay_within_delta(m, d, eps_ptr, eps_em, delta):
-    """A search for the worst pair (4 restarts × 200 moves of a model or of the replacement,
-    keeping what raises ``δ(ε)``) stays ``≤ δ``; the bound is nearly attained, never
-    exceeded."""
+    """A search for the worst pair (12 restarts × 600 moves of a model or of the replacement,
+    keeping what raises ``δ(ε)``) stays ``≤ δ``.  Measured: up to 0.995 δ (``m = 8``,
+    ``d = 3``): the bound is nearly attained, never exceeded."""
     rng = np.random.default_rng(7 + m)
     t = target_depth(m, eps_ptr, delta)
-    for _ in range(4):
+    worst = []
+    for _ in range(12):
         M = rng.normal(size=(m, d))
         j = int(rng.integers(m))
         z = rng.normal(size=d) * 3
@@ -277,7 +278,7 @@ def test_hill_climbed_worst_pairs_stay_within_delta(m, d, eps_ptr, eps_em, delta
             return _delta_of(M, M2, t, eps_ptr, eps_em, delta)[0]
 
         cur = score(M, z)
-        for _ in range(200):
+        for _ in range(600):
             Mn, zn = M.copy(), z.copy()
             step = rng.normal(size=d) * rng.choice([0.01, 0.3, 3.0])
             if rng.random() < 0.3:
@@ -288,6 +289,8 @@ def test_hill_climbed_worst_pairs_stay_within_delta(m, d, eps_ptr, eps_em, delta
             if v >= cur:
                 M, z, cur = Mn, zn, v
         assert cur <= delta * (1 + 1e-9)
+        worst.append(cur / delta)
+    print(f"worst delta(eps)/delta found: {max(worst):.3f}")
 
 
 # -- rows to models: adversarial data sets --------------------------------------------------
