@@ -199,16 +199,19 @@ _SETTINGS = [(16, 1, 2.0, 6.0, 0.05), (16, 1, 1.0, 8.0, 0.1), (12, 2, 3.0, 14.0,
 
 @pytest.mark.parametrize("m,d,eps_ptr,eps_em,delta", _SETTINGS)
 def test_exact_delta_on_adversarial_neighbours(m, d, eps_ptr, eps_em, delta):
-    """``δ(ε_ptr + ε_em) ≤ δ`` on 96 adversarial pairs per setting (576 in all; the distance
-    test passes on about 80 % of them, 8 % at ``d = 3``).  Zero-width sets reach ``δ``
-    exactly (their pass mass, singular for the neighbour)."""
+    """``δ(ε_ptr + ε_em) ≤ δ`` and ``|A(D) − A(D')| ≤ 1`` on 96 adversarial pairs per
+    setting (576 in all; the distance test passes on about 80 % of them, 8 % at
+    ``d = 3``).  Zero-width sets reach ``δ`` exactly (their pass mass, singular for the
+    neighbour)."""
     rng = np.random.default_rng(m + 100 * d)
     t = target_depth(m, eps_ptr, delta)
     worst, passes = 0.0, 0
     for M, M2 in _adversarial_sets(rng, m, d, 96):
-        dd, A1, _ = _delta_of(M, M2, t, eps_ptr, eps_em, delta)
+        dd, A1, A2 = _delta_of(M, M2, t, eps_ptr, eps_em, delta)
         worst = max(worst, dd)
         passes += A1 >= 0
+        assert abs(A1 - A2) <= 1                   # Lemma 3, on the definitions
+        assert ptr_distance(tukey_levels(M2), t, eps_em, delta) == A2
     assert worst <= delta * (1 + 1e-9)
     assert passes > 0                   # the test passes on some: the audit is not vacuous
 
