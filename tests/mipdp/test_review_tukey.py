@@ -14,7 +14,8 @@ volumes, weights or distance (docs/privacy.md, "The Tukey mechanism"):
   1e-300 to the 1e100 cap) and on models fitted to adversarial rows (1e300, the largest
   float, duplicates, constant columns) under both neighbour notions;
 * negative controls: the same audit on deliberately broken variants (density
-  ``exp(ε_em T)`` instead of ``exp(ε_em T / 2)``; the threshold one lower) exceeds ``δ``;
+  ``exp(ε_em T)`` instead of ``exp(ε_em T / 2)``; the threshold one lower, also patched
+  into the package itself and caught by the audit of the package's own law) exceeds ``δ``;
 * logistic objective perturbation: the density of the release by the change of variables
   ``b = −G(β; D)`` at ``k = 2``, its log-ratio on neighbours against ``ε`` (both branches of
   the ``Δ`` adjustment, both notions, clipped corner rows), a broken calibration caught,
@@ -573,3 +574,44 @@ def test_logistic_solver_is_stationary_and_raises_nothing_on_duplicate_columns()
             assert np.linalg.norm(G + b) <= 1e-12 * (np.linalg.norm(b) + 200 * math.sqrt(3))
     with pytest.raises(ValueError, match="eps"):
         private_logistic_coefficients(X, y, 1e4, b_x=1.0, rng=rng)   # data-free refusal
+
+
+def _package_delta(M1, M2, t, eps_ptr, eps_em, delta):
+    """Exact ``δ(ε)`` of the law the *package* computes (its distance, pass probability and
+    level weights), on the cells of both sets; the singular mass of zero-volume sets counted
+    as in :func:`_delta_of`."""
+    import mipdp.tukey as tk
+    C, LW = _grid(M1, M2)
+    c = eps_em / 2
+    laws = []
+    for M in (M1, M2):
+        lv = tk.tukey_levels(M)
+        A = tk.ptr_distance(lv, t, eps_em, delta)
+        p = tk.ptr_pass_probability(A, eps_ptr, delta)
+        logw = lv.log_weight(c)[t]
+        dep = _depth(M, C)
+        if logw == -math.inf:
+            cells, sing = np.full(LW.shape, -np.inf), math.log(p)
+        else:
+            cells = np.where(dep >= t, math.log(p) + c * dep + LW - logw, -np.inf)
+            sing = -math.inf
+        laws.append((np.concatenate(([math.log1p(-p)], cells)), sing))
+    (a, s1), (b, s2) = laws
+    eps = eps_ptr + eps_em
+    return max(_one_way(a, b, eps) + math.exp(s1), _one_way(b, a, eps) + math.exp(s2))
+
+
+def test_package_law_audit_catches_a_broken_threshold(monkeypatch):
+    """The same exact audit on the package's own law: within ``δ`` as shipped; with the
+    package's threshold patched one lower (unsafe sets pass with ``e^{ε_ptr} δ``) it exceeds
+    ``δ`` on the zero-volume pair."""
+    import mipdp.tukey as tk
+    eps_ptr, eps_em, delta, t = 2.0, 6.0, 0.05, 4
+    M, M2 = _zero_volume_pair()
+    rng = np.random.default_rng(11)
+    pairs = [(M, M2)] + list(_adversarial_sets(rng, 16, 1, 24))
+    assert max(_package_delta(a, b, t, eps_ptr, eps_em, delta) for a, b in pairs) \
+        <= delta * (1 + 1e-9)
+    shipped = tk._threshold
+    monkeypatch.setattr(tk, "_threshold", lambda e, d: shipped(e, d) - 1.0)
+    assert _package_delta(M, M2, t, eps_ptr, eps_em, delta) > 5 * delta
