@@ -371,7 +371,8 @@ class PrivateSparseRegression(RegressorMixin, _PrivateSparseModel):
     s : int, default 5
     eps : float, default 1.0
     delta : float in (0, 1), default 1e-5
-        ``δ`` of the Tukey mechanism (``bounds=None`` only; the other routes are pure).
+        ``δ`` of the Tukey mechanism, below ``1/2`` (``bounds=None`` only; the other routes
+        are pure and ignore it).
     selection_fraction : float, default 0.25
     bounds : None, (float, float), "private" or PrivateBounds, default None
         ``None``: bounds-free, Tukey coefficients.  ``(b_x, b_y)``: public clipping bounds
@@ -382,7 +383,7 @@ class PrivateSparseRegression(RegressorMixin, _PrivateSparseModel):
         a fifth of ``eps``, each range twice the interquartile range) and the coefficients
         are fitted on the data mapped by them: pure ``eps``-DP, no bound needed.
     m : int, optional
-        Number of models of the Tukey mechanism; default chosen by it from ``n``
+        Number of models of the Tukey mechanism (``>= 4``); default chosen by it from ``n``
         (:func:`mipdp.tukey.tukey_regression`).  Must not be read off the data.
     m_fraction : float, default 0.05
         Share of the Tukey mechanism's budget spent on a private lower bound on ``n`` to
