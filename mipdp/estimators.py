@@ -45,7 +45,10 @@ A refusal of the Tukey mechanism's propose-test-release check
 (:class:`~mipdp.exceptions.PTRRefusedError`) is raised by ``fit`` with nothing released: no
 support, no coefficient is set on the estimator.  The refusal itself is an outcome of the
 (ε, δ)-DP mechanism (it depends on the data through the noisy test and on the private
-support), so the accountant is charged the composed guarantee for it.
+support), so the accountant is charged the composed guarantee for it.  A refusal known
+from public figures alone (too few rows, under replace-one, for the models the test needs;
+or a given ``m`` that is too small) is raised before the selection reads the data, and
+nothing is charged.
 """
 
 from __future__ import annotations
@@ -267,6 +270,7 @@ class _PrivateSparseModel(BaseEstimator):
         except (ValueError, TypeError) as exc:
             raise type(exc)(f"fit(X, y): {exc}") from exc
         check_less_than(int(self.s), Xa.shape[1], "s", "p", type(self).__name__)
+        self._refuse_before_selection(Xa.shape[0])    # n, s and the parameters only
         if classification:
             ya = self._encode(ya)
         rng = check_random_state(self.random_state)
@@ -301,6 +305,9 @@ class _PrivateSparseModel(BaseEstimator):
         self.fit_info_not_private_ = info
         record_release(handle, SimpleNamespace(guarantee=guarantee))
         return self
+
+    def _refuse_before_selection(self, n: int) -> None:
+        """Raise a refusal known from public figures before any release reads the data."""
 
     @property
     def is_private_(self) -> bool:
@@ -364,7 +371,8 @@ class PrivateSparseRegression(RegressorMixin, _PrivateSparseModel):
     s : int, default 5
     eps : float, default 1.0
     delta : float in (0, 1), default 1e-5
-        ``δ`` of the Tukey mechanism (``bounds=None`` only; the other routes are pure).
+        ``δ`` of the Tukey mechanism, below ``1/2`` (``bounds=None`` only; the other routes
+        are pure and ignore it).
     selection_fraction : float, default 0.25
     bounds : None, (float, float), "private" or PrivateBounds, default None
         ``None``: bounds-free, Tukey coefficients.  ``(b_x, b_y)``: public clipping bounds
@@ -375,7 +383,7 @@ class PrivateSparseRegression(RegressorMixin, _PrivateSparseModel):
         a fifth of ``eps``, each range twice the interquartile range) and the coefficients
         are fitted on the data mapped by them: pure ``eps``-DP, no bound needed.
     m : int, optional
-        Number of models of the Tukey mechanism; default chosen by it from ``n``
+        Number of models of the Tukey mechanism (``>= 4``); default chosen by it from ``n``
         (:func:`mipdp.tukey.tukey_regression`).  Must not be read off the data.
     m_fraction : float, default 0.05
         Share of the Tukey mechanism's budget spent on a private lower bound on ``n`` to
@@ -422,8 +430,10 @@ class PrivateSparseRegression(RegressorMixin, _PrivateSparseModel):
     mipdp.exceptions.PTRRefusedError
         From ``fit`` when the Tukey mechanism's propose-test-release check fails: nothing
         is released (no fitted attribute is set), and the accountant is charged the
-        composed guarantee (the refusal is an output of the mechanism).  More rows, a
-        larger ``eps``, a smaller ``s`` or ``bounds="private"`` make it rarer.
+        composed guarantee (the refusal is an output of the mechanism).  When the refusal
+        follows from public figures alone (``n`` under replace-one, a given ``m``), it is
+        raised before the selection runs and nothing is charged.  More rows, a larger
+        ``eps``, a smaller ``s`` or ``bounds="private"`` make it rarer.
 
     Notes
     -----
@@ -494,6 +504,33 @@ class PrivateSparseRegression(RegressorMixin, _PrivateSparseModel):
         """``X @ coef_ + intercept_``, ``X``'s columns first clipped to ``feature_ranges_``
         when the coefficients were fitted on clipped data (routes with bounds)."""
         return self._linear(X)
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self._route() != "tukey":
+            return
+        name = type(self).__name__
+        if not float(self.delta) < 0.5:
+            raise InvalidParameterError(
+                f"The 'delta' parameter of {name} must lie in (0, 0.5) with bounds=None (the "
+                f"Tukey mechanism needs delta < 1/2). Got {self.delta!r} instead.")
+        if self.m is not None and int(self.m) < 4:
+            raise InvalidParameterError(
+                f"The 'm' parameter of {name} must be an int >= 4 (the Tukey mechanism's "
+                f"number of models) or None. Got {self.m!r} instead.")
+
+    def _refuse_before_selection(self, n: int) -> None:
+        # the Tukey mechanism's refusal from the public n (replace-one) or a given m: raised
+        # before the selection runs, so that nothing is computed and nothing is charged
+        if self._route() != "tukey":
+            return
+        from .tukey import refusal_before_reading
+        _, _, eps_fit = self._split()
+        early = refusal_before_reading((int(n), int(self.s)), eps_fit, float(self.delta),
+                                       m=self.m, fit_intercept=bool(self.fit_intercept),
+                                       neighbours=self.neighbours)
+        if early is not None:
+            raise early
 
     def _fit_coefficients(self, Xa, ya, S, ranges, rng):
         _, _, eps_fit = self._split()

@@ -21,8 +21,10 @@ needed)::
     ε_b  = ε − ε_J,   Δ_G = 2ζ (replace-one) or ζ (add/remove)
 
 Draw ``b`` with density ``∝ exp(−ε_b ||b|| / Δ_G)`` and release
-``β̂ = argmin_β Σ_i ℓ(y_i x_iᵀβ) + ½ (λ_r + Δ) ||β||² + bᵀβ`` (solved by Newton's method
-to machine precision; the objective is strongly convex).
+``β̂ = argmin_β Σ_i ℓ(y_i x_iᵀβ) + ½ (λ_r + Δ) ||β||² + bᵀβ`` (solved by damped Newton
+steps, each by the eigendecomposition of ``Σ ℓ'' x xᵀ`` with its eigenvalues plus ``Λ``
+floored at ``Λ``, which no row can make fail, then polished by full Newton steps until
+``G(β̂) = −b`` holds to machine precision; the objective is strongly convex).
 
 Guarantee
 ---------
@@ -93,7 +95,11 @@ def logistic_calibration(k: int, eps: float, *, b_x: float, ridge: float = 0.0,
     if eps_j <= eps / 2:
         extra = 0.0
     else:
-        extra = lam_h / math.expm1(eps / 2) - ridge
+        # λ_H / (e^{ε/2} − 1), written so that it does not overflow for a large ε
+        extra = lam_h * math.exp(-eps / 2) / -math.expm1(-eps / 2) - ridge
+        if not ridge + extra >= np.finfo(float).tiny:
+            raise ValueError(f"eps: {eps!r} is too large for logistic objective perturbation "
+                             "(the regulariser it needs underflows); use eps <= 1000")
         eps_j = math.log1p(lam_h / (ridge + extra))
     eps_b = eps - eps_j
     sens = (2.0 if neighbours == "replace_one" else 1.0) * zeta
@@ -127,14 +133,19 @@ def _fit(X: np.ndarray, y: np.ndarray, b: np.ndarray, total_ridge: float) -> np.
         z = y * (X @ v)
         return float(np.sum(np.logaddexp(0.0, -z)) + 0.5 * total_ridge * v @ v + b @ v)
 
+    def newton(v):
+        s = _sigmoid(-(y * (X @ v)))
+        g = X.T @ (-y * s) + total_ridge * v + b
+        H = (X * (s * (1.0 - s))[:, None]).T @ X
+        # H + ΛI has every eigenvalue >= Λ: solve by its eigendecomposition with the
+        # eigenvalues floored at Λ, which cannot fail whatever the rows (a LU solve raised
+        # "Singular matrix" on duplicate columns once Λ was below their rounding error)
+        lam, V = np.linalg.eigh(0.5 * (H + H.T))
+        return g, V @ ((V.T @ g) / np.maximum(lam + total_ridge, total_ridge))
+
     f = objective(beta)
     for _ in range(200):
-        z = y * (X @ beta)
-        s = _sigmoid(-z)
-        g = X.T @ (-y * s) + total_ridge * beta + b
-        w = s * (1.0 - s)
-        H = (X * w[:, None]).T @ X + total_ridge * np.eye(k)
-        step = np.linalg.solve(H, g)
+        g, step = newton(beta)
         t = 1.0
         while True:
             cand = beta - t * step
@@ -142,10 +153,21 @@ def _fit(X: np.ndarray, y: np.ndarray, b: np.ndarray, total_ridge: float) -> np.
             if fc <= f - 1e-4 * t * float(g @ step) or t < 1e-12:
                 break
             t *= 0.5
-        beta, f_old, f = cand, f, fc
-        scale = max(1.0, abs(f))
-        if float(g @ step) <= 1e-24 * scale or abs(f_old - f) <= 1e-16 * scale:
+        if not fc <= f:               # no decrease left in floating point: at the optimum
             break
+        beta, f = cand, fc
+        # stop when the step is below the rounding of β (not when f stops changing: near
+        # the optimum f changes by ~|g|², which stopped one Newton step short)
+        if np.max(np.abs(t * step)) <= 4 * np.finfo(float).eps * max(1.0, np.max(np.abs(beta))):
+            break
+    # near the optimum f changes by about |g|², below its rounding: polish with full Newton
+    # steps while the gradient's norm falls (quadratic convergence), to machine precision
+    g, step = newton(beta)
+    for _ in range(8):
+        g_new, step_new = newton(beta - step)
+        if not np.linalg.norm(g_new) < np.linalg.norm(g):
+            break
+        beta, g, step = beta - step, g_new, step_new
     return beta
 
 

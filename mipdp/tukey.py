@@ -64,8 +64,8 @@ __all__ = ["tukey_regression", "TukeyResult", "private_n_lower_bound", "TukeyLev
            "centred_part_statistics", "ptr_distance", "ptr_pass_probability",
            "ptr_refusal_probability", "level_law",
            "target_depth", "sample_tukey", "models_for_rows", "models_wanted",
-           "ROWS_PER_MODEL", "MODELS_MARGIN", "DEPTH_FRACTION", "PTR_SHARE",
-           "N_LOWER_BOUND_FAILURE"]
+           "refusal_before_reading", "ROWS_PER_MODEL", "MODELS_MARGIN", "DEPTH_FRACTION",
+           "PTR_SHARE", "N_LOWER_BOUND_FAILURE"]
 
 #: rows per part beyond the ``d`` coefficients when ``m`` is not given:
 #: ``m = floor(n / (d + ROWS_PER_MODEL))`` (measured: benchmarks/tukey/tune.py)
@@ -567,6 +567,36 @@ def _refusal(what: str, *, m: int, d: int | None, eps_ptr: float, eps_em: float,
         "mipdp.private_bss).")
 
 
+def refusal_before_reading(shape, eps: float, delta: float, *, m: int | None = None,
+                           fit_intercept: bool = True, centred: bool = True,
+                           neighbours: str = "replace_one") -> PTRRefusedError | None:
+    """The refusal :func:`tukey_regression` raises before reading the data, or ``None``.
+
+    When ``m`` is public (given, or computed from the public ``n`` under replace-one) and no
+    data set can pass the test with probability ``1/2`` with ``m`` models, the call refuses
+    from ``shape`` and the parameters alone: nothing is computed from the data and nothing
+    need be recorded.  ``eps`` is the mechanism's ``ε`` (``m`` public: nothing is spent on
+    ``n``).  Callers that run other releases first (:class:`~mipdp.PrivateSparseRegression`)
+    call it before those, so that a refusal known in advance costs nothing.
+    """
+    add_remove = neighbours == "add_remove"
+    eps_ptr, eps_em = PTR_SHARE * eps, (1.0 - PTR_SHARE) * eps
+    shape = tuple(shape)
+    d_public = shape[1] + int(fit_intercept) if len(shape) == 2 else None
+    use_centred = bool(centred and fit_intercept)
+    dim_public = (2 * shape[1] + 1 if use_centred else d_public) if len(shape) == 2 else None
+    m_public = m
+    if m is None and not add_remove and d_public is not None and shape[1] >= 1:
+        m_public = models_for_rows(shape[0], d_public, eps_ptr, eps_em, delta, dim=dim_public)
+    if m_public is not None and (m_public < 4 or _pass_bound(m_public, eps_ptr, delta) < 0.5):
+        what = (f"with m = {m} models" if m is not None
+                else f"{shape[0]} rows give m = {m_public} models, and with them")
+        return _refusal(f"{what} the test passes with probability below 1/2 whatever the "
+                        "data.", m=m_public, d=d_public, eps_ptr=eps_ptr, eps_em=eps_em,
+                        delta=delta, read=False, dim=dim_public)
+    return None
+
+
 @neighbours_argument
 @validate_params(TUKEY_REGRESSION_CONSTRAINTS)
 @cancels_on_error
@@ -676,19 +706,11 @@ def tukey_regression(X, y, eps: float, delta: float, *, m: int | None = None,
                                    sensitivity=1.0) + g_tukey
     # a public m (given, or from the public n under replace-one): refuse before reading the
     # data (the shape is public metadata, not the values)
-    shape = np.shape(X)
-    d_public = shape[1] + int(fit_intercept) if len(shape) == 2 else None
+    early = refusal_before_reading(np.shape(X), eps_t, delta, m=m, fit_intercept=fit_intercept,
+                                   centred=centred, neighbours=neighbours)
+    if early is not None:
+        raise early
     use_centred = bool(centred and fit_intercept)
-    dim_public = (2 * shape[1] + 1 if use_centred else d_public) if len(shape) == 2 else None
-    m_public = m
-    if m is None and not add_remove and d_public is not None and shape[1] >= 1:
-        m_public = models_for_rows(shape[0], d_public, eps_ptr, eps_em, delta, dim=dim_public)
-    if m_public is not None and (m_public < 4 or _pass_bound(m_public, eps_ptr, delta) < 0.5):
-        what = (f"with m = {m} models" if m is not None
-                else f"{shape[0]} rows give m = {m_public} models, and with them")
-        raise _refusal(f"{what} the test passes with probability below 1/2 whatever the "
-                       "data.", m=m_public, d=d_public, eps_ptr=eps_ptr, eps_em=eps_em,
-                       delta=delta, read=False, dim=dim_public)
     acc = check_release(accountant, guarantee)
     X, y = check_X_y(X, y, min_samples=min_samples(add_remove))
     rng = check_random_state(random_state)
