@@ -59,6 +59,14 @@ class EnvelopeSampler:
         self._single_index = SupportIndex(self.singletons)   # 16 bytes per singleton
         self._seen: dict[tuple, float] = {}
 
+    def __getstate__(self) -> dict:
+        """A pickle leaves out the refinement callback (a closure over the enumeration):
+        refining changes how fast the sampler draws, never its law, so an unpickled sampler
+        draws from the same distribution without refining."""
+        state = self.__dict__.copy()
+        state["_refine"] = None
+        return state
+
     @staticmethod
     def _check_bounded(regions: list[Region]) -> None:
         for R in regions:

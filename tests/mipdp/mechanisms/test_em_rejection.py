@@ -382,3 +382,22 @@ def test_chunk_timing_never_reaches_the_draws(instance, monkeypatch):
                     [b[0] for b in smp._best]))
     assert out[0][1] > 0                # regions were refined between draws
     assert out[0] == out[1]
+
+
+def test_a_result_with_a_refinable_envelope_pickles():
+    """The refinement callback is a closure over the enumeration: a pickle leaves it out
+    (the sampler's law does not depend on refinements) instead of failing (Kendall-score
+    releases hold such an envelope; the estimators' ``keep_not_private=True`` pickles it)."""
+    import pickle
+    import warnings
+
+    from mipdp import private_bss
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 8))
+    y = X[:, 0] - X[:, 1] + rng.normal(size=300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = private_bss(X, y, 2, 1.0, bounds="kendall", random_state=0)
+    back = pickle.loads(pickle.dumps(res))
+    assert back.mechanism._refine is None
+    assert back.probability(res.support) == res.probability(res.support)
