@@ -174,13 +174,9 @@ PREAMBLE = {
 }
 #: optional extras a documented block may need: without them the block is passed over
 OPTIONAL_MODULES = {"opendp", "gurobipy", "pyomo", "abess", "statsmodels"}
-#: documented blocks that fail as written, by (page, first line): each must still fail (a
-#: fix makes the test say so); issue 38 found this one, left for the ledger's owner
-KNOWN_FAILURES = {
-    ("privacy.md", "from joblib import Parallel, delayed"):
-        "loky sends the PrivateBSSResult back with cloudpickle: "
-        "TypeError: cannot pickle '_thread.lock' object",
-}
+#: documented blocks that fail as written, by (page, first line) -> why: each must still
+#: fail (a fix makes the test say so).  None today.
+KNOWN_FAILURES: dict[tuple[str, str], str] = {}
 
 
 @dataclass
