@@ -401,3 +401,8 @@ def test_a_result_with_a_refinable_envelope_pickles():
     back = pickle.loads(pickle.dumps(res))
     assert back.mechanism._refine is None
     assert back.probability(res.support) == res.probability(res.support)
+    # joblib's loky workers send results back with cloudpickle, which pickled the closure
+    # by value and reached the enumerator's lock ("cannot pickle '_thread.lock'")
+    cloudpickle = pytest.importorskip("cloudpickle")
+    again = pickle.loads(cloudpickle.dumps(res))
+    assert again.probability(res.support) == res.probability(res.support)
