@@ -13,6 +13,11 @@ Two kinds of audit:
   ``|log P(o | D) - log P(o | D')|`` over **all** outputs ``o``.  For an approximate-DP
   claim ``(ε, δ)`` the exact hockey-stick divergence
   ``max(Σ_o [P(o|D) - e^ε P(o|D')]_+, same with D and D' swapped)`` is measured too.
+* **adversarial** (exact) — the exponential mechanism of ``private_bss`` (least squares
+  and hinge, both neighbour notions) on pairs found by a seeded hill climb over the whole
+  dataset and the replaced / added row (:mod:`mipdp.audit.adversarial`), where the score
+  moves by close to its proven sensitivity: its ``worst log-ratio / ε`` is the audit's power
+  (a per-sample bound ``B`` calibrated at half its value is caught).
 * **empirical** — for mechanisms without a closed form (MCMC, DP Frank-Wolfe,
   Two-Stage with Laplace top-k, whole runs of noisy IHT), many draws on a neighbouring
   pair; an output event is chosen on a pilot sample and a Clopper–Pearson bound on fresh
@@ -44,6 +49,7 @@ from ._common import (  # noqa: F401
     max_abs_log_ratio,
     replace_one_neighbours,
 )
+from .adversarial import ADVERSARIAL_CASES, audit_adversarial, proven_sample_bound  # noqa: F401
 from .coefficients import (  # noqa: F401
     OP_CASES,
     OP_EVENT,
@@ -90,7 +96,7 @@ __all__ = ["COLUMNS", "PATHS", "max_abs_log_ratio", "hockey_stick", "replace_one
            "audit_tukey", "tukey_cell_log_law",
            "op_k1_worst",
            "clopper_pearson_epsilon", "audit_empirical", "run_audit", "to_markdown",
-           "METHOD_AUDITS"]
+           "METHOD_AUDITS", "audit_adversarial", "proven_sample_bound", "ADVERSARIAL_CASES"]
 
 
 logger = logging.getLogger(__name__)
@@ -142,6 +148,7 @@ def run_audit(quick: bool = False, as_frame: bool = False, backend: str = "highs
     rows += audit_ptr_mistakes(seeds=seeds[:2], n_random=1 if quick else 2,
                                n_corner=1 if quick else 2, path="mip", backend=backend,
                                neighbours="add_remove")
+    rows += audit_adversarial(seeds=(0,) if quick else (0, 1, 2), iters=200 if quick else 600)
     rows += audit_private_coefficients()
     rows += audit_private_coefficients(neighbours="add_remove")
     rows += audit_topk(eps_values=(1.0,) if quick else (0.5, 1.0, 4.0))
