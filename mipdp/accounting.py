@@ -83,6 +83,7 @@ if TYPE_CHECKING:
 __all__ = ["BudgetAccountant", "Reservation", "account", "cancels_on_error", "check_release",
            "record_release",
            "NOT_RECORDED", "accountant_active_in_process", "foreign_accountant_process",
+           "mark_estimator_state", "check_estimator_accountant_visible",
            "ENV_MARKER"]
 
 _REL_TOL = 1e-12
@@ -150,6 +151,48 @@ def accountant_active_in_process() -> bool:
     """
     with _active_lock:
         return bool(_active)
+
+
+#: the state key a pickled estimator carries while a default accountant is active
+_ORIGIN_KEY = "_accountant_active_in_pid"
+
+
+def mark_estimator_state(state: dict) -> dict:
+    """Mark an estimator's pickle state with this pid while a default accountant is active.
+
+    A copy sent to another process (joblib) must refuse to fit there: it cannot reach that
+    accountant (:func:`check_estimator_accountant_visible`).  Returns ``state``.
+    """
+    if accountant_active_in_process():
+        state[_ORIGIN_KEY] = os.getpid()
+    else:
+        state.pop(_ORIGIN_KEY, None)
+    return state
+
+
+def check_estimator_accountant_visible(est) -> None:
+    """Refuse ``est.fit`` where an active default accountant cannot see its spend: in a
+    thread that does not hold it, or in a process ``est`` was sent to while one was active
+    (:func:`mark_estimator_state`)."""
+    if BudgetAccountant.load_default() is not None:
+        return
+    origin = est.__dict__.get(_ORIGIN_KEY)
+    if origin is not None and origin != os.getpid():
+        where = (f"in process {os.getpid()}, but it was sent here from process {origin} "
+                 "while a default accountant (with BudgetAccountant(...):) was active "
+                 "there (to refit an estimator unpickled from such a pickle, fit "
+                 "sklearn.base.clone(estimator))")
+    elif accountant_active_in_process():
+        where = ("in a thread that does not see the default accountant another thread "
+                 "of this process made active (with BudgetAccountant(...):)")
+    else:
+        return
+    raise AccountantNotVisibleError(
+        f"{type(est).__name__}.fit: called {where}. Its release would spend privacy "
+        "budget that accountant never records. Run the model selection in the thread "
+        "that holds the accountant, sequentially (e.g. GridSearchCV(..., n_jobs=1)); "
+        "see docs/privacy.md, 'Accounting and parallel model selection'. Nothing was "
+        "computed.")
 
 
 def _check_visible() -> None:

@@ -54,7 +54,6 @@ nothing is charged.
 from __future__ import annotations
 
 import math
-import os
 from numbers import Integral, Real
 from types import SimpleNamespace
 from typing import Any
@@ -75,13 +74,13 @@ from ._param_validation import (
 from ._validation import check_random_state, min_samples
 from .accounting import (
     NOT_RECORDED,
-    BudgetAccountant,
-    accountant_active_in_process,
     cancels_on_error,
+    check_estimator_accountant_visible,
     check_release,
+    mark_estimator_state,
     record_release,
 )
-from .exceptions import AccountantNotVisibleError, PTRRefusedError
+from .exceptions import PTRRefusedError
 from .guarantee import Guarantee, Neighbour, compose
 from .private_ranges import MAPPED_BOUNDS, PrivateBounds, as_private_bounds
 
@@ -127,27 +126,6 @@ class _PublicBound(_Constraint):
 
     def __str__(self):
         return "a positive finite bound b_x on |x_ij| (or a pair (b_x, anything))"
-
-
-def _check_accountant_visible(est) -> None:
-    """Refuse to fit where an active default accountant cannot see the spend."""
-    if BudgetAccountant.load_default() is not None:
-        return
-    origin = est.__dict__.get("_accountant_active_in_pid")
-    if origin is not None and origin != os.getpid():
-        where = (f"in process {os.getpid()}, but it was sent here from process {origin} "
-                 "while a default accountant was active there (fit "
-                 "sklearn.base.clone(estimator) instead)")
-    elif accountant_active_in_process():
-        where = ("in a thread that does not see the default accountant another thread of "
-                 "this process made active")
-    else:
-        return
-    raise AccountantNotVisibleError(
-        f"{type(est).__name__}.fit: called {where}. Its release would spend privacy budget "
-        "that accountant never records. Run the model selection sequentially in the thread "
-        "that holds the accountant (e.g. GridSearchCV(..., n_jobs=1)); see docs/privacy.md, "
-        "'Accounting and parallel model selection'. Nothing was computed.")
 
 
 def _neighbour(neighbours: str) -> Neighbour:
@@ -256,7 +234,7 @@ class _PrivateSparseModel(BaseEstimator):
     @cancels_on_error
     def _release(self, X, y):
         from .private_ranges import estimate_ranges
-        _check_accountant_visible(self)
+        check_estimator_accountant_visible(self)
         self._check_params()
         for name in _RELEASED_ATTRS + _NOT_PRIVATE_ATTRS + ("classes_",):
             self.__dict__.pop(name, None)     # a refused refit leaves no earlier release
@@ -328,11 +306,7 @@ class _PrivateSparseModel(BaseEstimator):
         if not getattr(self, "keep_not_private", False):
             for name in _NOT_PRIVATE_ATTRS + self._extra_not_private():
                 state.pop(name, None)
-        if accountant_active_in_process():
-            state["_accountant_active_in_pid"] = os.getpid()
-        else:
-            state.pop("_accountant_active_in_pid", None)
-        return state
+        return mark_estimator_state(state)
 
     def _extra_not_private(self) -> tuple:
         return ()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import inspect
 import logging
-import os
 from numbers import Integral
 from typing import cast
 
@@ -20,8 +19,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._param_validation import check_less_than, validate_parameter_constraints
 from ._validation import _prefix, check_input, interface, min_samples
-from .accounting import BudgetAccountant, accountant_active_in_process
-from .exceptions import AccountantNotVisibleError
+from .accounting import (
+    BudgetAccountant,
+    check_estimator_accountant_visible,
+    mark_estimator_state,
+)
 from .losses.hinge import encode_labels
 from .selection import PRIVATE_BSS_CONSTRAINTS, private_bss
 
@@ -209,7 +211,7 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
             params = {k: v for k, v in self.get_params(deep=False).items()
                       if k not in _CHECKED_BY_PRIVATE_BSS}
             validate_parameter_constraints(self._parameter_constraints, params, name)
-            self._check_accountant_visible()
+            check_estimator_accountant_visible(self)
             hinge = _is_hinge(self.loss)
             check_input(X, y, labels=hinge, finite_X=True)
             try:    # scikit-learn's checks; sets n_features_in_, feature_names_in_
@@ -232,41 +234,13 @@ class PrivateBestSubsetSelector(SelectorMixin, BaseEstimator):
         _log_spend(name, res.guarantee)
         return self
 
-    def _check_accountant_visible(self) -> None:
-        """Refuse to fit where an active default accountant cannot see the spend."""
-        if BudgetAccountant.load_default() is not None:
-            return
-        origin = self.__dict__.get("_accountant_active_in_pid")
-        if origin is not None and origin != os.getpid():
-            where = (f"in process {os.getpid()}, but it was sent here from process {origin} "
-                     "while a default accountant (with BudgetAccountant(...):) was active "
-                     "there (to refit a selector unpickled from such a pickle, fit "
-                     "sklearn.base.clone(selector))")
-        elif accountant_active_in_process():
-            where = ("in a thread that does not see the default accountant another thread "
-                     "of this process made active (with BudgetAccountant(...):)")
-        else:
-            return
-        raise AccountantNotVisibleError(
-            f"{type(self).__name__}.fit: called {where}. Its release would spend privacy "
-            "budget that accountant never records. Run the model selection in the thread "
-            "that holds the accountant, sequentially (e.g. GridSearchCV(..., n_jobs=1)); "
-            "see docs/privacy.md, 'Accounting and parallel model selection'. Nothing was "
-            "computed.")
-
     def __getstate__(self):
         state = super().__getstate__()
         state = dict(state)
         if not getattr(self, "keep_not_private", False):
             for name in _NOT_PRIVATE_ATTRS:
                 state.pop(name, None)
-        if accountant_active_in_process():
-            # sent to another process (joblib) while an accountant is active here: the
-            # copy must refuse to fit there (it cannot reach that accountant)
-            state["_accountant_active_in_pid"] = os.getpid()
-        else:
-            state.pop("_accountant_active_in_pid", None)
-        return state
+        return mark_estimator_state(state)
 
     def _get_support_mask(self) -> np.ndarray:
         check_is_fitted(self, "support_")
