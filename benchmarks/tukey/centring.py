@@ -6,24 +6,18 @@ splits, Tukey budget eps in {0.9, 1.8} (a total of 1 and 2 less a 10 % selection
 delta = 1e-5.  Test R^2; a refusal counts as the constant predictor (R^2 = 0).
 Usage: python benchmarks/tukey/centring.py
 """
-import itertools
 
 import numpy as np
 
 from mipdp.exceptions import PTRRefusedError
+from mipdp.experiments import real_bench
 from mipdp.experiments.real_sets import load_real_set
 from mipdp.tukey import tukey_regression
 
 
 def best_subset(X, y, s):
-    n, p = X.shape
-    best, arg = np.inf, None
-    for S in itertools.combinations(range(p), s):
-        Z = np.hstack([np.ones((n, 1)), X[:, S]])
-        r = y - Z @ np.linalg.lstsq(Z, y, rcond=None)[0]
-        if r @ r < best:
-            best, arg = r @ r, S
-    return list(arg)
+    """The exhaustive least-squares best subset (OLS with an intercept), as a list."""
+    return [int(j) for j in real_bench.best_subset(X, y, s)[0]]
 
 
 def r2(yt, pred, ytrain):

@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 
+from mipdp.experiments import real_bench
 from mipdp.experiments.real_sets import load_real_set
 from mipdp.tukey import (
     _threshold,
@@ -25,14 +26,8 @@ from mipdp.tukey import (
 
 
 def best_subset(X, y, s):
-    n, p = X.shape
-    best, arg = np.inf, None
-    for S in itertools.combinations(range(p), s):
-        Z = np.hstack([np.ones((n, 1)), X[:, S]])
-        r = y - Z @ np.linalg.lstsq(Z, y, rcond=None)[0]
-        if r @ r < best:
-            best, arg = r @ r, S
-    return list(arg)
+    """The exhaustive least-squares best subset (OLS with an intercept), as a list."""
+    return [int(j) for j in real_bench.best_subset(X, y, s)[0]]
 
 
 def r2(yt, pred, ytrain):
