@@ -221,12 +221,13 @@ def _add_experiment_parser(sub) -> None:
                        help="radius of the coefficient ball (default: b_y / (b_x sqrt(s)), "
                             "1 / (b_x sqrt(s)) for hinge; the paper's is 1.1)")
         k.add_argument("--design", default="seed002", choices=["seed002", "cancel"],
-                       help="synthetic design: 'seed002' (AR(1) columns with correlation "
-                            "--rho, equal coefficients) or 'cancel' (sign cancellation: a true "
-                            "feature with zero marginal correlation with y, where marginal "
+                       help="synthetic design: 'seed002' (the design of Prastakos et al. "
+                            "2025: AR(1) columns with correlation --rho, equal coefficients) "
+                            "or 'cancel' (sign cancellation: a true feature with zero marginal "
+                            "correlation with y, where marginal "
                             "screening fails); default seed002")
         k.add_argument("--rho", type=float, default=None,
-                       help="correlation of the design: seed002's AR(1) correlation "
+                       help="correlation of the design: the AR(1) correlation of 'seed002' "
                             "(default 0.1), or the cancelling pair's (default 0.7)")
         k.add_argument("--time-limit", dest="time_limit", type=float, default=None,
                        help="seconds per MIP cell (exponential, top_r, mistakes); a cell that "
